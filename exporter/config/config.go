@@ -1,0 +1,203 @@
+// Package config reads and validates the exporter's environment (CONTRACT
+// §1). Everything is parsed and checked before any network call, so a bad
+// value costs the user one log line and exit status 2, not a failed day.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Config is the whole configuration. The envconfig tags are the contract's
+// variable names; `default` and `desc` also feed --help.
+type Config struct {
+	S3BucketName string `envconfig:"S3_BUCKET_NAME" req:"unless OUTPUT_DIR" desc:"destination bucket (required unless OUTPUT_DIR is set)"`
+	S3Prefix     string `envconfig:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
+	ClusterID    string `envconfig:"CLUSTER_ID" req:"true" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
+
+	KubecostAPIEndpoint string  `envconfig:"KUBECOST_API_ENDPOINT" default:"http://kubecost-cost-analyzer.kubecost:9090" desc:"Kubecost base URL"`
+	KubecostAPIFlavor   string  `envconfig:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
+	KubecostAPIPath     string  `envconfig:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
+	BackfillPeriodDays  int     `envconfig:"BACKFILL_PERIOD_DAYS" default:"15" desc:"days to look back, integer >= 3"`
+	Aggregation         string  `envconfig:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
+	Granularity         string  `envconfig:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
+	Paginate            Flag    `envconfig:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
+	ConnectionTimeout   Seconds `envconfig:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
+	ReadTimeout         Seconds `envconfig:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"time to wait for Kubecost's response headers, seconds > 0"`
+	TLSVerify           Flag    `envconfig:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
+	Retries             int     `envconfig:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
+
+	CASecretName   string `envconfig:"KUBECOST_CA_CERTIFICATE_SECRET_NAME" desc:"Secrets Manager secret holding a PEM CA bundle for Kubecost TLS"`
+	CASecretRegion string `envconfig:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`
+	BearerFile     string `envconfig:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
+	BearerSecret   string `envconfig:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
+
+	IRSAParentRoleARN   string `envconfig:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
+	ExpectedBucketOwner string `envconfig:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
+	SSE                 string `envconfig:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
+	SSEKMSKeyID         string `envconfig:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
+
+	Labels      string `envconfig:"LABELS" desc:"comma-separated Kubernetes label keys to export as columns"`
+	Annotations string `envconfig:"ANNOTATIONS" desc:"comma-separated Kubernetes annotation keys to export as columns"`
+	OutputDir   string `envconfig:"OUTPUT_DIR" desc:"write the same key layout under this directory instead of S3"`
+	Compression string `envconfig:"COMPRESSION" default:"snappy" desc:"Parquet codec: snappy, zstd or gzip"`
+	Concurrency int    `envconfig:"CONCURRENCY" default:"1" desc:"days exported at once, 1-8"`
+	DryRun      Flag   `envconfig:"DRY_RUN" default:"false" desc:"plan and log, but fetch and write nothing"`
+	ForceDates  string `envconfig:"FORCE_DATES" desc:"comma-separated YYYY-MM-DD days to export again even if present"`
+	LogLevel    string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat   string `envconfig:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
+}
+
+// Flag is a boolean spelled yes/no/y/n/true/false in any case, as the
+// Python exporter accepted.
+type Flag bool
+
+// Decode implements envconfig.Decoder.
+func (f *Flag) Decode(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "yes", "y", "true":
+		*f = true
+	case "no", "n", "false":
+		*f = false
+	default:
+		return errors.New("accepted: yes, no, y, n, true, false (case-insensitive)")
+	}
+	return nil
+}
+
+// Seconds is a positive number of seconds, fractions allowed.
+type Seconds time.Duration
+
+// Decode implements envconfig.Decoder.
+func (s *Seconds) Decode(v string) error {
+	var f float64
+	if _, err := fmt.Sscanf(strings.TrimSpace(v), "%g", &f); err != nil || f <= 0 || f > 86400 {
+		return errors.New("accepted: a number of seconds > 0 and <= 86400")
+	}
+	*s = Seconds(f * float64(time.Second))
+	return nil
+}
+
+// Duration returns s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(s) }
+
+// FieldError is one invalid variable. Value is omitted for secrets.
+type FieldError struct {
+	Var, Value, Msg string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s=%q is invalid: %s", e.Var, e.Value, e.Msg)
+}
+
+// Errors is every invalid variable, in declaration order.
+type Errors []*FieldError
+
+func (e Errors) Error() string {
+	parts := make([]string, len(e))
+	for i, fe := range e {
+		parts[i] = fe.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Load reads the environment and validates it. Variables set to an empty
+// string count as unset, because Helm and Terraform render optional values
+// that way and users expect the default then.
+func Load(lookup func(string) (string, bool)) (*Config, error) {
+	var c Config
+	if err := processWith(lookup, &c); err != nil {
+		return nil, err
+	}
+	if errs := c.Validate(); len(errs) > 0 {
+		return nil, errs
+	}
+	return &c, nil
+}
+
+// processWith runs envconfig over a view of the environment given by
+// lookup, so that tests do not have to mutate the process environment.
+func processWith(lookup func(string) (string, bool), c *Config) error {
+	// envconfig only reads os.LookupEnv; give it a private copy holding
+	// exactly our variables, then restore.
+	saved := map[string]*string{}
+	for _, v := range Vars() {
+		if old, ok := os.LookupEnv(v.Name); ok {
+			saved[v.Name] = &old
+		} else {
+			saved[v.Name] = nil
+		}
+		if val, ok := lookup(v.Name); ok && strings.TrimSpace(val) != "" {
+			os.Setenv(v.Name, val)
+		} else {
+			os.Unsetenv(v.Name)
+		}
+	}
+	defer func() {
+		for k, v := range saved {
+			if v == nil {
+				os.Unsetenv(k)
+			} else {
+				os.Setenv(k, *v)
+			}
+		}
+	}()
+	err := envconfig.Process("", c)
+	var pe *envconfig.ParseError
+	switch {
+	case errors.As(err, &pe):
+		msg := pe.Err.Error()
+		if pe.TypeName == "int" {
+			msg = "accepted: an integer"
+		}
+		return Errors{{Var: pe.KeyName, Value: pe.Value, Msg: msg}}
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// Var documents one variable for --help and the docs.
+type Var struct {
+	Name, Default, Desc string
+	Required            string // "", "true" or a condition
+}
+
+// Vars lists every variable in declaration order.
+func Vars() []Var {
+	t := reflect.TypeOf(Config{})
+	out := make([]Var, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		out = append(out, Var{
+			Name:     f.Tag.Get("envconfig"),
+			Default:  f.Tag.Get("default"),
+			Desc:     f.Tag.Get("desc"),
+			Required: f.Tag.Get("req"),
+		})
+	}
+	return out
+}
+
+// Usage writes the --help text: every variable with its default.
+func Usage(w interface{ Write([]byte) (int, error) }) {
+	fmt.Fprintf(w, "Configuration is read from the environment:\n\n")
+	for _, v := range Vars() {
+		def := v.Default
+		switch {
+		case v.Required == "true":
+			def = "(required)"
+		case v.Required != "":
+			def = "(required " + v.Required + ")"
+		case def == "":
+			def = "(empty)"
+		}
+		fmt.Fprintf(w, "  %-40s %-45s %s\n", v.Name, def, v.Desc)
+	}
+}

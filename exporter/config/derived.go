@@ -1,0 +1,96 @@
+package config
+
+import (
+	"strings"
+	"time"
+)
+
+// Cluster is what CLUSTER_ID says about the cluster.
+type Cluster struct {
+	ARN, Partition, Region, Account, Name string
+}
+
+// Cluster parses CLUSTER_ID. Call it only on a validated Config.
+func (c *Config) Cluster() Cluster {
+	m := clusterARNRE.FindStringSubmatch(c.ClusterID)
+	if m == nil {
+		return Cluster{ARN: c.ClusterID}
+	}
+	return Cluster{ARN: c.ClusterID, Partition: m[1], Region: m[2], Account: m[3], Name: m[4]}
+}
+
+// ParentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
+func (c *Config) ParentAccount() string {
+	if m := roleARNRE.FindStringSubmatch(c.IRSAParentRoleARN); m != nil {
+		return m[2]
+	}
+	return ""
+}
+
+// BucketOwner is the account every S3 call names as ExpectedBucketOwner:
+// S3_EXPECTED_BUCKET_OWNER when set, else the parent role's account when
+// chaining (the bucket lives in the pipeline account), else the cluster's
+// account. "" means the check is disabled.
+func (c *Config) BucketOwner() string {
+	switch {
+	case c.ExpectedBucketOwner == "disabled":
+		return ""
+	case c.ExpectedBucketOwner != "":
+		return c.ExpectedBucketOwner
+	case c.ParentAccount() != "":
+		return c.ParentAccount()
+	}
+	return c.Cluster().Account
+}
+
+// LabelKeys returns the LABELS keys in order.
+func (c *Config) LabelKeys() []string { return SplitList(c.Labels) }
+
+// AnnotationKeys returns the ANNOTATIONS keys in order.
+func (c *Config) AnnotationKeys() []string { return SplitList(c.Annotations) }
+
+// Step is the Kubecost step for GRANULARITY.
+func (c *Config) Step() time.Duration {
+	if c.Granularity == "hourly" {
+		return time.Hour
+	}
+	return 24 * time.Hour
+}
+
+// AggregateParam is the explicit `aggregate` query value. Kubecost 2.x
+// returns namespace rows when aggregate is omitted, so "container" is sent
+// as the full property list that identifies a container.
+func (c *Config) AggregateParam() string {
+	if c.Aggregation == "container" {
+		return "cluster,node,namespace,pod,container"
+	}
+	return c.Aggregation
+}
+
+// AllocationURL is the full URL of the Allocation API.
+func (c *Config) AllocationURL() string {
+	path := c.KubecostAPIPath
+	if path == "" {
+		path = Flavors[c.KubecostAPIFlavor]
+	}
+	return strings.TrimRight(c.KubecostAPIEndpoint, "/") + path
+}
+
+// SecretRegion is the region of the Secrets Manager secrets.
+func (c *Config) SecretRegion() string {
+	if c.CASecretRegion != "" {
+		return c.CASecretRegion
+	}
+	return c.Cluster().Region
+}
+
+// ForceDays parses FORCE_DATES. Call it only on a validated Config.
+func (c *Config) ForceDays() []time.Time {
+	var out []time.Time
+	for _, d := range SplitList(c.ForceDates) {
+		if t, err := time.Parse(time.DateOnly, d); err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}

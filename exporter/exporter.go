@@ -1,0 +1,137 @@
+// Package exporter holds the domain of kubecost-s3-exporter: the object key
+// layout (CONTRACT §3) and the small interfaces that the Kubecost client and
+// the object stores implement. Each external system lives in its own
+// subpackage; this package imports none of them.
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// Version is the exporter's version, stamped at build time with
+// -ldflags "-X github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter.Version=...".
+var Version = "dev"
+
+// ErrNotExist is returned by ObjectStore.Open for a missing key.
+var ErrNotExist = errors.New("object does not exist")
+
+// ObjectInfo describes one stored object.
+type ObjectInfo struct {
+	Key  string
+	Size int64
+}
+
+// ObjectStore is where day files go: S3, or a local directory.
+type ObjectStore interface {
+	// List calls fn for every key under prefix that sorts after startAfter,
+	// in lexical order, until fn returns an error.
+	List(ctx context.Context, prefix, startAfter string, fn func(ObjectInfo) error) error
+	// Put stores r under key. The object appears whole or not at all: when r
+	// returns an error or ctx ends, nothing is left behind.
+	Put(ctx context.Context, key string, r io.Reader, meta map[string]string) error
+	// Open reads an object back. It returns ErrNotExist for a missing key.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Delete removes an object; deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+// RecordSink receives a day's allocations from an AllocationSource.
+type RecordSink interface {
+	// Write consumes r before returning: the caller reuses r.
+	Write(r *schema.Record) error
+	// Reset discards everything written so far. A source calls it when it
+	// must refetch the day after rows of a failed response were written.
+	Reset() error
+}
+
+// AllocationSource is the Kubecost (or OpenCost) Allocation API.
+type AllocationSource interface {
+	// AvailableDays returns the UTC midnights in [from, to) for which
+	// Kubecost has a non-empty allocation set, in ascending order.
+	AvailableDays(ctx context.Context, from, to time.Time) ([]time.Time, error)
+	// FetchDay streams every allocation of the UTC day starting at day into sink.
+	FetchDay(ctx context.Context, day time.Time, sink RecordSink) error
+}
+
+// Codec is a Parquet compression codec, which also names the file suffix.
+type Codec string
+
+// Supported codecs. Snappy is the default, as in the Python exporter.
+const (
+	Snappy Codec = "snappy"
+	Zstd   Codec = "zstd"
+	Gzip   Codec = "gzip"
+)
+
+// Codecs lists every supported codec.
+func Codecs() []Codec { return []Codec{Snappy, Zstd, Gzip} }
+
+// Layout renders and recognises the object keys of one cluster:
+// [prefix]account_id=<account>/region=<region>/year=<YYYY>/month=<MM>/<YYYY-MM-DD>_<cluster>.<codec>.parquet
+type Layout struct {
+	Prefix  string // "" or ends with "/"
+	Account string
+	Region  string
+	Cluster string // EKS cluster name
+}
+
+// PartitionPrefix is the key prefix shared by every file of this account
+// and region, whatever the cluster.
+func (l Layout) PartitionPrefix() string {
+	return fmt.Sprintf("%saccount_id=%s/region=%s/", l.Prefix, l.Account, l.Region)
+}
+
+// Key is the object key of day, written with codec.
+func (l Layout) Key(day time.Time, codec Codec) string {
+	day = day.UTC()
+	return fmt.Sprintf("%syear=%04d/month=%02d/%s", l.PartitionPrefix(), day.Year(), int(day.Month()), l.FileName(day, codec))
+}
+
+// FileName is the base name of day's file.
+func (l Layout) FileName(day time.Time, codec Codec) string {
+	return fmt.Sprintf("%s_%s.%s.parquet", day.UTC().Format(time.DateOnly), l.Cluster, codec)
+}
+
+// MonthPrefix is the key prefix of the month holding day; listing starts
+// just before it so that earlier months are skipped.
+func (l Layout) MonthPrefix(day time.Time) string {
+	day = day.UTC()
+	return fmt.Sprintf("%syear=%04d/month=%02d/", l.PartitionPrefix(), day.Year(), int(day.Month()))
+}
+
+// ParseDay returns the day of key when its file name is exactly
+// <YYYY-MM-DD>_<cluster>.<codec>.parquet for this cluster and a known codec.
+// Matching the whole name matters: cluster "prod" must never claim the
+// files of "prod-eu".
+func (l Layout) ParseDay(key string) (time.Time, bool) {
+	name := key[strings.LastIndexByte(key, '/')+1:]
+	const dateLen = len(time.DateOnly)
+	if len(name) < dateLen+1 || name[dateLen] != '_' {
+		return time.Time{}, false
+	}
+	day, err := time.Parse(time.DateOnly, name[:dateLen])
+	if err != nil {
+		return time.Time{}, false
+	}
+	rest, ok := strings.CutPrefix(name[dateLen+1:], l.Cluster+".")
+	if !ok {
+		return time.Time{}, false
+	}
+	codec, ok := strings.CutSuffix(rest, ".parquet")
+	if !ok {
+		return time.Time{}, false
+	}
+	for _, c := range Codecs() {
+		if Codec(codec) == c {
+			return day, true
+		}
+	}
+	return time.Time{}, false
+}
