@@ -1,0 +1,86 @@
+// Package cli is the exporter's command line: subcommands, exit codes
+// (CONTRACT §5) and logging setup. cmd/ only calls Main.
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// Exit statuses of CONTRACT §5.
+const (
+	ExitOK      = 0
+	ExitRuntime = 1
+	ExitConfig  = 2
+)
+
+// Main runs the command with args (without the program name) and returns
+// the exit status.
+func Main(ctx context.Context, args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			usage(stdout)
+			return ExitOK
+		case "version", "--version":
+			fmt.Fprintf(stdout, "kubecost-s3-exporter %s (schema %s)\n", exporter.Version, schema.Version)
+			return ExitOK
+		case "schema":
+			return schemaCmd(args[1:], lookup, stdout, stderr)
+		case "run":
+			args = args[1:]
+		default:
+			fmt.Fprintf(stderr, "unknown command %q; see --help\n", args[0])
+			return ExitConfig
+		}
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "run takes no arguments (configuration is read from the environment); got %q\n", args)
+		return ExitConfig
+	}
+	return run(ctx, lookup, stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `kubecost-s3-exporter exports Kubecost allocation data to Parquet in S3.
+
+Usage:
+  kubecost-s3-exporter [run]         export the missing days (the default)
+  kubecost-s3-exporter schema [--format json|text] [--labels k1,k2] [--annotations k1]
+                                     print the Parquet column contract
+  kubecost-s3-exporter version       print the version
+
+Exit status: 0 success (also "nothing to do"), 1 runtime failure, 2 configuration error.
+
+`)
+	config.Usage(w)
+}
+
+func schemaCmd(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "json", "json or text")
+	labels := fs.String("labels", "", "comma-separated label keys (default: $LABELS)")
+	annotations := fs.String("annotations", "", "comma-separated annotation keys (default: $ANNOTATIONS)")
+	if err := fs.Parse(args); err != nil {
+		return ExitConfig
+	}
+	if *labels == "" {
+		*labels, _ = lookup("LABELS")
+	}
+	if *annotations == "" {
+		*annotations, _ = lookup("ANNOTATIONS")
+	}
+	d := schema.Describe(config.SplitList(*labels), config.SplitList(*annotations))
+	if err := d.Write(stdout, *format); err != nil {
+		fmt.Fprintln(stderr, err)
+		return ExitConfig
+	}
+	return ExitOK
+}
