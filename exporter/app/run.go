@@ -1,0 +1,249 @@
+// Package app runs one export: plan the missing days, then fetch, encode
+// and upload each. It sees Kubecost and the bucket only through the
+// domain interfaces, so tests can run it against the simulator and any store.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// Options wires one run.
+type Options struct {
+	Source       exporter.AllocationSource
+	Store        exporter.ObjectStore
+	Layout       exporter.Layout
+	Codec        exporter.Codec
+	NewEncoder   EncoderFactory
+	Projection   *schema.Projection
+	BackfillDays int
+	Concurrency  int         // days exported at once; <1 means 1
+	ForceDays    []time.Time // exported again even when present
+	DryRun       bool
+	Now          func() time.Time
+	TempDir      string            // where day files are spooled; "" = os.TempDir()
+	Metadata     map[string]string // added to every object's metadata
+	Logger       *slog.Logger
+}
+
+// DayResult is what happened to one day.
+type DayResult struct {
+	Day      time.Time
+	Key      string
+	Rows     int64
+	Bytes    int64
+	Duration time.Duration
+	Err      error
+}
+
+// Summary is the outcome of a run; its fields are the run's last log line.
+type Summary struct {
+	Plan     exporter.Plan
+	Days     []DayResult // in day order
+	Duration time.Duration
+}
+
+// Written counts the days uploaded successfully.
+func (s Summary) Written() (days int, rows, bytes int64) {
+	for _, d := range s.Days {
+		if d.Err == nil {
+			days++
+			rows += d.Rows
+			bytes += d.Bytes
+		}
+	}
+	return days, rows, bytes
+}
+
+// Failed returns the days that failed.
+func (s Summary) Failed() []DayResult {
+	return slices.DeleteFunc(slices.Clone(s.Days), func(d DayResult) bool { return d.Err == nil })
+}
+
+// ErrDaysFailed is returned when at least one day could not be exported.
+// Days that succeeded stay uploaded; the next run retries the rest.
+var ErrDaysFailed = errors.New("some days failed")
+
+// Run plans and exports. It returns an error wrapping ErrDaysFailed when a
+// day failed, or the error that stopped planning.
+func Run(ctx context.Context, o Options) (Summary, error) {
+	start := time.Now()
+	log := o.Logger
+	var sum Summary
+	defer func() { sum.Duration = time.Since(start) }()
+
+	first, last := exporter.BackfillWindow(o.Now(), o.BackfillDays)
+	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays)
+
+	available, err := o.Source.AvailableDays(ctx, first, last.Add(24*time.Hour))
+	if err != nil {
+		return sum, fmt.Errorf("ask Kubecost for available days: %w", err)
+	}
+	var keys []string
+	prefix := o.Layout.PartitionPrefix()
+	err = o.Store.List(ctx, prefix, o.Layout.MonthPrefix(first), func(oi exporter.ObjectInfo) error {
+		keys = append(keys, oi.Key)
+		return nil
+	})
+	if err != nil {
+		return sum, fmt.Errorf("list existing files under %s: %w", prefix, err)
+	}
+	plan := exporter.PlanDays(o.Now(), o.BackfillDays, available, keys, o.Layout)
+	plan.Missing = withForced(plan, o.ForceDays)
+	sum.Plan = plan
+	log.Info("plan",
+		"available", days(plan.Available), "already_stored", days(plan.Present), "to_export", days(plan.Missing),
+		"listed_keys", len(keys))
+
+	if len(plan.Available) == 0 {
+		log.Warn("Kubecost has no data for the backfill window; nothing available to export",
+			"window_first", day(first), "window_last", day(last))
+		return sum, nil
+	}
+	if len(plan.Missing) == 0 {
+		log.Info("nothing to do: every available day is already stored")
+		return sum, nil
+	}
+	if o.DryRun {
+		for _, d := range plan.Missing {
+			log.Info("dry run: would export", "day", day(d), "key", o.Layout.Key(d, o.Codec))
+		}
+		return sum, nil
+	}
+
+	sum.Days = exportAll(ctx, o, plan.Missing)
+	if failed := sum.Failed(); len(failed) > 0 {
+		return sum, fmt.Errorf("%w: %d of %d (first: %s: %v)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
+	}
+	return sum, nil
+}
+
+// withForced adds FORCE_DATES days that Kubecost has to the missing list.
+func withForced(p exporter.Plan, force []time.Time) []time.Time {
+	out := slices.Clone(p.Missing)
+	for _, f := range force {
+		f = exporter.Midnight(f)
+		if slices.ContainsFunc(p.Available, f.Equal) && !slices.ContainsFunc(out, f.Equal) {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b time.Time) int { return a.Compare(b) })
+	return out
+}
+
+// exportAll exports days oldest first with at most o.Concurrency at once.
+// A failed day does not stop the others: each uploaded day is progress the
+// next run keeps.
+func exportAll(ctx context.Context, o Options, missing []time.Time) []DayResult {
+	n := max(o.Concurrency, 1)
+	results := make([]DayResult, len(missing))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(n, len(missing)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = exportDay(ctx, o, missing[i], i+1, len(missing))
+			}
+		}()
+	}
+	for i := range missing {
+		if ctx.Err() != nil {
+			results[i] = DayResult{Day: missing[i], Key: o.Layout.Key(missing[i], o.Codec), Err: ctx.Err()}
+			continue
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+func exportDay(ctx context.Context, o Options, d time.Time, n, total int) (res DayResult) {
+	start := time.Now()
+	res = DayResult{Day: d, Key: o.Layout.Key(d, o.Codec)}
+	log := o.Logger.With("day", day(d), "key", res.Key)
+	log.Info("exporting day", "progress", fmt.Sprintf("%d/%d", n, total))
+	defer func() {
+		res.Duration = time.Since(start)
+		if res.Err != nil {
+			log.Error("day failed; it will be retried by the next run", "error", res.Err.Error(), "duration", res.Duration.Round(time.Millisecond).String())
+		}
+	}()
+
+	f, err := os.CreateTemp(o.TempDir, "kubecost-s3-exporter-*.parquet")
+	if err != nil {
+		res.Err = fmt.Errorf("create spool file: %w", err)
+		return res
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	sink, err := newDaySink(f, o.Projection, o.NewEncoder)
+	if err != nil {
+		res.Err = fmt.Errorf("start parquet file: %w", err)
+		return res
+	}
+	if err := o.Source.FetchDay(ctx, d, sink); err != nil {
+		sink.abort()
+		res.Err = fmt.Errorf("fetch: %w", err)
+		return res
+	}
+	rows, err := sink.Close()
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	if rows == 0 {
+		res.Err = errors.New("Kubecost reported the day available but returned no allocations")
+		return res
+	}
+	size, err := f.Seek(0, 2)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		res.Err = err
+		return res
+	}
+	meta := maps.Clone(o.Metadata)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta["rows"] = strconv.FormatInt(rows, 10)
+	meta["window-start"] = d.UTC().Format(time.RFC3339)
+	meta["window-end"] = d.Add(24 * time.Hour).UTC().Format(time.RFC3339)
+	meta["schema-version"] = schema.Version
+	meta["exporter-version"] = exporter.Version
+	if err := o.Store.Put(ctx, res.Key, f, meta); err != nil {
+		res.Err = fmt.Errorf("upload: %w", err)
+		return res
+	}
+	res.Rows, res.Bytes = rows, size
+	log.Info("day written", "rows", rows, "bytes", size, "duration", time.Since(start).Round(time.Millisecond).String())
+	return res
+}
+
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+func days(ts []time.Time) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = day(t)
+	}
+	return out
+}

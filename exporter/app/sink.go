@@ -1,0 +1,188 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// Encoder turns records into one Parquet file.
+type Encoder interface {
+	Write(r *schema.Record) error
+	Close() error // flushes the footer; does not close the underlying writer
+	Rows() int64
+}
+
+// EncoderFactory starts a Parquet file on w.
+type EncoderFactory func(w io.Writer) (Encoder, error)
+
+// Batches decouple the decoder (the caller of Write) from the encoder
+// goroutine so that JSON decoding and Parquet encoding use both cores.
+// batchLen×(batches+1) records are all that is ever buffered, which keeps
+// memory constant however large the day is.
+const (
+	batchLen = 1024
+	batches  = 3
+)
+
+// daySink spools one day's Parquet file to a temp file. The file, not
+// memory, absorbs the day; it is uploaded only once it is complete, which
+// lets the object metadata carry the row count and keeps partial data out
+// of the bucket.
+type daySink struct {
+	proj       *schema.Projection
+	newEncoder EncoderFactory
+	file       *os.File
+
+	mu      sync.Mutex
+	batch   []schema.Record
+	n       int
+	work    chan []schema.Record
+	free    chan []schema.Record
+	done    chan error
+	failed  error // first encoder error, seen by Write at the next flush
+	rows    int64
+	started bool
+}
+
+var _ exporter.RecordSink = (*daySink)(nil)
+
+func newDaySink(file *os.File, proj *schema.Projection, newEncoder EncoderFactory) (*daySink, error) {
+	s := &daySink{proj: proj, newEncoder: newEncoder, file: file}
+	return s, s.start()
+}
+
+func (s *daySink) newBatch() []schema.Record {
+	b := make([]schema.Record, batchLen)
+	for i := range b {
+		b[i] = *s.proj.NewRecord()
+	}
+	return b
+}
+
+// start begins a fresh Parquet file at offset 0 with an encoder goroutine.
+func (s *daySink) start() error {
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := s.file.Truncate(0); err != nil {
+		return err
+	}
+	enc, err := s.newEncoder(s.file)
+	if err != nil {
+		return err
+	}
+	s.work = make(chan []schema.Record, batches)
+	s.free = make(chan []schema.Record, batches+1)
+	for i := 0; i < batches; i++ {
+		s.free <- s.newBatch()
+	}
+	s.batch, s.n = s.newBatch(), 0
+	s.done = make(chan error, 1)
+	s.setFailed(nil)
+	s.started = true
+	go func(work <-chan []schema.Record, free chan<- []schema.Record, done chan<- error) {
+		var err error
+		for b := range work {
+			for i := range b {
+				if err != nil {
+					break
+				}
+				err = enc.Write(&b[i])
+			}
+			if err != nil {
+				s.setFailed(err)
+			}
+			free <- b[:cap(b)]
+		}
+		if err == nil {
+			err = enc.Close()
+		}
+		s.mu.Lock()
+		s.rows = enc.Rows()
+		s.mu.Unlock()
+		done <- err
+	}(s.work, s.free, s.done)
+	return nil
+}
+
+// Write copies r into the current batch; it blocks when the encoder is
+// behind, which is the back-pressure that bounds memory.
+func (s *daySink) Write(r *schema.Record) error {
+	dst := &s.batch[s.n]
+	labels, annotations := dst.Labels, dst.Annotations
+	*dst = *r
+	dst.Labels = append(labels[:0], r.Labels...)
+	dst.Annotations = append(annotations[:0], r.Annotations...)
+	s.n++
+	if s.n == len(s.batch) {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *daySink) flush() error {
+	s.work <- s.batch[:s.n]
+	s.batch, s.n = <-s.free, 0
+	// Stop the decoder early when the encoder failed (disk full, say)
+	// rather than decoding the rest of a day that cannot be written.
+	if err := s.failure(); err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	return nil
+}
+
+func (s *daySink) setFailed(err error) {
+	s.mu.Lock()
+	s.failed = err
+	s.mu.Unlock()
+}
+
+func (s *daySink) failure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// Reset discards the day so far and starts a new file.
+func (s *daySink) Reset() error {
+	if s.started {
+		close(s.work)
+		<-s.done
+		s.started = false
+	}
+	return s.start()
+}
+
+// Close finishes the file and returns the row count.
+func (s *daySink) Close() (int64, error) {
+	if !s.started {
+		return 0, errors.New("sink not started")
+	}
+	if s.n > 0 {
+		s.work <- s.batch[:s.n]
+		s.n = 0
+	}
+	close(s.work)
+	s.started = false
+	if err := <-s.done; err != nil {
+		return 0, fmt.Errorf("encode: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows, nil
+}
+
+// abort stops the encoder without finishing the file.
+func (s *daySink) abort() {
+	if s.started {
+		close(s.work)
+		<-s.done
+		s.started = false
+	}
+}
