@@ -2,19 +2,171 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/awsauth"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/parquetout"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-func run(ctx context.Context, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+// Hooks lets tests and the demo replace the clock; production passes nil.
+type Hooks struct {
+	Now func() time.Time
+}
+
+func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.Writer) int {
+	return RunWith(ctx, lookup, stderr, Hooks{})
+}
+
+// RunWith is the `run` subcommand with injectable hooks.
+func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) int {
 	cfg, err := config.Load(lookup)
 	if err != nil {
 		fmt.Fprintf(stderr, "configuration error: %v\n", err)
 		return ExitConfig
 	}
-	_ = cfg
-	fmt.Fprintln(stderr, "run: not implemented yet")
-	return ExitRuntime
+	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
+	if h.Now == nil {
+		h.Now = time.Now
+	}
+	start := time.Now()
+	opts, err := wire(ctx, cfg, lookup, log)
+	if err != nil {
+		log.Error("cannot start", "error", err.Error())
+		summarize(log, app.Summary{Duration: time.Since(start)}, err)
+		return ExitRuntime
+	}
+	opts.Now = h.Now
+	sum, err := app.Run(ctx, opts)
+	sum.Duration = time.Since(start)
+	if err != nil && !errors.Is(err, app.ErrDaysFailed) {
+		log.Error("run failed", "error", err.Error())
+	}
+	summarize(log, sum, err)
+	if err != nil {
+		return ExitRuntime
+	}
+	return ExitOK
+}
+
+// summarize writes the run's last line (CONTRACT §5).
+func summarize(log *slog.Logger, sum app.Summary, err error) {
+	days, rows, bytes := sum.Written()
+	attrs := []any{
+		"days_available", len(sum.Plan.Available), "days_planned", len(sum.Plan.Missing),
+		"days_written", days, "days_failed", len(sum.Failed()),
+		"rows", rows, "bytes", bytes, "duration", sum.Duration.Round(time.Millisecond).String(),
+	}
+	if err != nil {
+		log.Error("run summary: failed", append(attrs, "error", err.Error())...)
+		return
+	}
+	log.Info("run summary: ok", attrs...)
+}
+
+// wire builds the run's parts from a validated config. AWS is touched only
+// when something needs it, so OUTPUT_DIR runs work without credentials.
+func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger) (app.Options, error) {
+	cl := cfg.Cluster()
+	var id *awsauth.Identity
+	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
+		var err error
+		id, err = awsauth.Load(ctx, awsauth.Input{
+			Region: cl.Region, ParentRoleARN: cfg.IRSAParentRoleARN, ClusterName: cl.Name,
+			Lookup: lookup, Logger: log,
+		})
+		if err != nil {
+			return app.Options{}, err
+		}
+	}
+
+	tlsCfg, token, err := kubecostAuth(ctx, cfg, id)
+	if err != nil {
+		return app.Options{}, err
+	}
+
+	var store exporter.ObjectStore
+	dest := ""
+	if cfg.OutputDir != "" {
+		store, err = dirstore.New(cfg.OutputDir, dirstore.Options{Logger: log})
+		dest = "dir " + cfg.OutputDir
+	} else {
+		store, err = s3store.New(s3store.NewClient(id.Config), s3store.Options{
+			Bucket: cfg.S3BucketName, ExpectedBucketOwner: cfg.BucketOwner(),
+			SSE: cfg.SSE, SSEKMSKeyID: cfg.SSEKMSKeyID, Logger: log,
+		})
+		dest = "s3://" + cfg.S3BucketName + "/" + cfg.S3Prefix
+	}
+	if err != nil {
+		return app.Options{}, err
+	}
+
+	proj := schema.NewProjection(cl.ARN, cl.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
+	src, err := kubecost.New(kubecost.Options{
+		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
+		Paginate: bool(cfg.Paginate), Retries: cfg.Retries,
+		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
+		TLS: tlsCfg, BearerToken: token, Projection: proj, Logger: log,
+	})
+	if err != nil {
+		return app.Options{}, err
+	}
+	codec := exporter.Codec(cfg.Compression)
+	layout := exporter.Layout{Prefix: cfg.S3Prefix, Account: cl.Account, Region: cl.Region, Cluster: cl.Name}
+	log.Info("starting export",
+		"version", exporter.Version, "cluster", cl.ARN, "kubecost", cfg.AllocationURL(),
+		"aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity, "destination", dest,
+		"bucket_owner", cfg.BucketOwner(), "codec", codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
+	return app.Options{
+		Source: src, Store: store, Layout: layout, Codec: codec, Projection: proj,
+		NewEncoder: func(w io.Writer) (app.Encoder, error) {
+			return parquetout.NewWriter(w, proj, parquetout.Options{Codec: codec})
+		},
+		BackfillDays: cfg.BackfillPeriodDays, Concurrency: cfg.Concurrency,
+		ForceDays: cfg.ForceDays(), DryRun: bool(cfg.DryRun), Logger: log,
+		Metadata: map[string]string{"cluster": cl.ARN, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation},
+	}, nil
+}
+
+// kubecostAuth resolves the Kubecost TLS config and bearer token. The CA
+// bundle stays in memory and is used only by the Kubecost client.
+func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity) (*tls.Config, string, error) {
+	var tlsCfg *tls.Config
+	var err error
+	switch {
+	case cfg.CASecretName != "":
+		tlsCfg, err = awsauth.KubecostTLS(ctx, id.Config, cfg.SecretRegion(), cfg.CASecretName, bool(cfg.TLSVerify))
+		if err != nil {
+			return nil, "", err
+		}
+	case !bool(cfg.TLSVerify):
+		tlsCfg, err = awsauth.TLSConfig(nil, false)
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	if cfg.BearerFile == "" && cfg.BearerSecret == "" {
+		return tlsCfg, "", nil
+	}
+	var awsCfg aws.Config // a token file needs no AWS; a secret does, and then id is set
+	if id != nil {
+		awsCfg = id.Config
+	}
+	token, err := awsauth.BearerToken(ctx, awsCfg, cfg.SecretRegion(), cfg.BearerFile, cfg.BearerSecret)
+	return tlsCfg, token, err
 }

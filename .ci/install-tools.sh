@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Installs the pinned CLI tools the tests and linters need, with `go install`,
+# into a per-version cache so CI (clean clone, only Go present) can rebuild
+# them deterministically and later runs are instant.
+#
+# Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
+#   TOOL is any of: minio helm tflint terraform (default: all).
+# Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
+# stderr), so callers can `eval "$(.ci/install-tools.sh helm)"`.
+# With --env-file the same lines are also written to FILE.
+set -euo pipefail
+
+# name|module@version|env var. Bump versions here only.
+TOOLS=(
+	"minio|github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c|MINIO_BIN"
+	"helm|helm.sh/helm/v3/cmd/helm@v3.22.0|HELM_BIN"
+	"tflint|github.com/terraform-linters/tflint@v0.64.0|TFLINT_BIN"
+	# 1.5.7 is the last MPL release that `go install` accepts (no replace directives).
+	"terraform|github.com/hashicorp/terraform@v1.5.7|TERRAFORM_BIN"
+)
+
+tools_dir="${KSE_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubecost-s3-exporter/tools}"
+env_file=""
+requested=()
+while (($#)); do
+	case "$1" in
+	--env-file) env_file="${2:?--env-file needs a path}"; shift 2 ;;
+	--env-file=*) env_file="${1#*=}"; shift ;;
+	-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+	-*) echo "install-tools: unknown flag $1" >&2; exit 2 ;;
+	*) requested+=("$1"); shift ;;
+	esac
+done
+
+log() { printf '%s install-tools: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+lookup() { # name -> "module@version|ENV", or fail
+	local entry
+	for entry in "${TOOLS[@]}"; do
+		if [[ "${entry%%|*}" == "$1" ]]; then
+			printf '%s\n' "${entry#*|}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+if ((${#requested[@]} == 0)); then
+	for entry in "${TOOLS[@]}"; do requested+=("${entry%%|*}"); done
+fi
+
+# Build one tool into a private temp dir next to its final place, then rename:
+# rename(2) is atomic on one filesystem, so concurrent runs never expose a
+# half-written binary and the loser of a race just overwrites an equal file.
+build() {
+	local name="$1" pkg="$2" dest="$3" start tmp rc=0
+	start=$SECONDS
+	mkdir -p "$(dirname "$dest")"
+	tmp="$(mktemp -d "$(dirname "$dest")/.build.XXXXXX")"
+	log "$name: building $pkg"
+	# CGO off: static binaries, and CI machines may lack a C toolchain.
+	# -s -w drops symbol tables (binaries roughly halve in size).
+	CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags='-s -w' "$pkg" 2>&1 |
+		sed "s/^/[$name] /" >&2 || rc=$?
+	if ((rc == 0)) && [[ -x "$tmp/$name" ]]; then
+		mv -f "$tmp/$name" "$dest"
+		log "$name: built in $((SECONDS - start))s -> $dest"
+	else
+		log "$name: FAILED after $((SECONDS - start))s (go install $pkg)"
+		rc=1
+	fi
+	rm -rf "$tmp"
+	return "$rc"
+}
+
+env_lines=()
+pids=()
+names=()
+total_start=$SECONDS
+for name in "${requested[@]}"; do
+	if ! spec="$(lookup "$name")"; then
+		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform)" >&2
+		exit 2
+	fi
+	pkg="${spec%%|*}"
+	var="${spec#*|}"
+	version="${pkg##*@}"
+	dest="$tools_dir/$name@$version/$name"
+	env_lines+=("$(printf '%s=%q' "$var" "$dest")")
+	if [[ -x "$dest" ]]; then
+		log "$name: cached $dest"
+		continue
+	fi
+	build "$name" "$pkg" "$dest" &
+	pids+=("$!")
+	names+=("$name")
+done
+
+failed=()
+for i in "${!pids[@]}"; do
+	wait "${pids[$i]}" || failed+=("${names[$i]}")
+done
+if ((${#pids[@]} > 0)); then
+	log "built ${#pids[@]} tool(s) in $((SECONDS - total_start))s"
+fi
+if ((${#failed[@]} > 0)); then
+	log "failed: ${failed[*]}"
+	exit 1
+fi
+
+printf '%s\n' "${env_lines[@]}"
+if [[ -n "$env_file" ]]; then
+	mkdir -p "$(dirname "$env_file")"
+	printf '%s\n' "${env_lines[@]}" >"$env_file.tmp.$$"
+	mv -f "$env_file.tmp.$$" "$env_file"
+fi

@@ -1,0 +1,228 @@
+package chart_test
+
+// The chart must reject what the exporter rejects, and accept what it
+// accepts, so that a bad value fails `helm install` instead of the first
+// run at midnight. Each case sets values through helm and the matching
+// variables in the exporter's own validation (config.Load), and both must
+// agree. Where helm accepts, the exporter also checks the rendered env.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// set is one value: its path under exporter, the value, and the variable
+// the exporter reads it from (with its string form).
+type set struct {
+	key string
+	val any
+}
+
+func (s set) env() (string, string) {
+	switch v := s.val.(type) {
+	case []string:
+		return envOf[s.key], strings.Join(v, ", ")
+	case map[string]any:
+		return envOf[s.key], "/var/run/secrets/kubecost-s3-exporter/bearer-token/" + fmt.Sprint(v["key"])
+	}
+	return envOf[s.key], renderScalar(s.val)
+}
+
+type parityCase struct {
+	sets []set
+	ok   bool // accepted by both
+}
+
+func one(key string, val any, ok bool) parityCase { return parityCase{[]set{{key, val}}, ok} }
+
+func parityCases() []parityCase {
+	cases := []parityCase{
+		// CLUSTER_ID across partitions and regions.
+		one("clusterId", "arn:aws:eks:us-east-1:111122223333:cluster/prod", true),
+		one("clusterId", "arn:aws-cn:eks:cn-northwest-1:111122223333:cluster/prod_1", true),
+		one("clusterId", "arn:aws-us-gov:eks:us-gov-west-1:111122223333:cluster/gov", true),
+		one("clusterId", "arn:aws-iso-b:eks:us-isob-east-1:111122223333:cluster/x", true),
+		one("clusterId", "prod", false),
+		one("clusterId", "arn:aws:eks:us-east-1:11112222333:cluster/prod", false),
+		one("clusterId", "arn:aws:eks:useast1:111122223333:cluster/prod", false),
+		one("clusterId", "arn:aws:eks:us-east-1:111122223333:cluster/-prod", false),
+		one("clusterId", "arn:aws:eks:us-east-1:111122223333:nodegroup/prod", false),
+		one("clusterId", "arn:azure:eks:us-east-1:111122223333:cluster/prod", false),
+		// S3_BUCKET_NAME.
+		one("s3BucketName", "abc", true),
+		one("s3BucketName", "cca.data-1", true),
+		one("s3BucketName", strings.Repeat("a", 63), true),
+		one("s3BucketName", "999.1.1.1", true),
+		one("s3BucketName", strings.Repeat("a", 64), false),
+		one("s3BucketName", "ab", false),
+		one("s3BucketName", "Cca-data", false),
+		one("s3BucketName", "cca_data", false),
+		one("s3BucketName", "-cca", false),
+		one("s3BucketName", "cca.", false),
+		one("s3BucketName", "cca..data", false),
+		one("s3BucketName", "10.0.0.1", false),
+		one("s3BucketName", "xn--cca", false),
+		one("s3BucketName", "sthree-cca", false),
+		one("s3BucketName", "amzn-s3-demo-cca", false),
+		one("s3BucketName", "cca-s3alias", false),
+		one("s3BucketName", "cca--ol-s3", false),
+		one("s3BucketName", "cca.mrap", false),
+		one("s3BucketName", "cca--x-s3", false),
+		one("s3BucketName", "cca--table-s3", false),
+		// S3_PREFIX.
+		one("s3Prefix", "costs/", true),
+		one("s3Prefix", "team-a/costs/", true),
+		one("s3Prefix", "costs", false),
+		one("s3Prefix", "/costs/", false),
+		one("s3Prefix", "a//b/", false),
+		one("s3Prefix", `a\b/`, false),
+		// KUBECOST_API_ENDPOINT, _FLAVOR, _PATH.
+		one("kubecostApiEndpoint", "http://kubecost:9090", true),
+		one("kubecostApiEndpoint", "https://kubecost.example.com/kubecost/", true),
+		one("kubecostApiEndpoint", "kubecost:9090", false),
+		one("kubecostApiEndpoint", "ftp://kubecost", false),
+		one("kubecostApiEndpoint", "http://", false),
+		one("kubecostApiEndpoint", "http://kubecost?x=1", false),
+		one("kubecostApiEndpoint", "http://kubecost#x", false),
+		one("kubecostApiFlavor", "opencost", true),
+		one("kubecostApiFlavor", "cost-model", true),
+		one("kubecostApiFlavor", "OpenCost", false),
+		one("kubecostApiPath", "/allocation/compute", true),
+		one("kubecostApiPath", "allocation", false),
+		one("kubecostApiPath", "/allocation?x=1", false),
+		// Numbers.
+		one("backfillPeriodDays", 3, true),
+		one("backfillPeriodDays", 3650, true),
+		one("backfillPeriodDays", 2, false),
+		one("backfillPeriodDays", 3651, false),
+		one("connectionTimeout", 0.5, true),
+		one("connectionTimeout", 86400, true),
+		one("connectionTimeout", 0, false),
+		one("connectionTimeout", -1, false),
+		one("connectionTimeout", 86401, false),
+		one("readTimeout", 1, true),
+		one("readTimeout", 0, false),
+		one("maxRetries", 0, true),
+		one("maxRetries", 20, true),
+		one("maxRetries", 21, false),
+		one("maxRetries", -1, false),
+		one("concurrency", 8, true),
+		one("concurrency", 0, false),
+		one("concurrency", 9, false),
+		// Booleans.
+		one("paginate", true, true),
+		one("tlsVerify", false, true),
+		one("dryRun", true, true),
+		// Enumerations.
+		one("granularity", "hourly", true),
+		one("granularity", "weekly", false),
+		one("aggregation", "Container", false),
+		one("compression", "gzip", true),
+		one("compression", "lz4", false),
+		one("logLevel", "warn", true),
+		one("logLevel", "trace", false),
+		one("logFormat", "auto", true),
+		one("logFormat", "logfmt", false),
+		one("sse", "AES256", true),
+		one("sse", "aes256", false),
+		// Secrets Manager names and regions.
+		one("caCertificateSecretName", "kubecost/ca_bundle+=.@-", true),
+		one("caCertificateSecretName", "kubecost ca", false),
+		one("caCertificateSecretName", strings.Repeat("a", 513), false),
+		one("caCertificateSecretRegion", "us-gov-west-1", true),
+		one("caCertificateSecretRegion", "cn-north-1", true),
+		one("caCertificateSecretRegion", "us-isob-east-1", true),
+		one("caCertificateSecretRegion", "useast1", false),
+		one("caCertificateSecretRegion", "US-EAST-1", false),
+		one("bearerTokenSecretName", "kubecost/token", true),
+		one("bearerTokenSecretName", "kubecost token", false),
+		one("bearerTokenExistingSecret", map[string]any{"name": "kubecost-token", "key": "token"}, true),
+		// Roles.
+		one("irsaParentRoleArn", "arn:aws:iam::444455556666:role/parent", true),
+		one("irsaParentRoleArn", "arn:aws:iam::444455556666:role/cca/team-a/parent", true),
+		one("irsaParentRoleArn", "arn:aws:iam::444455556666:user/parent", false),
+		one("irsaParentRoleArn", "arn:aws:iam::4444:role/parent", false),
+		one("irsaParentRoleArn", "arn:aws-cn:iam::444455556666:role/parent", false), // other partition than the cluster
+		one("expectedBucketOwner", "444455556666", true),
+		one("expectedBucketOwner", "disabled", true),
+		one("expectedBucketOwner", "Disabled", false),
+		one("expectedBucketOwner", "4444", false),
+		// Label and annotation keys.
+		one("labels", []string{"app", "app.kubernetes.io/name", "team_1"}, true),
+		one("labels", []string{"-app"}, false),
+		one("labels", []string{"a/b/c"}, false),
+		one("labels", []string{"Example.com/app"}, false),
+		one("labels", []string{strings.Repeat("a", 64)}, false),
+		one("labels", []string{"app", "app"}, false),
+		one("annotations", []string{"owner.example.com/cost-center"}, true),
+		one("annotations", []string{"owner..example.com/x"}, false),
+		// FORCE_DATES.
+		one("forceDates", []string{"2024-02-29"}, true),
+		one("forceDates", []string{"2026-02-29"}, false),
+		one("forceDates", []string{"2026-13-01"}, false),
+		one("forceDates", []string{"26-01-01"}, false),
+		// Cross-field rules.
+		{[]set{{"sse", "aws:kms"}, {"sseKmsKeyId", "alias/cca"}}, true},
+		{[]set{{"sse", "AES256"}, {"sseKmsKeyId", "alias/cca"}}, false},
+		{[]set{{"bearerTokenFile", "/t"}, {"bearerTokenSecretName", "kubecost/token"}}, false},
+		{[]set{{"outputDir", "/tmp/out"}, {"s3BucketName", ""}}, true},
+		{[]set{{"s3BucketName", ""}}, false},
+	}
+	return cases
+}
+
+func TestSchemaMirrorsExporter(t *testing.T) {
+	t.Parallel()
+	helm(t) // skip or fail early when helm is missing
+	// Helm splits --values on commas, which subtest names contain.
+	dir := t.TempDir()
+	for i, c := range parityCases() {
+		var names []string
+		for _, s := range c.sets {
+			b, _ := json.Marshal(s.val)
+			names = append(names, s.key+"="+string(b))
+		}
+		t.Run(strings.Join(names, ","), func(t *testing.T) {
+			t.Parallel()
+			// A values file, not --set: helm applies --set after --set-json.
+			exp := map[string]any{"clusterId": clusterARN, "s3BucketName": bucket}
+			env := map[string]string{"CLUSTER_ID": clusterARN, "S3_BUCKET_NAME": bucket}
+			for _, s := range c.sets {
+				exp[s.key] = s.val
+				k, v := s.env()
+				env[k] = v
+			}
+			b, err := json.Marshal(map[string]any{"exporter": exp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(dir, fmt.Sprintf("case-%03d.json", i))
+			if err := os.WriteFile(file, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--values", file}
+			exporterErr := exporterAccepts(env)
+			if (exporterErr == nil) != c.ok {
+				t.Fatalf("test case is wrong: the exporter's verdict on %v is %v", env, exporterErr)
+			}
+			out, stderr, helmErr := runHelm(t, templateArgs(args...)...)
+			switch {
+			case c.ok && helmErr != nil:
+				t.Fatalf("the exporter accepts %v but helm rejects it:\n%s", env, stderr)
+			case !c.ok && helmErr == nil:
+				t.Fatalf("the exporter rejects %v (%v) but helm accepts it", env, exporterErr)
+			case c.ok:
+				rd := decode(t, out)
+				for kind, spec := range rd.podSpecs(t) {
+					if err := exporterAccepts(envMap(t, exporterContainer(t, spec))); err != nil {
+						t.Errorf("%s: the exporter rejects the rendered env: %v", kind, err)
+					}
+				}
+			}
+		})
+	}
+}

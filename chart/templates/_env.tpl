@@ -1,0 +1,122 @@
+{{/*
+The exporter's defaults (exporter/config/config.go). A variable whose value
+equals its default is not rendered; chart_test.go checks this table against
+config.Vars().
+*/}}
+{{- define "kse.exporterDefaults" -}}
+KUBECOST_API_ENDPOINT: http://kubecost-cost-analyzer.kubecost:9090
+KUBECOST_API_FLAVOR: kubecost
+BACKFILL_PERIOD_DAYS: "15"
+AGGREGATION: container
+GRANULARITY: daily
+KUBECOST_ALLOCATION_API_PAGINATE: "false"
+CONNECTION_TIMEOUT: "10"
+KUBECOST_ALLOCATION_API_READ_TIMEOUT: "60"
+TLS_VERIFY: "true"
+KUBECOST_MAX_RETRIES: "4"
+COMPRESSION: snappy
+CONCURRENCY: "1"
+DRY_RUN: "false"
+LOG_LEVEL: info
+LOG_FORMAT: auto
+{{- end }}
+
+{{/* Fails with a clear message on what the schema cannot express. */}}
+{{- define "kse.validate" -}}
+{{- $e := .Values.exporter }}
+{{- $_ := required "exporter.clusterId is required: the EKS cluster ARN, e.g. arn:aws:eks:us-east-1:111122223333:cluster/my-cluster" $e.clusterId }}
+{{- if not $e.outputDir }}
+{{- $_ := required "exporter.s3BucketName is required (unless exporter.outputDir is set): the destination S3 bucket" $e.s3BucketName }}
+{{- end }}
+{{- if and $e.irsaParentRoleArn $e.clusterId }}
+{{- $rolePart := regexReplaceAll "^arn:([^:]+):.*$" $e.irsaParentRoleArn "${1}" }}
+{{- $clusterPart := regexReplaceAll "^arn:([^:]+):.*$" $e.clusterId "${1}" }}
+{{- if ne $rolePart $clusterPart }}
+{{- fail (printf "exporter.irsaParentRoleArn is in partition %q but exporter.clusterId in %q: roles cannot be assumed across partitions" $rolePart $clusterPart) }}
+{{- end }}
+{{- end }}
+{{- $sources := list }}
+{{- if $e.bearerTokenFile }}{{ $sources = append $sources "exporter.bearerTokenFile" }}{{ end }}
+{{- if $e.bearerTokenSecretName }}{{ $sources = append $sources "exporter.bearerTokenSecretName" }}{{ end }}
+{{- if $e.bearerTokenExistingSecret.name }}{{ $sources = append $sources "exporter.bearerTokenExistingSecret.name" }}{{ end }}
+{{- if gt (len $sources) 1 }}
+{{- fail (printf "set only one Kubecost bearer token source, not %s" (join " and " $sources)) }}
+{{- end }}
+{{- range $list := list "labels" "annotations" }}
+{{- range (get $e $list) }}
+{{- if and (contains "/" .) (gt (len (first (splitList "/" .))) 253) }}
+{{- fail (printf "exporter.%s: %q has a prefix longer than 253 characters" $list .) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $e.forceDates }}
+{{- if not (regexMatch "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" .) }}
+{{- fail (printf "exporter.forceDates: %q is not a YYYY-MM-DD date" .) }}
+{{- end }}
+{{- $_ := mustToDate "2006-01-02" . }}
+{{- end }}
+{{- $owned := include "kse.env" . | fromYamlArray }}
+{{- range .Values.extraEnv }}
+{{- $name := .name }}
+{{- range $owned }}
+{{- if eq .name $name }}
+{{- fail (printf "extraEnv sets %s, which the chart already renders from a typed value under exporter; set that value instead" $name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The exporter's environment, as a YAML list of {name, value}, in the order of
+config.Vars(). Optional values are rendered when set, defaulted ones when
+they differ from the exporter's default.
+*/}}
+{{- define "kse.env" -}}
+{{- $e := .Values.exporter }}
+{{- $defaults := include "kse.exporterDefaults" . | fromYaml }}
+{{- $bearerFile := $e.bearerTokenFile }}
+{{- if $e.bearerTokenExistingSecret.name }}
+{{- $bearerFile = printf "%s/%s" (include "kse.bearerTokenDir" .) $e.bearerTokenExistingSecret.key }}
+{{- end }}
+{{- $vars := list
+  (list "S3_BUCKET_NAME" $e.s3BucketName)
+  (list "S3_PREFIX" $e.s3Prefix)
+  (list "CLUSTER_ID" $e.clusterId)
+  (list "KUBECOST_API_ENDPOINT" $e.kubecostApiEndpoint)
+  (list "KUBECOST_API_FLAVOR" $e.kubecostApiFlavor)
+  (list "KUBECOST_API_PATH" $e.kubecostApiPath)
+  (list "BACKFILL_PERIOD_DAYS" $e.backfillPeriodDays)
+  (list "AGGREGATION" $e.aggregation)
+  (list "GRANULARITY" $e.granularity)
+  (list "KUBECOST_ALLOCATION_API_PAGINATE" $e.paginate)
+  (list "CONNECTION_TIMEOUT" $e.connectionTimeout)
+  (list "KUBECOST_ALLOCATION_API_READ_TIMEOUT" $e.readTimeout)
+  (list "TLS_VERIFY" $e.tlsVerify)
+  (list "KUBECOST_MAX_RETRIES" $e.maxRetries)
+  (list "KUBECOST_CA_CERTIFICATE_SECRET_NAME" $e.caCertificateSecretName)
+  (list "KUBECOST_CA_CERTIFICATE_SECRET_REGION" $e.caCertificateSecretRegion)
+  (list "KUBECOST_BEARER_TOKEN_FILE" $bearerFile)
+  (list "KUBECOST_BEARER_TOKEN_SECRET_NAME" $e.bearerTokenSecretName)
+  (list "IRSA_PARENT_IAM_ROLE_ARN" $e.irsaParentRoleArn)
+  (list "S3_EXPECTED_BUCKET_OWNER" $e.expectedBucketOwner)
+  (list "S3_SSE" $e.sse)
+  (list "S3_SSE_KMS_KEY_ID" $e.sseKmsKeyId)
+  (list "LABELS" (join ", " $e.labels))
+  (list "ANNOTATIONS" (join ", " $e.annotations))
+  (list "OUTPUT_DIR" $e.outputDir)
+  (list "COMPRESSION" $e.compression)
+  (list "CONCURRENCY" $e.concurrency)
+  (list "DRY_RUN" $e.dryRun)
+  (list "FORCE_DATES" (join "," $e.forceDates))
+  (list "LOG_LEVEL" $e.logLevel)
+  (list "LOG_FORMAT" $e.logFormat)
+}}
+{{- range $vars }}
+{{- $name := index . 0 }}
+{{- $value := toString (index . 1) }}
+{{- if and (ne $value "") (ne $value "<nil>") (ne $value (get $defaults $name)) }}
+- name: {{ $name }}
+  value: {{ $value | quote }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,58 @@
+package awsauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// envSource answers the SDK's per-service endpoint questions from Lookup.
+// Service clients ask every entry of aws.Config.ConfigSources for
+// AWS_ENDPOINT_URL_<SERVICE ID>; Load puts this one first.
+type envSource struct {
+	lookup func(string) (string, bool)
+}
+
+func (e envSource) get(name string) string {
+	v, _ := e.lookup(name)
+	return strings.TrimSpace(v)
+}
+
+// ignoreEndpoints mirrors AWS_IGNORE_CONFIGURED_ENDPOINT_URLS.
+func (e envSource) ignoreEndpoints() bool {
+	return strings.EqualFold(e.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true")
+}
+
+// GetServiceBaseEndpoint implements the SDK's ServiceBaseEndpointProvider.
+// sdkID is the service ID, "S3", "STS" or "Secrets Manager"; the variable
+// name is it upper-cased with spaces as underscores.
+func (e envSource) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
+	if e.ignoreEndpoints() {
+		return "", false, nil
+	}
+	v := e.get("AWS_ENDPOINT_URL_" + strings.ReplaceAll(strings.ToUpper(sdkID), " ", "_"))
+	return v, v != "", nil
+}
+
+// GetIgnoreConfiguredEndpoints implements the SDK's matching provider, so
+// the switch also silences endpoints configured in the process environment.
+func (e envSource) GetIgnoreConfiguredEndpoints(context.Context) (bool, bool, error) {
+	if v := e.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"); v != "" {
+		return strings.EqualFold(v, "true"), true, nil
+	}
+	return false, false, nil
+}
+
+// s3Endpoint is the custom S3 endpoint in effect, or "".
+func (e envSource) s3Endpoint() string {
+	if e.ignoreEndpoints() {
+		return ""
+	}
+	return firstNonEmpty(e.get("AWS_ENDPOINT_URL_S3"), e.get("AWS_ENDPOINT_URL"))
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}

@@ -1,0 +1,399 @@
+// Package dirstore is the exporter's ObjectStore on a local directory
+// (OUTPUT_DIR): the same keys as in S3, as slash-separated paths under a
+// root directory. It serves demos, air-gapped sites and tests.
+//
+// Put writes a temp file next to the destination, fsyncs it and renames it
+// into place, so a reader (or a crash) sees the old file or the new one,
+// never a partial one (CONTRACT §3).
+//
+// Object metadata is not stored: a local file has nowhere portable to keep
+// it, and sidecar files would show up for every tool that reads the tree
+// (Athena-style readers, rsync to S3). Put accepts and ignores it.
+//
+// All file access goes through os.Root, so no key can reach outside the
+// root, not even through a symlink planted in the tree.
+package dirstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+var _ exporter.ObjectStore = (*Store)(nil)
+
+// Default permissions, before the process umask.
+const (
+	DefaultDirPerm  fs.FileMode = 0o755
+	DefaultFilePerm fs.FileMode = 0o644
+)
+
+// Options configure a Store. Zero values mean "use the default".
+type Options struct {
+	// DirPerm is the mode of created directories, before umask. 0 means 0755.
+	DirPerm fs.FileMode
+	// FilePerm is the mode of created files, before umask. 0 means 0644.
+	FilePerm fs.FileMode
+	// Logger receives debug events per operation. nil discards them.
+	Logger *slog.Logger
+}
+
+// FieldError is one invalid option.
+type FieldError struct {
+	Field, Value, Msg string
+}
+
+func (e *FieldError) Error() string {
+	name := e.Field
+	if name != "root" {
+		name = "Options." + name
+	}
+	return fmt.Sprintf("dirstore: %s=%q is invalid: %s", name, e.Value, e.Msg)
+}
+
+// Errors is every invalid option or argument. Field is "root" for New's
+// root argument, else the name of an Options field.
+type Errors []*FieldError
+
+func (e Errors) Error() string {
+	parts := make([]string, len(e))
+	for i, fe := range e {
+		parts[i] = fe.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Validate reports every invalid field. It has no side effects.
+func (o Options) Validate() Errors {
+	var errs Errors
+	if o.DirPerm&^fs.ModePerm != 0 || (o.DirPerm != 0 && o.DirPerm&0o700 != 0o700) {
+		errs = append(errs, &FieldError{"DirPerm", o.DirPerm.String(), "accepted: permission bits including u+rwx, or 0 for 0755"})
+	}
+	if o.FilePerm&^fs.ModePerm != 0 || (o.FilePerm != 0 && o.FilePerm&0o600 != 0o600) {
+		errs = append(errs, &FieldError{"FilePerm", o.FilePerm.String(), "accepted: permission bits including u+rw, or 0 for 0644"})
+	}
+	return errs
+}
+
+// Store is an exporter.ObjectStore on a directory. It is safe for
+// concurrent use, also by several processes: the last rename wins.
+type Store struct {
+	root     string
+	dirPerm  fs.FileMode
+	filePerm fs.FileMode
+	log      *slog.Logger
+}
+
+// New returns a Store on root, creating root (and its parents) when
+// missing, so that OUTPUT_DIR=./out just works.
+func New(root string, opts Options) (*Store, error) {
+	errs := opts.Validate()
+	if root == "" {
+		errs = append(Errors{{"root", "", "required"}}, errs...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	s := &Store{root: root, dirPerm: opts.DirPerm, filePerm: opts.FilePerm, log: opts.Logger}
+	if s.dirPerm == 0 {
+		s.dirPerm = DefaultDirPerm
+	}
+	if s.filePerm == 0 {
+		s.filePerm = DefaultFilePerm
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(root, s.dirPerm); err != nil {
+		return nil, fmt.Errorf("dirstore: %w", err)
+	}
+	r, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	r.Close()
+	return s, nil
+}
+
+// Root returns the directory the store writes under.
+func (s *Store) Root() string { return s.root }
+
+// openRoot opens the root afresh for each operation. That costs one
+// syscall and spares callers a Close method the ObjectStore interface does
+// not have; it also follows the directory if it is replaced.
+func (s *Store) openRoot() (*os.Root, error) {
+	r, err := os.OpenRoot(s.root)
+	if err != nil {
+		return nil, fmt.Errorf("dirstore: %w", err)
+	}
+	return r, nil
+}
+
+// notDirErr is what opening "a/b" gives when "a" is a file: as far as
+// objects go, "a/b" simply does not exist.
+var notDirErr error = syscall.ENOTDIR
+
+// tempRE matches the temp files Put creates: .<name>.tmp-<16 hex digits>.
+var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9a-f]{16}$`)
+
+// IsTemp reports whether base is the name of one of Put's temp files. List
+// skips them; a crash can leave one behind, and it is safe to delete.
+func IsTemp(base string) bool { return tempRE.MatchString(base) }
+
+// checkKey accepts keys that map to a file below the root: relative,
+// slash-separated, without empty, "." or ".." segments, and not named like
+// a temp file (which List would hide).
+func checkKey(key string) error {
+	switch {
+	case !fs.ValidPath(key) || key == ".":
+		return errors.New("key must be a relative slash-separated path without empty, . or .. segments")
+	case strings.ContainsAny(key, "\\\x00"):
+		return errors.New("key must not contain a backslash or NUL")
+	case IsTemp(path.Base(key)):
+		return errors.New("key is named like a dirstore temp file")
+	}
+	return nil
+}
+
+// List calls fn for each file under prefix whose key sorts after
+// startAfter, in byte-wise lexical order like S3. It walks only the
+// deepest directory the prefix names, then sorts: a directory walk alone
+// would put "a/b" before "a-c", S3 does not.
+func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("dirstore: list %s: %w", prefix, err)
+	}
+	r, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	start := "."
+	if i := strings.LastIndexByte(prefix, '/'); i > 0 {
+		start = prefix[:i]
+	}
+	if !fs.ValidPath(start) {
+		return nil // no file key can have this prefix
+	}
+	var found []exporter.ObjectInfo
+	err = fs.WalkDir(r.FS(), start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == start && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr)) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() {
+			// Skip subtrees that can hold no key under prefix.
+			if p != "." && !strings.HasPrefix(p+"/", prefix) && !strings.HasPrefix(prefix, p+"/") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		// Symlinks and other special files are not objects.
+		if !d.Type().IsRegular() || IsTemp(d.Name()) || !strings.HasPrefix(p, prefix) || p <= startAfter {
+			return nil
+		}
+		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // deleted while we walked
+		} else if err != nil {
+			return err
+		}
+		found = append(found, exporter.ObjectInfo{Key: p, Size: info.Size()})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dirstore: list %s: %w", prefix, err)
+	}
+	slices.SortFunc(found, func(a, b exporter.ObjectInfo) int { return strings.Compare(a.Key, b.Key) })
+	for _, o := range found {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("dirstore: list %s: %w", prefix, err)
+		}
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	s.log.DebugContext(ctx, "dir list", "root", s.root, "prefix", prefix, "start_after", startAfter, "keys", len(found))
+	return nil
+}
+
+// Put writes r to key through a temp file in the destination directory,
+// fsyncs it, renames it over key and fsyncs the directory. When r fails or
+// ctx ends, the temp file is removed and key is untouched. meta is ignored
+// (see the package comment).
+func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("dirstore: put %s: %w", key, err)
+		}
+	}()
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
+	root, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+
+	dir := path.Dir(key)
+	if dir != "." {
+		if err := root.MkdirAll(filepath.FromSlash(dir), s.dirPerm); err != nil {
+			return err
+		}
+	}
+	tmp := path.Join(dir, "."+path.Base(key)+".tmp-"+randomHex(8))
+	// O_EXCL: two writers of the same key never share a temp file.
+	f, err := root.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, s.filePerm)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			f.Close()
+			if rerr := root.Remove(filepath.FromSlash(tmp)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+				s.log.WarnContext(ctx, "dirstore: could not remove temp file", "path", filepath.Join(s.root, tmp), "error", rerr)
+			}
+		}
+	}()
+
+	n, err := io.Copy(f, &ctxReader{ctx: ctx, r: r})
+	if err != nil {
+		return err
+	}
+	// Sync before rename: otherwise a crash can leave the new name pointing
+	// at an empty or partial file on some filesystems.
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// Last chance to honour a cancellation before the object becomes visible.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := root.Rename(filepath.FromSlash(tmp), filepath.FromSlash(key)); err != nil {
+		return err
+	}
+	committed = true
+	// Persist the rename itself. Failure here is reported, but the object
+	// is already complete and visible.
+	if d, err := root.Open(filepath.FromSlash(dir)); err == nil {
+		serr := d.Sync()
+		d.Close()
+		if serr != nil {
+			return serr
+		}
+	}
+	s.log.DebugContext(ctx, "dir put", "root", s.root, "key", key, "bytes", n, "duration", time.Since(start))
+	return nil
+}
+
+// Open returns the file at key. A missing key, or one that names a
+// directory, gives an error wrapping exporter.ErrNotExist.
+func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := checkKey(key); err != nil {
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
+	}
+	root, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close() // files opened through root stay open
+
+	f, err := root.Open(filepath.FromSlash(key))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr) {
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, exporter.ErrNotExist)
+	} else if err != nil {
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
+		}
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, exporter.ErrNotExist)
+	}
+	return f, nil
+}
+
+// Delete removes the file at key. A missing key is not an error, nor is a
+// key that names a directory (no object has that key). Emptied directories
+// are kept: removing them would race with a concurrent Put creating a file
+// in them, and List ignores empty directories anyway.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := checkKey(key); err != nil {
+		return fmt.Errorf("dirstore: delete %s: %w", key, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("dirstore: delete %s: %w", key, err)
+	}
+	root, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+
+	name := filepath.FromSlash(key)
+	fi, err := root.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr):
+		return nil
+	case err != nil:
+		return fmt.Errorf("dirstore: delete %s: %w", key, err)
+	case fi.IsDir():
+		return nil
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("dirstore: delete %s: %w", key, err)
+	}
+	s.log.DebugContext(ctx, "dir delete", "root", s.root, "key", key)
+	return nil
+}
+
+// ctxReader stops a copy as soon as ctx ends, even while the producer
+// keeps writing.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,307 @@
+package kubecost
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// The benchmarks decode one realistic hourly day at container level: about
+// 23,000 allocations and 60 MB from the simulator, with Kubecost 2.x extra
+// fields and the usual quirks. Run with
+//
+//	go test ./exporter/kubecost -run '^$' -bench 'Decode|Tokenize' -benchmem
+//
+// BenchmarkTokenizeFloor only tokenizes the same bytes with jsontext: it is
+// the floor that the exporter's end-to-end benchmark compares against.
+
+var benchDay = sync.OnceValues(func() ([]byte, error) {
+	sim := kubecostsim.New(kubecostsim.Config{
+		Seed:              1,
+		ContainersPerHour: 1000,
+		Now:               func() time.Time { return testDay.Add(10 * 24 * time.Hour) },
+		Quirks: kubecostsim.Quirks{
+			ExtraFields: true, NullNumbers: true, NegativeZero: true, NaNStrings: true,
+		},
+	})
+	var b bytes.Buffer
+	q := url.Values{
+		"window": {testDay.Format(time.RFC3339) + "," + testDay.Add(24*time.Hour).Format(time.RFC3339)},
+		"aggregate": {"cluster,node,namespace,pod,container"}, "step": {"1h"}, "accumulate": {"false"},
+		"idle": {"true"}, "splitIdle": {"true"}, "idleByNode": {"true"}, "shareTenancyCosts": {"true"},
+	}
+	err := sim.WriteResponse(&b, q)
+	return b.Bytes(), err
+})
+
+func benchInput(b *testing.B) []byte {
+	body, err := benchDay()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	return body
+}
+
+func benchProjection() *schema.Projection {
+	return schema.NewProjection("arn:aws:eks:us-east-1:111122223333:cluster/one", "one",
+		[]string{"app.kubernetes.io/name", "team"}, []string{"owner"})
+}
+
+// sumSink keeps the compiler honest and checks the candidates agree.
+type sumSink struct {
+	n     int
+	total float64
+	names int
+}
+
+func (s *sumSink) Write(r *schema.Record) error {
+	s.n++
+	s.total += r.Num[totalCostIndex]
+	s.names += len(r.Name) + len(r.Props[schema.PropNodeInstanceType])
+	return nil
+}
+func (s *sumSink) Reset() error { *s = sumSink{}; return nil }
+
+var totalCostIndex = schema.DoubleIndex("totalCost")
+
+func BenchmarkDecodeJSONText(b *testing.B) {
+	body := benchInput(b)
+	d := newDecoder(benchProjection())
+	var sink sumSink
+	var r bytes.Reader
+	for b.Loop() {
+		sink.Reset()
+		r.Reset(body)
+		if _, err := d.decode(&r, testDay, time.Hour, &sink); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(sink.n), "allocations")
+}
+
+func BenchmarkDecodeStdlibToken(b *testing.B) {
+	body := benchInput(b)
+	p := benchProjection()
+	var sink sumSink
+	for b.Loop() {
+		sink.Reset()
+		if _, err := decodeStdlib(bytes.NewReader(body), p, &sink); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(sink.n), "allocations")
+}
+
+func BenchmarkTokenizeFloor(b *testing.B) {
+	body := benchInput(b)
+	var dec jsontext.Decoder
+	var r bytes.Reader
+	for b.Loop() {
+		r.Reset(body)
+		dec.Reset(&r, decoderOptions...)
+		for {
+			if _, err := dec.ReadToken(); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+}
+
+func TestDecodeCandidatesAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60 MB input")
+	}
+	body, err := benchDay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, s sumSink
+	if _, err := newDecoder(benchProjection()).decode(bytes.NewReader(body), testDay, time.Hour, &a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeStdlib(bytes.NewReader(body), benchProjection(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if a != s || a.n < 20000 {
+		t.Fatalf("jsontext %+v, stdlib %+v", a, s)
+	}
+}
+
+// decodeStdlib is the encoding/json Decoder.Token candidate, kept only for
+// the benchmark. It fills records like decoder.decode, minus the fallbacks.
+func decodeStdlib(r io.Reader, p *schema.Projection, sink *sumSink) (int, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	rec := p.NewRecord()
+	n := 0
+	skip := func() error {
+		depth := 0
+		for {
+			t, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			switch t {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				return nil
+			}
+		}
+	}
+	str := func() (string, error) {
+		t, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		switch v := t.(type) {
+		case string:
+			return v, nil
+		case json.Number:
+			return string(v), nil
+		case json.Delim:
+			return "", errors.New("unexpected composite")
+		}
+		return "", nil
+	}
+	// object calls fn for each member of the next value if it is an object.
+	var object func(fn func(key string) error) error
+	object = func(fn func(key string) error) error {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if t != json.Delim('{') {
+			if d, ok := t.(json.Delim); ok && d == '[' {
+				for dec.More() {
+					if err := skip(); err != nil {
+						return err
+					}
+				}
+				_, err = dec.Token()
+			}
+			return err
+		}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			if err := fn(k.(string)); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	labels := func(slot func(string) int, dst []string) error {
+		return object(func(k string) error {
+			s := slot(k)
+			if s < 0 {
+				return skip()
+			}
+			v, err := str()
+			dst[s] = v
+			return err
+		})
+	}
+	alloc := func(k string) error {
+		p.Reset(rec)
+		err := object(func(k string) error {
+			if i := schema.DoubleIndex(k); i >= 0 {
+				t, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				switch v := t.(type) {
+				case json.Number:
+					rec.Num[i], _ = strconv.ParseFloat(string(v), 64)
+				case string:
+					rec.Num[i], _ = strconv.ParseFloat(v, 64)
+				case json.Delim:
+					return errors.New("unexpected composite")
+				}
+				return nil
+			}
+			switch k {
+			case "name":
+				v, err := str()
+				rec.Name = v
+				return err
+			case "window":
+				return object(func(k string) error {
+					v, err := str()
+					if err != nil {
+						return err
+					}
+					if t, ok := parseTime([]byte(v)); ok {
+						if k == "start" {
+							rec.Start = t
+						} else if k == "end" {
+							rec.End = t
+						}
+					}
+					return nil
+				})
+			case "properties":
+				return object(func(k string) error {
+					if i, ok := schema.KubecostPropIndex(k); ok {
+						v, err := str()
+						rec.Props[i] = v
+						return err
+					}
+					switch k {
+					case "labels":
+						return labels(p.LabelSlot, rec.Labels)
+					case "annotations":
+						return labels(p.AnnotationSlot, rec.Annotations)
+					}
+					return skip()
+				})
+			}
+			return skip()
+		})
+		if err != nil {
+			return err
+		}
+		p.Finish(rec)
+		n++
+		return sink.Write(rec)
+	}
+	err := object(func(k string) error {
+		if k != "data" {
+			return skip()
+		}
+		t, err := dec.Token()
+		if err != nil || t != json.Delim('[') {
+			return err
+		}
+		for dec.More() {
+			if err := object(alloc); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	})
+	return n, err
+}

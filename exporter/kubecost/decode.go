@@ -1,0 +1,668 @@
+package kubecost
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// The decoder streams an Allocation API response one allocation at a time
+// with jsontext, which BenchmarkDecode* measured as the fastest candidate
+// that still validates the JSON (a truncated body must be detected, or a
+// partial day would be exported as complete).
+
+// Allocation member actions. Values >= fieldDouble are fieldDouble+index.
+const (
+	fieldSkip = iota
+	fieldName
+	fieldProperties
+	fieldWindow
+	fieldStart
+	fieldEnd
+	fieldDouble
+)
+
+// decoderOptions: Kubecost emits duplicate names now and then, and checking
+// uniqueness or UTF-8 costs time for nothing we use.
+var decoderOptions = []jsontext.Options{
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+}
+
+// sinkError marks an error returned by the sink, which is never retried.
+type sinkError struct{ err error }
+
+func (e *sinkError) Error() string { return e.err.Error() }
+func (e *sinkError) Unwrap() error { return e.err }
+
+// apiError is a well-formed response whose "code" is not 200.
+type apiError struct {
+	code    int
+	message string
+}
+
+func (e *apiError) Error() string {
+	if e.message == "" {
+		return fmt.Sprintf("response code %d", e.code)
+	}
+	return fmt.Sprintf("response code %d: %s", e.code, e.message)
+}
+
+// decoder holds the reusable state for decoding responses. It is not safe
+// for concurrent use; the Client pools them.
+type decoder struct {
+	br     *bufio.Reader // sniffs the body before dec reads it
+	dec    jsontext.Decoder
+	proj   *schema.Projection
+	rec    *schema.Record
+	fields keyCache // allocation member -> field*
+	props  keyCache // properties member -> Props index, or propLabels/propAnnotations
+	labels keyCache // label key -> Record.Labels slot
+	annots keyCache // annotation key -> Record.Annotations slot
+	strs   interner
+	unq    []byte // scratch for strings with escapes
+	setKey []byte // the current allocation's raw key in its set
+
+	// The previous allocation's values, by slot: consecutive allocations
+	// mostly share cluster, node, namespace and node labels, and comparing
+	// with the last value is cheaper than hashing into the interner.
+	lastProps       [schema.NumProps]string
+	lastLabels      []string
+	lastAnnotations []string
+
+	// Per response.
+	code    int
+	message string
+	// fallback window of set i: [start+i*step, start+(i+1)*step), used when
+	// an allocation carries no window at all.
+	start, step int64
+	set         int64
+	n           int
+}
+
+func newDecoder(p *schema.Projection) *decoder {
+	fields := map[string]int{"name": fieldName, "properties": fieldProperties, "window": fieldWindow, "start": fieldStart, "end": fieldEnd}
+	for i, n := range schema.DoubleNames() {
+		fields[n] = fieldDouble + i
+	}
+	r := p.NewRecord()
+	d := &decoder{
+		proj: p,
+		rec:  r,
+		fields: keyCache{resolve: func(k []byte) int {
+			return fields[string(k)] // fieldSkip when absent
+		}},
+		props: keyCache{resolve: func(k []byte) int {
+			switch string(k) {
+			case "labels":
+				return propLabels
+			case "annotations":
+				return propAnnotations
+			}
+			if i, ok := schema.KubecostPropIndex(string(k)); ok {
+				return i
+			}
+			return -1
+		}},
+		labels:          keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
+		annots:          keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
+		strs:            interner{m: make(map[string]string, 1024), max: 1 << 16},
+		lastLabels:      make([]string, len(r.Labels)),
+		lastAnnotations: make([]string, len(r.Annotations)),
+	}
+	return d
+}
+
+// Pseudo property indexes for the nested label and annotation objects.
+const (
+	propLabels      = -2
+	propAnnotations = -3
+)
+
+// decode reads one response from r and writes each allocation to sink. The
+// window [start, start+len) split by step is the fallback when allocations
+// carry no window. It returns the number of allocations written, also on
+// error: a caller that sees n > 0 with an error must reset the sink.
+func (d *decoder) decode(r io.Reader, start time.Time, step time.Duration, sink exporter.RecordSink) (int, error) {
+	d.dec.Reset(r, decoderOptions...)
+	d.code, d.message, d.n, d.set = 0, "", 0, 0
+	d.start, d.step = start.UnixMilli(), step.Milliseconds()
+	err := d.response(sink)
+	if err == nil && d.code != 0 && d.code != 200 {
+		err = &apiError{d.code, d.message}
+	}
+	return d.n, err
+}
+
+func (d *decoder) response(sink exporter.RecordSink) error {
+	if err := d.begin(jsontext.KindBeginObject); err != nil {
+		return err
+	}
+	for {
+		k, end, err := d.name()
+		if err != nil || end {
+			return err
+		}
+		switch string(k) {
+		case "code":
+			f, err := d.number()
+			if err != nil {
+				return err
+			}
+			d.code = int(f)
+		case "data":
+			err = d.data(sink)
+		case "message", "error":
+			var s []byte
+			if s, err = d.str(); err == nil && len(s) > 0 && d.message == "" {
+				d.message = string(s[:min(len(s), 512)])
+			}
+		default:
+			err = d.dec.SkipValue() // may be large: walk it, do not buffer it
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// data is normally an array of sets, one per step; null sets are skipped.
+// A bare set object is accepted as well.
+func (d *decoder) data(sink exporter.RecordSink) error {
+	switch d.dec.PeekKind() {
+	case jsontext.KindBeginObject:
+		return d.allocationSet(sink)
+	case jsontext.KindBeginArray:
+	default:
+		return d.dec.SkipValue()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for ; ; d.set++ {
+		switch d.dec.PeekKind() {
+		case jsontext.KindEndArray:
+			_, err := d.dec.ReadToken()
+			return err
+		case jsontext.KindBeginObject:
+			if err := d.allocationSet(sink); err != nil {
+				return err
+			}
+		default:
+			if err := d.dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (d *decoder) allocationSet(sink exporter.RecordSink) error {
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		k, end, err := d.name()
+		if err != nil || end {
+			return err
+		}
+		d.setKey = append(d.setKey[:0], k...) // raw: unquoted only if "name" is missing
+		if d.dec.PeekKind() != jsontext.KindBeginObject {
+			if err := d.dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := d.allocation(); err != nil {
+			return err
+		}
+		if err := sink.Write(d.rec); err != nil {
+			return &sinkError{err}
+		}
+		d.n++
+	}
+}
+
+func (d *decoder) allocation() error {
+	r := d.rec
+	d.proj.Reset(r)
+	var wStart, wEnd, aStart, aEnd int64
+	var hasW, hasA uint8 // bit 0: start, bit 1: end
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		k, end, err := d.name()
+		if err != nil {
+			return err
+		}
+		if end {
+			break
+		}
+		f := d.fields.get(k)
+		switch {
+		case f >= fieldDouble:
+			r.Num[f-fieldDouble], err = d.number()
+		case f == fieldName:
+			var s []byte
+			if s, err = d.str(); err == nil {
+				r.Name = d.strs.get(s)
+			}
+		case f == fieldProperties:
+			err = d.properties()
+		case f == fieldWindow:
+			err = d.window(&wStart, &wEnd, &hasW)
+		case f == fieldStart:
+			err = d.time(&aStart, &hasA, 1)
+		case f == fieldEnd:
+			err = d.time(&aEnd, &hasA, 2)
+		default:
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if r.Name == "" {
+		r.Name = d.strs.get(d.unquoteName(d.setKey))
+	}
+	// The allocation's own window wins, then its start/end, then the set's.
+	fallback := d.start + d.set*d.step
+	r.Start = pick(hasW&1 != 0, wStart, hasA&1 != 0, aStart, fallback)
+	r.End = pick(hasW&2 != 0, wEnd, hasA&2 != 0, aEnd, fallback+d.step)
+	d.proj.Finish(r)
+	return nil
+}
+
+func pick(okA bool, a int64, okB bool, b int64, c int64) int64 {
+	if okA {
+		return a
+	}
+	if okB {
+		return b
+	}
+	return c
+}
+
+func (d *decoder) properties() error {
+	if d.dec.PeekKind() != jsontext.KindBeginObject {
+		return d.skip()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	r := d.rec
+	for {
+		k, end, err := d.name()
+		if err != nil || end {
+			return err
+		}
+		switch i := d.props.get(k); {
+		case i >= 0:
+			var s []byte
+			if s, err = d.scalar(); err == nil {
+				r.Props[i] = cached(&d.lastProps[i], s, &d.strs)
+			}
+		case i == propLabels:
+			err = d.labelSet(&d.labels, r.Labels, d.lastLabels)
+		case i == propAnnotations:
+			err = d.labelSet(&d.annots, r.Annotations, d.lastAnnotations)
+		default:
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// labelSet fills the label (or annotation) slots the projection asks for;
+// other keys are skipped without allocating.
+func (d *decoder) labelSet(slots *keyCache, dst, last []string) error {
+	if d.dec.PeekKind() != jsontext.KindBeginObject {
+		return d.skip()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		k, end, err := d.name()
+		if err != nil || end {
+			return err
+		}
+		slot := slots.get(k)
+		if slot < 0 {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		s, err := d.scalar()
+		if err != nil {
+			return err
+		}
+		dst[slot] = cached(&last[slot], s, &d.strs)
+	}
+}
+
+// cached returns s as a string, reusing *last when equal, else interning.
+func cached(last *string, s []byte, in *interner) string {
+	if *last == string(s) {
+		return *last
+	}
+	*last = in.get(s)
+	return *last
+}
+
+func (d *decoder) window(start, end *int64, has *uint8) error {
+	if d.dec.PeekKind() != jsontext.KindBeginObject {
+		return d.skip()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		k, e, err := d.name()
+		if err != nil || e {
+			return err
+		}
+		switch string(k) {
+		case "start":
+			err = d.time(start, has, 1)
+		case "end":
+			err = d.time(end, has, 2)
+		default:
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// time reads an RFC 3339 timestamp into *ms and sets bit in *has. Other
+// shapes and unparsable strings leave both untouched.
+func (d *decoder) time(ms *int64, has *uint8, bit uint8) error {
+	s, err := d.str()
+	if err != nil {
+		return err
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	if t, ok := parseTime(s); ok {
+		*ms, *has = t, *has|bit
+	}
+	return nil
+}
+
+// begin reads the opening token of a value of kind k.
+func (d *decoder) begin(k jsontext.Kind) error {
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if tok.Kind() != k {
+		return fmt.Errorf("expected %v, found %v", k, tok.Kind())
+	}
+	return nil
+}
+
+// name reads the next member name of the current object, or its end. The
+// bytes are valid until the next read. Names are not unescaped: every name
+// the decoder looks for is a plain identifier (label keys are sanitized to
+// [a-zA-Z0-9_]), and an escaped name matches none of them, as it should.
+func (d *decoder) name() (name []byte, end bool, err error) {
+	if d.dec.PeekKind() == jsontext.KindEndObject {
+		_, err = d.dec.ReadToken()
+		return nil, true, err
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil || len(v) < 2 {
+		return nil, false, err
+	}
+	return v[1 : len(v)-1], false, nil
+}
+
+// str reads a string value; other kinds read as "". The bytes are valid
+// until the next read.
+func (d *decoder) str() ([]byte, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil || len(v) == 0 || v[0] != '"' {
+		return nil, err
+	}
+	return d.unquote(v), nil
+}
+
+// scalar reads a string, number or boolean as its text; null and
+// composites read as "".
+func (d *decoder) scalar() ([]byte, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil || len(v) == 0 {
+		return nil, err
+	}
+	switch v[0] {
+	case '"':
+		return d.unquote(v), nil
+	case 'n', '{', '[':
+		return nil, nil
+	}
+	return v, nil
+}
+
+// number reads a JSON number, or a string holding one (Kubecost writes
+// "NaN" and infinities as strings). Anything else reads as 0, and so does
+// an unparsable string; Projection.Finish zeroes NaN and infinities.
+func (d *decoder) number() (float64, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil || len(v) == 0 {
+		return 0, err
+	}
+	switch c := v[0]; {
+	case c == '"':
+		v = bytes.TrimSpace(d.unquote(v))
+	case c != '-' && (c < '0' || c > '9'):
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, nil
+	}
+	return f, nil
+}
+
+// unquote returns the contents of a raw JSON string, copying only when it
+// has escapes.
+func (d *decoder) unquote(v jsontext.Value) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return v
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1]
+	}
+	u, err := jsontext.AppendUnquote(d.unq[:0], v)
+	if err != nil {
+		return v[1 : len(v)-1]
+	}
+	d.unq = u
+	return u
+}
+
+// unquoteName unescapes a raw member name saved by allocationSet.
+func (d *decoder) unquoteName(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	q := append(append(append(d.unq[:0], '"'), raw...), '"')
+	d.unq = q
+	u, err := jsontext.AppendUnquote(nil, q) // rare: names are pod paths
+	if err != nil {
+		return raw
+	}
+	return u
+}
+
+// keyCache maps member names to small ints through a cache in front of
+// resolve (a map lookup). Its hash reads six bytes and the length instead
+// of the whole name, and each name has two candidate entries, so a lookup
+// is mostly one string compare. Distinct names are few (fields, label
+// keys), so the cache fills once and then only hits; a name that finds
+// both entries taken keeps asking resolve, which is merely slower.
+type keyCache struct {
+	ents    [512]keyEntry
+	resolve func([]byte) int // must not retain its argument
+}
+
+type keyEntry struct {
+	key string
+	val int32
+	set bool
+}
+
+func (c *keyCache) get(b []byte) int {
+	n := len(b)
+	h := uint32(n) * 0x9e3779b1
+	if n > 0 {
+		h ^= uint32(b[0]) | uint32(b[n/2])<<8 | uint32(b[n-1])<<16 | uint32(b[n/3])<<24
+		h ^= uint32(b[1%n])<<5 ^ uint32(b[n-1-n/4])<<13
+	}
+	h *= 0x85ebca6b
+	e1, e2 := &c.ents[h>>23], &c.ents[(h>>7)&511]
+	if e1.set && e1.key == string(b) {
+		return int(e1.val)
+	}
+	if e2.set && e2.key == string(b) {
+		return int(e2.val)
+	}
+	v := c.resolve(b)
+	if !e1.set {
+		*e1 = keyEntry{key: string(b), val: int32(v), set: true}
+	} else if !e2.set {
+		*e2 = keyEntry{key: string(b), val: int32(v), set: true}
+	}
+	return v
+}
+
+// interner returns one string per distinct value: names, namespaces and
+// label values repeat across a day's allocations, so most cost no
+// allocation. It stops growing at max entries.
+type interner struct {
+	m   map[string]string
+	max int
+}
+
+func (in *interner) get(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(in.m) < in.max {
+		in.m[s] = s
+	}
+	return s
+}
+
+func (in *interner) reset() {
+	if len(in.m) > in.max/2 {
+		clear(in.m)
+	}
+}
+
+// parseTime parses an RFC 3339 timestamp into Unix milliseconds without
+// allocating: YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM). Odd shapes fall back to
+// the time package.
+func parseTime(b []byte) (int64, bool) {
+	if len(b) >= 20 && b[4] == '-' && b[7] == '-' && (b[10] == 'T' || b[10] == 't' || b[10] == ' ') && b[13] == ':' && b[16] == ':' {
+		y, ok1 := digits(b[0:4])
+		mo, ok2 := digits(b[5:7])
+		dd, ok3 := digits(b[8:10])
+		h, ok4 := digits(b[11:13])
+		mi, ok5 := digits(b[14:16])
+		s, ok6 := digits(b[17:19])
+		i, frac := 19, int64(0)
+		if b[i] == '.' {
+			i++
+			for scale := int64(100); i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+				frac += int64(b[i]-'0') * scale
+				scale /= 10
+			}
+		}
+		off, ok7 := zone(b[i:])
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 &&
+			mo >= 1 && mo <= 12 && dd >= 1 && dd <= 31 && h < 24 && mi < 60 && s < 61 {
+			days := daysFromCivil(y, mo, dd)
+			return ((days*24+h)*60+mi-off)*60000 + s*1000 + frac, true
+		}
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}
+
+// zone parses Z or ±HH:MM into an offset in minutes east of UTC.
+func zone(b []byte) (int64, bool) {
+	if len(b) == 1 && (b[0] == 'Z' || b[0] == 'z') {
+		return 0, true
+	}
+	if len(b) != 6 || (b[0] != '+' && b[0] != '-') || b[3] != ':' {
+		return 0, false
+	}
+	h, ok1 := digits(b[1:3])
+	m, ok2 := digits(b[4:6])
+	if !ok1 || !ok2 || h > 23 || m > 59 {
+		return 0, false
+	}
+	if b[0] == '-' {
+		return -(h*60 + m), true
+	}
+	return h*60 + m, true
+}
+
+func digits(b []byte) (int64, bool) {
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
+// date (Howard Hinnant's algorithm).
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// skip discards the next value. ReadValue scans a composite in one tight
+// loop, which measured faster than SkipValue's token by token walk; the
+// largest skipped value (pvs, proportionalAssetResourceCosts) is small.
+func (d *decoder) skip() error {
+	_, err := d.dec.ReadValue()
+	return err
+}

@@ -1,0 +1,342 @@
+package kubecost
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// endpointHint tells a user what to check when the URL answers with
+// something that is not the Allocation API.
+const endpointHint = "check KUBECOST_API_ENDPOINT: it must point at the Kubecost cost-analyzer service " +
+	"(port 9090 for Kubecost, e.g. http://kubecost-cost-analyzer.kubecost:9090), not at the UI, an ingress or a login page"
+
+var errStalled = errors.New("stalled")
+
+// attemptError is a failed request. retry says whether the same request
+// may succeed later; retryAfter is the server's Retry-After, if any. big
+// says the failure may come from the size of the window (server errors,
+// timeouts, bodies cut short), so a smaller window may succeed where
+// retries did not; a refused connection or a 429 is not helped by that.
+type attemptError struct {
+	err        error
+	retry      bool
+	big        bool
+	retryAfter time.Duration
+}
+
+func (e *attemptError) Error() string { return e.err.Error() }
+func (e *attemptError) Unwrap() error { return e.err }
+
+func transient(format string, a ...any) *attemptError {
+	return &attemptError{err: fmt.Errorf(format, a...), retry: true, big: true}
+}
+
+func permanent(format string, a ...any) *attemptError {
+	return &attemptError{err: fmt.Errorf(format, a...)}
+}
+
+// attempt sends one request for w and decodes its body into sink. It
+// returns the number of allocations written to sink, also on failure.
+func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.RecordSink, st *Stats) (int, error) {
+	// A Kubecost that stops sending mid-body would otherwise hang the job:
+	// ReadTimeout bounds the wait for headers and every pause in the body.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(c.opts.ReadTimeout, func() { cancel(errStalled) })
+	defer idle.Stop()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
+	if err != nil {
+		return 0, permanent("build request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
+	if c.opts.BearerToken != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opts.BearerToken)
+	}
+	id := c.seq.Add(1)
+	t0 := time.Now()
+	st.Requests++
+	c.log.Debug("kubecost request", "id", id, "window", w.String(), "step", stepParam(j.step), "aggregate", j.aggregate)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, c.requestError(ctx, err)
+	}
+	body := &bodyReader{r: resp.Body, idle: idle, timeout: c.opts.ReadTimeout}
+	defer func() {
+		// Drain a little so the connection can be reused, then close.
+		_, _ = io.CopyN(io.Discard, body, 64<<10)
+		_ = resp.Body.Close()
+		st.Bytes += body.n
+	}()
+	if resp.StatusCode != http.StatusOK {
+		return 0, c.statusError(resp, body)
+	}
+	d := j.dec
+	if d.br == nil {
+		d.br = bufio.NewReaderSize(body, 64<<10)
+	} else {
+		d.br.Reset(body)
+	}
+	if err := c.checkJSON(resp, d.br); err != nil {
+		if context.Cause(ctx) == errStalled {
+			return 0, transient("no response data for %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", c.opts.ReadTimeout)
+		}
+		return 0, err
+	}
+	n, err := d.decode(d.br, w.start, j.step, sink)
+	st.Allocations += int64(n)
+	c.log.Debug("kubecost response", "id", id, "window", w.String(), "status", resp.StatusCode,
+		"bytes", body.n, "allocations", n, "duration", time.Since(t0), "error", err)
+	if err == nil {
+		return n, nil
+	}
+	var se *sinkError
+	var ae *apiError
+	switch {
+	case errors.As(err, &se):
+		return n, se.err
+	case errors.As(err, &ae):
+		return n, statusAttemptError(ae, ae.code, 0)
+	case context.Cause(ctx) == errStalled:
+		return n, transient("response stalled after %d bytes: no data for %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", body.n, c.opts.ReadTimeout)
+	case ctx.Err() != nil:
+		return n, context.Cause(ctx)
+	}
+	return n, transient("invalid or truncated response body after %d bytes: %w", body.n, err)
+}
+
+// requestError classifies an error of http.Client.Do.
+func (c *Client) requestError(ctx context.Context, err error) error {
+	if context.Cause(ctx) == errStalled {
+		return transient("no response headers within %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", c.opts.ReadTimeout)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // its URL repeats the whole query
+	}
+	target := redactURL(c.opts.URL)
+	var (
+		unknownCA  x509.UnknownAuthorityError
+		hostname   x509.HostnameError
+		invalid    x509.CertificateInvalidError
+		verify     *tls.CertificateVerificationError
+		recordHdr  tls.RecordHeaderError
+		dnsErr     *net.DNSError
+		netTimeout net.Error
+		opErr      *net.OpError
+	)
+	switch {
+	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &verify):
+		return permanent("%s: %w (set KUBECOST_CA_CERTIFICATE_SECRET_NAME to a CA bundle that signs Kubecost's certificate, or TLS_VERIFY=false)", target, err)
+	case errors.As(err, &recordHdr):
+		return permanent("%s: %w (the server does not speak TLS: use http:// in KUBECOST_API_ENDPOINT)", target, err)
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return permanent("%s: %w (%s)", target, err, endpointHint)
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		// Nothing was asked yet: Kubecost is down or restarting.
+		e := transient("%s: %w", target, err)
+		e.big = false
+		return e
+	case errors.As(err, &netTimeout) && netTimeout.Timeout():
+		return transient("%s: timed out: %w (CONNECTION_TIMEOUT=%v, KUBECOST_ALLOCATION_API_READ_TIMEOUT=%v)",
+			target, err, c.opts.ConnectTimeout, c.opts.ReadTimeout)
+	}
+	// A connection closed while Kubecost computes the answer is what an
+	// OOM-killed Kubecost looks like.
+	return transient("%s: %w", target, err)
+}
+
+// statusError describes a non-200 response, with the API's own message
+// when the body is JSON.
+func (c *Client) statusError(resp *http.Response, body io.Reader) error {
+	b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
+	msg := ""
+	var e struct {
+		Message string `json:"message"`
+		Error   string `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil {
+		msg = strings.TrimSpace(cmp(e.Message, e.Error))
+	}
+	if msg == "" && len(b) > 0 {
+		msg = fmt.Sprintf("%s body %q", contentType(resp), snippet(b))
+	}
+	err := fmt.Errorf("%s returned HTTP %s", redactURL(c.opts.URL), resp.Status)
+	if msg != "" {
+		err = fmt.Errorf("%w: %s", err, sanitize(msg, 512))
+	}
+	switch resp.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		err = fmt.Errorf("%w (Kubecost requires authentication: check the bearer token, KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME)", err)
+	case http.StatusNotFound:
+		err = fmt.Errorf("%w (check KUBECOST_API_ENDPOINT and KUBECOST_API_FLAVOR/KUBECOST_API_PATH: %s)", err, endpointHint)
+	}
+	return statusAttemptError(err, resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), time.Now()))
+}
+
+func statusAttemptError(err error, code int, after time.Duration) *attemptError {
+	return &attemptError{
+		err:        err,
+		retry:      code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests,
+		big:        code >= 500 || code == http.StatusRequestTimeout,
+		retryAfter: after,
+	}
+}
+
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// checkJSON rejects bodies that are not a JSON object: HTML login pages of
+// a proxy, or the UI's index.html when the endpoint names the UI port.
+func (c *Client) checkJSON(resp *http.Response, br *bufio.Reader) error {
+	for {
+		b, err := br.ReadByte()
+		if err == io.EOF {
+			return transient("%s returned an empty body", redactURL(c.opts.URL))
+		}
+		if err != nil {
+			return transient("read body: %w", err)
+		}
+		if b == ' ' || b == '\t' || b == '\r' || b == '\n' {
+			continue
+		}
+		_ = br.UnreadByte()
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if b == '{' && mt != "text/html" {
+			return nil
+		}
+		head, _ := br.Peek(256)
+		return permanent("%s returned %s, not a JSON object, starting %q; %s",
+			redactURL(c.opts.URL), contentType(resp), snippet(head), endpointHint)
+	}
+}
+
+func contentType(resp *http.Response) string {
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		return sanitize(ct, 100)
+	}
+	return "no Content-Type"
+}
+
+// snippet is the start of a body, fit for a log line.
+func snippet(b []byte) string { return sanitize(string(b[:min(len(b), 120)]), 80) }
+
+// sanitize makes s printable on one line: invalid UTF-8 is dropped,
+// control characters and runs of spaces become one space, and it is cut
+// to at most n runes.
+func sanitize(s string, n int) string {
+	var out strings.Builder
+	space := false
+	for _, r := range strings.ToValidUTF8(s, "") {
+		if n == 0 {
+			out.WriteString("...")
+			break
+		}
+		if r < ' ' || r == utf8.RuneError || r == 0x7f || r == ' ' {
+			if !space && out.Len() > 0 {
+				out.WriteByte(' ')
+				n--
+			}
+			space = true
+			continue
+		}
+		space = false
+		out.WriteRune(r)
+		n--
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// retryAfter parses a Retry-After header: delay seconds or an HTTP date.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(h); err == nil {
+		return time.Duration(max(s, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+// backoff is the delay before retry number attempt (from 1): the server's
+// Retry-After if it sent one, else an exponential delay with jitter, so
+// that days fetched in parallel do not retry in lockstep.
+func (c *Client) backoff(attempt int, after time.Duration) time.Duration {
+	if after > 0 {
+		return min(after, c.opts.RetryAfterMax)
+	}
+	d := c.opts.BackoffMax
+	if attempt < 31 {
+		d = min(c.opts.BackoffBase<<(attempt-1), c.opts.BackoffMax)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// redactURL hides a password in a URL and drops its query.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	u.RawQuery, u.ForceQuery = "", false
+	return u.Redacted()
+}
+
+// bodyReader counts body bytes and pushes back the stall timer whenever
+// data arrives.
+type bodyReader struct {
+	r       io.Reader
+	n       int64
+	idle    *time.Timer
+	timeout time.Duration
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		b.n += int64(n)
+		b.idle.Reset(b.timeout)
+	}
+	return n, err
+}

@@ -1,0 +1,376 @@
+// Package kubecost is the client of the Kubecost (or OpenCost) Allocation
+// API. It streams each response one allocation at a time into a
+// exporter.RecordSink, so an hourly day of a large cluster never sits in
+// memory, and it survives a struggling Kubecost: requests are retried with
+// backoff, and hourly windows that keep failing are split into smaller ones.
+package kubecost
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+var _ exporter.AllocationSource = (*Client)(nil)
+
+// ErrNoData is returned by FetchDay when every response for the day was
+// well-formed but held no allocation at all.
+var ErrNoData = errors.New("kubecost returned no allocations")
+
+// Options configures a Client.
+type Options struct {
+	URL       string        // full Allocation API URL, e.g. http://kubecost-cost-analyzer.kubecost:9090/model/allocation
+	Aggregate string        // explicit aggregate parameter, e.g. "cluster,node,namespace,pod,container"
+	Step      time.Duration // 24h (daily rows) or 1h (hourly rows)
+	Paginate  bool          // hourly step only: one request per hour instead of one per day
+	Retries   int           // retries per request on transient failures
+
+	ConnectTimeout time.Duration // TCP connect and TLS handshake; default 10s
+	ReadTimeout    time.Duration // response headers, and the longest pause while reading a body; default 60s
+	TLS            *tls.Config   // nil: Go's defaults
+	BearerToken    string        // sent as "Authorization: Bearer ..."; never logged
+
+	Projection *schema.Projection // required: label slots and derived properties
+	Logger     *slog.Logger       // nil: discard
+	HTTPClient *http.Client       // overrides the client built from the timeouts and TLS
+
+	// MinSplit is the smallest window a failing hourly window is split into.
+	// Default and minimum 1h; it is rounded down to whole hours.
+	MinSplit time.Duration
+	// BackoffBase and BackoffMax bound the jittered exponential backoff
+	// between retries; defaults 1s and 30s. RetryAfterMax caps a server's
+	// Retry-After; default 60s.
+	BackoffBase, BackoffMax, RetryAfterMax time.Duration
+	// MaxRestarts bounds how often a day is refetched from its start after a
+	// response failed midway; default 10.
+	MaxRestarts int
+}
+
+// Stats counts what a Client did.
+type Stats struct {
+	Requests    int64 // HTTP requests sent
+	Retries     int64 // requests repeated after a transient failure
+	Splits      int64 // windows split in two
+	Restarts    int64 // sink resets followed by a refetch of the day
+	Bytes       int64 // response body bytes read (after decompression)
+	Allocations int64 // allocations decoded, including those later discarded by a restart
+}
+
+func (s *Stats) add(o Stats) {
+	s.Requests += o.Requests
+	s.Retries += o.Retries
+	s.Splits += o.Splits
+	s.Restarts += o.Restarts
+	s.Bytes += o.Bytes
+	s.Allocations += o.Allocations
+}
+
+// Client queries one Allocation API. It is safe for concurrent use.
+type Client struct {
+	opts     Options
+	url      *url.URL
+	http     *http.Client
+	log      *slog.Logger
+	decoders sync.Pool          // *decoder bound to opts.Projection
+	bare     *schema.Projection // for AvailableDays, which needs no labels
+
+	mu    sync.Mutex
+	total Stats
+	seq   atomic.Int64 // request ids for logs
+}
+
+// New validates opts and returns a Client. It makes no network call.
+func New(opts Options) (*Client, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("kubecost: invalid URL %q: want http(s)://host[:port]/path", redactURL(opts.URL))
+	}
+	switch {
+	case opts.Aggregate == "":
+		return nil, errors.New("kubecost: Aggregate is required")
+	case opts.Step != time.Hour && opts.Step != 24*time.Hour:
+		return nil, fmt.Errorf("kubecost: Step %v: want 1h or 24h", opts.Step)
+	case opts.Projection == nil:
+		return nil, errors.New("kubecost: Projection is required")
+	case opts.Retries < 0:
+		return nil, fmt.Errorf("kubecost: Retries %d: want >= 0", opts.Retries)
+	}
+	setDefault(&opts.ConnectTimeout, 10*time.Second)
+	setDefault(&opts.ReadTimeout, 60*time.Second)
+	setDefault(&opts.BackoffBase, time.Second)
+	setDefault(&opts.BackoffMax, 30*time.Second)
+	setDefault(&opts.RetryAfterMax, 60*time.Second)
+	opts.MinSplit = max(opts.MinSplit.Truncate(time.Hour), time.Hour)
+	if opts.MaxRestarts <= 0 {
+		opts.MaxRestarts = 10
+	}
+	if opts.Step != time.Hour {
+		opts.Paginate = false
+	}
+	c := &Client{opts: opts, url: u, http: opts.HTTPClient, log: opts.Logger, bare: schema.NewProjection("", "", nil, nil)}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.http == nil {
+		c.http = &http.Client{Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   opts.ConnectTimeout,
+			ResponseHeaderTimeout: opts.ReadTimeout,
+			TLSClientConfig:       opts.TLS,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConnsPerHost:   8,
+			IdleConnTimeout:       90 * time.Second,
+		}}
+	}
+	c.decoders.New = func() any { return newDecoder(opts.Projection) }
+	return c, nil
+}
+
+func setDefault(d *time.Duration, v time.Duration) {
+	if *d <= 0 {
+		*d = v
+	}
+}
+
+// Stats returns the totals over every call so far.
+func (c *Client) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// window is a query window [start, end) and how often it has been retried.
+// A window cut from a failed one is split again at its first failure: the
+// full-size window already spent its retries, and a half is both a retry
+// and a cheaper query.
+type window struct {
+	start, end time.Time
+	attempts   int
+	split      bool
+}
+
+// String is the window as the query sends it, ready to paste into curl.
+func (w window) String() string {
+	return w.start.UTC().Format(time.RFC3339) + "," + w.end.UTC().Format(time.RFC3339)
+}
+
+// job is one logical fetch: a plan of windows that together make up the
+// answer, all queried with the same parameters.
+type job struct {
+	plan      []window
+	aggregate string
+	step      time.Duration
+	full      bool // send the full CCA parameter set (FetchDay)
+	split     bool // windows may be split on failure (hourly FetchDay)
+	dec       *decoder
+}
+
+// AvailableDays returns the UTC midnights in [from, to) for which Kubecost
+// has a non-empty allocation set, in ascending order.
+func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]time.Time, error) {
+	from, to = midnight(from), midnight(to)
+	if !to.After(from) {
+		return nil, nil
+	}
+	days := &daySet{from: from, to: to, seen: map[int64]bool{}}
+	j := &job{
+		plan:      []window{{start: from, end: to}},
+		aggregate: "cluster",
+		step:      24 * time.Hour,
+		dec:       newDecoder(c.bare),
+	}
+	st, err := c.run(ctx, j, days)
+	c.record(st)
+	if err != nil && !errors.Is(err, ErrNoData) {
+		return nil, err
+	}
+	out := make([]time.Time, 0, len(days.seen))
+	for ms := range days.seen {
+		out = append(out, time.UnixMilli(ms).UTC())
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Before(out[k]) })
+	return out, nil
+}
+
+// daySet collects the days of the allocations of an aggregate=cluster query.
+type daySet struct {
+	from, to time.Time
+	seen     map[int64]bool
+}
+
+func (s *daySet) Write(r *schema.Record) error {
+	day := midnight(time.UnixMilli(r.Start))
+	if !day.Before(s.from) && day.Before(s.to) {
+		s.seen[day.UnixMilli()] = true
+	}
+	return nil
+}
+
+func (s *daySet) Reset() error { clear(s.seen); return nil }
+
+// FetchDay streams every allocation of the UTC day starting at day into sink.
+func (c *Client) FetchDay(ctx context.Context, day time.Time, sink exporter.RecordSink) error {
+	_, err := c.FetchDayStats(ctx, day, sink)
+	return err
+}
+
+// FetchDayStats is FetchDay that also reports what fetching the day took.
+func (c *Client) FetchDayStats(ctx context.Context, day time.Time, sink exporter.RecordSink) (Stats, error) {
+	day = midnight(day)
+	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true, split: c.opts.Step == time.Hour}
+	if c.opts.Paginate {
+		for h := range 24 {
+			s := day.Add(time.Duration(h) * time.Hour)
+			j.plan = append(j.plan, window{start: s, end: s.Add(time.Hour)})
+		}
+	} else {
+		j.plan = []window{{start: day, end: day.Add(24 * time.Hour)}}
+	}
+	d := c.decoders.Get().(*decoder)
+	defer func() { d.strs.reset(); c.decoders.Put(d) }()
+	j.dec = d
+	st, err := c.run(ctx, j, sink)
+	c.record(st)
+	if errors.Is(err, ErrNoData) {
+		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), err)
+	}
+	return st, err
+}
+
+func (c *Client) record(st Stats) {
+	c.mu.Lock()
+	c.total.add(st)
+	c.mu.Unlock()
+}
+
+// run fetches every window of j's plan in order into sink. A window that
+// keeps failing is retried, then split when j allows it. When a response
+// fails after some of its allocations reached the sink, the sink is reset
+// and the plan restarts from its first window: only the whole day can be
+// discarded, so the windows before it are fetched again.
+func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Stats, error) {
+	var st Stats
+	var n int64 // allocations in the current pass
+	for i := 0; i < len(j.plan); {
+		w := &j.plan[i]
+		cur := *w // j.plan may be rewritten below
+		got, err := c.attempt(ctx, j, cur, sink, &st)
+		n += int64(got)
+		if err == nil {
+			i++
+			continue
+		}
+		if ctx.Err() != nil {
+			return st, fmt.Errorf("kubecost: get %s: %w", cur, context.Cause(ctx))
+		}
+		var ae *attemptError
+		if !errors.As(err, &ae) || !ae.retry {
+			return st, fmt.Errorf("kubecost: get %s: %w", cur, err)
+		}
+		dirty := got > 0
+		canSplit := j.split && ae.big && w.end.Sub(w.start) >= 2*c.opts.MinSplit
+		switch {
+		case canSplit && (dirty || w.split || w.attempts >= c.opts.Retries):
+			// Big hourly windows are what make Kubecost time out or run out
+			// of memory; halves are cheaper than more full-size retries.
+			halves := c.halve(*w)
+			c.log.Warn("kubecost window failed, splitting it", "window", w.String(),
+				"into", []string{halves[0].String(), halves[1].String()}, "reason", ae.Error())
+			st.Splits++
+			j.plan = slices.Replace(j.plan, i, i+1, halves...)
+			if ae.retryAfter > 0 {
+				if err := sleep(ctx, min(ae.retryAfter, c.opts.RetryAfterMax)); err != nil {
+					return st, fmt.Errorf("kubecost: get %s: %w", halves[0], err)
+				}
+			}
+		case w.attempts < c.opts.Retries:
+			w.attempts++
+			st.Retries++
+			delay := c.backoff(w.attempts, ae.retryAfter)
+			c.log.Warn("kubecost request failed, retrying", "window", w.String(),
+				"attempt", w.attempts, "retries", c.opts.Retries, "reason", ae.Error(), "delay", delay)
+			if err := sleep(ctx, delay); err != nil {
+				return st, fmt.Errorf("kubecost: get %s: %w", w, err)
+			}
+		default:
+			return st, c.giveUp(j, cur, ae)
+		}
+		if dirty {
+			if int(st.Restarts) >= c.opts.MaxRestarts {
+				return st, fmt.Errorf("kubecost: get %s: gave up after %d restarts of the day: %w", cur, st.Restarts, err)
+			}
+			st.Restarts++
+			c.log.Warn("kubecost response failed after rows were written, restarting the day",
+				"window", cur.String(), "rows_discarded", n, "restart", st.Restarts)
+			if err := sink.Reset(); err != nil {
+				return st, fmt.Errorf("kubecost: reset sink: %w", err)
+			}
+			i, n = 0, 0
+		}
+	}
+	if n == 0 {
+		return st, ErrNoData
+	}
+	return st, nil
+}
+
+func (c *Client) giveUp(j *job, w window, err *attemptError) error {
+	if err.big && !j.split && j.full && w.end.Sub(w.start) > time.Hour {
+		return fmt.Errorf("kubecost: get %s: %w (after %d retries; a daily query cannot be split without changing the rows: "+
+			"set GRANULARITY=hourly with KUBECOST_ALLOCATION_API_PAGINATE=true to query one hour at a time)", w, err, w.attempts)
+	}
+	return fmt.Errorf("kubecost: get %s: %w (after %d retries)", w, err, w.attempts)
+}
+
+// halve splits w on an hour boundary; both halves are at least MinSplit.
+func (c *Client) halve(w window) []window {
+	hours := int64(w.end.Sub(w.start) / time.Hour)
+	mid := w.start.Add(time.Duration(hours/2) * time.Hour)
+	return []window{{start: w.start, end: mid, split: true}, {start: mid, end: w.end, split: true}}
+}
+
+// query renders the request URL of w. The user's URL may carry its own
+// query parameters; ours win.
+func (c *Client) query(j *job, w window) string {
+	q := c.url.Query()
+	q.Set("window", w.String())
+	q.Set("aggregate", j.aggregate)
+	q.Set("step", stepParam(j.step))
+	q.Set("accumulate", "false")
+	if j.full {
+		// What the Python CCA exporter sends, so the rows match its rows.
+		q.Set("idle", "true")
+		q.Set("splitIdle", "true")
+		q.Set("idleByNode", "true")
+		q.Set("shareTenancyCosts", "true")
+	}
+	u := *c.url
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func stepParam(d time.Duration) string {
+	if d == time.Hour {
+		return "1h"
+	}
+	return "1d"
+}
+
+func midnight(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,301 @@
+// Package parquetout writes allocation records as a typed Parquet file
+// that follows the column contract (CONTRACT §4) exactly: the columns of
+// schema.Projection.Columns, in that order, with the stated types.
+//
+// The writer streams: rows are buffered column by column in small batches
+// and a row group is flushed every Options.RowGroupRows rows, so memory
+// stays bounded however large the day is.
+package parquetout
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// DefaultRowGroupRows is the default row group size. 64k rows is a few MB
+// compressed: large enough for good compression and for Athena to skip row
+// groups by statistics, small enough to keep the writer's memory low.
+const DefaultRowGroupRows = 64 * 1024
+
+// Metadata keys written in every file's key/value metadata.
+const (
+	MetaExporterVersion = "kubecost_s3_exporter.version"
+	MetaSchemaVersion   = "kubecost_s3_exporter.schema_version"
+)
+
+const (
+	// batchRows is how many rows are buffered before they are handed to
+	// parquet-go column by column. Handing over whole batches amortises
+	// parquet-go's per-call work; the batch is small enough (about 1.5 MB of
+	// values for 60 columns) not to matter for memory.
+	batchRows = 1024
+	// arenaSoftLimit bounds the bytes of copied strings held for a batch.
+	// A batch is flushed early when it is reached, so a day of unusually
+	// long names cannot grow the arena without bound.
+	arenaSoftLimit = 1 << 20
+	// dictionaryMaxBytes makes a column chunk fall back from dictionary to
+	// PLAIN encoding once its dictionary passes this size, as pyarrow does
+	// (its dictionary_pagesize_limit is also 1 MiB). It only matters for a
+	// label that turns out to be unique per row.
+	dictionaryMaxBytes = 1 << 20
+	pageBufferSize     = 64 << 10
+)
+
+// Options configure a Writer. The zero value is valid.
+type Options struct {
+	// Codec is the compression codec: exporter.Snappy (default), Zstd or Gzip.
+	Codec exporter.Codec
+	// RowGroupRows is the number of rows per row group; 0 means
+	// DefaultRowGroupRows.
+	RowGroupRows int
+	// Metadata is extra key/value metadata for the file footer. It may
+	// override the MetaExporterVersion and MetaSchemaVersion defaults.
+	Metadata map[string]string
+
+	// noDictionary writes every string column PLAIN; benchmarks use it to
+	// measure what dictionary encoding costs and saves.
+	noDictionary bool
+}
+
+// Writer writes records to one Parquet file. It is not safe for concurrent use.
+type Writer struct {
+	pw *parquet.Writer
+	p  *schema.Projection
+	// Where each Record field goes, grouped by kind so that Write runs one
+	// tight loop per kind instead of a type switch per value.
+	nums, props, labels, annotations, scalars []slot
+	rgRows                                    int // row group size
+	inGroup                                   int // rows already handed to parquet-go in the current row group
+	rows                                      int64
+	err                                       error // sticky: parquet-go leaves a writer unusable after an error
+	closed                                    bool
+
+	// The batch: column c's values for rows 0..n-1 live in
+	// vals[c*batchRows : c*batchRows+n]. Byte-array values point into
+	// arena, which holds copies of the record's strings so that nothing of
+	// the caller's record is retained after Write returns.
+	vals  []parquet.Value
+	n     int
+	arena []byte
+}
+
+// NewWriter starts a Parquet file on w with the columns of p. Nothing is
+// written to w until the first row group is flushed or Close is called.
+func NewWriter(w io.Writer, p *schema.Projection, opts Options) (*Writer, error) {
+	if w == nil || p == nil {
+		return nil, errors.New("parquet: nil writer or projection")
+	}
+	codec, err := codecFor(opts.Codec)
+	if err != nil {
+		return nil, err
+	}
+	rgRows := opts.RowGroupRows
+	switch {
+	case rgRows == 0:
+		rgRows = DefaultRowGroupRows
+	case rgRows < 0:
+		return nil, fmt.Errorf("parquet: RowGroupRows must be positive, got %d", rgRows)
+	}
+	cols, srcs, err := plan(p)
+	if err != nil {
+		return nil, err
+	}
+	dict := dictionaryFor
+	if opts.noDictionary {
+		dict = func(schema.Column) bool { return false }
+	}
+	meta := map[string]string{
+		MetaExporterVersion: exporter.Version,
+		MetaSchemaVersion:   schema.Version,
+	}
+	maps.Copy(meta, opts.Metadata)
+	config, err := parquet.NewWriterConfig(
+		buildSchema(cols, dict),
+		parquet.Compression(codec),
+		// Version 1 data pages are what pyarrow writes by default and what
+		// every Athena, Glue and Spark version reads; with no nulls and no
+		// nesting, version 2 pages would not make the file smaller.
+		parquet.DataPageVersion(1),
+		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
+		parquet.PageBufferSize(pageBufferSize),
+		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("parquet: writer config: %w", err)
+	}
+	pw := parquet.NewWriter(w, config)
+	// Keys are set one by one, sorted, so the footer is byte-for-byte
+	// reproducible for the same input.
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		pw.SetKeyValueMetadata(k, meta[k])
+	}
+	w2 := &Writer{
+		pw:     pw,
+		p:      p,
+		rgRows: rgRows,
+		vals:   make([]parquet.Value, len(cols)*batchRows),
+		arena:  make([]byte, 0, arenaSoftLimit+64*1024),
+	}
+	for c, s := range srcs {
+		sl := slot{off: c * batchRows, idx: s.index}
+		switch s.kind {
+		case srcNum:
+			w2.nums = append(w2.nums, sl)
+		case srcProp:
+			w2.props = append(w2.props, sl)
+		case srcLabel:
+			w2.labels = append(w2.labels, sl)
+		case srcAnnotation:
+			w2.annotations = append(w2.annotations, sl)
+		default:
+			sl.idx = int(s.kind)
+			w2.scalars = append(w2.scalars, sl)
+		}
+	}
+	return w2, nil
+}
+
+// slot places one Record field: off is the start of its column in the
+// batch, idx the field's index (into Num, Props, LABELS or ANNOTATIONS, or
+// the sourceKind for name and window).
+type slot struct{ off, idx int }
+
+// codecFor maps the contract's codec names to parquet-go codecs. All three
+// are backed by github.com/klauspost/compress (snappy, zstd and gzip
+// packages). parquet-go's shared codec values pool their encoders, so
+// successive files reuse them.
+func codecFor(c exporter.Codec) (compress.Codec, error) {
+	switch c {
+	case "", exporter.Snappy:
+		return &parquet.Snappy, nil
+	case exporter.Zstd:
+		return &parquet.Zstd, nil
+	case exporter.Gzip:
+		return &parquet.Gzip, nil
+	}
+	return nil, fmt.Errorf("parquet: unknown codec %q (accepted: snappy, zstd, gzip)", c)
+}
+
+// Write appends one row. It copies what it needs from r, so the caller may
+// reuse r as soon as Write returns.
+func (w *Writer) Write(r *schema.Record) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errors.New("parquet: write after close")
+	}
+	if len(w.arena) >= arenaSoftLimit {
+		if err := w.flushBatch(); err != nil {
+			return err
+		}
+	}
+	// Every Value points into the arena or carries its number inline. If
+	// the arena has to grow mid-batch, earlier values keep the old array
+	// alive (Value holds a real pointer), so they stay valid until flushed.
+	v, n := w.vals, w.n
+	for _, s := range w.nums {
+		v[s.off+n] = parquet.DoubleValue(r.Num[s.idx])
+	}
+	for _, s := range w.props {
+		v[s.off+n] = w.str(r.Props[s.idx])
+	}
+	for _, s := range w.labels {
+		v[s.off+n] = w.str(w.p.UserLabel(r, s.idx))
+	}
+	for _, s := range w.annotations {
+		v[s.off+n] = w.str(w.p.UserAnnotation(r, s.idx))
+	}
+	for _, s := range w.scalars {
+		switch sourceKind(s.idx) {
+		case srcName:
+			v[s.off+n] = w.str(r.Name)
+		case srcStart:
+			v[s.off+n] = parquet.Int64Value(r.Start)
+		case srcEnd:
+			v[s.off+n] = parquet.Int64Value(r.End)
+		}
+	}
+	w.n++
+	w.rows++
+	if w.n == batchRows || w.inGroup+w.n == w.rgRows {
+		return w.flushBatch()
+	}
+	return nil
+}
+
+// str copies s into the arena and returns a value pointing at the copy.
+func (w *Writer) str(s string) parquet.Value {
+	if len(s) == 0 {
+		return parquet.ByteArrayValue(nil)
+	}
+	off := len(w.arena)
+	w.arena = append(w.arena, s...)
+	return parquet.ByteArrayValue(w.arena[off:len(w.arena):len(w.arena)])
+}
+
+// flushBatch hands the buffered rows to parquet-go, column by column, and
+// closes the row group when it is full. parquet-go copies the values into
+// its page buffers, so the batch and arena are free for reuse afterwards.
+func (w *Writer) flushBatch() error {
+	if w.n == 0 {
+		return nil
+	}
+	n := w.n
+	for c, cw := range w.pw.ColumnWriters() {
+		vals := w.vals[c*batchRows : c*batchRows+n]
+		if _, err := cw.WriteRowValues(vals); err != nil {
+			return w.fail(fmt.Errorf("parquet: write column %d: %w", c, err))
+		}
+		// Drop the pointers into the arena so the batch never pins an old,
+		// outgrown arena array.
+		clear(vals)
+	}
+	w.n = 0
+	w.arena = w.arena[:0]
+	w.inGroup += n
+	if w.inGroup >= w.rgRows {
+		if err := w.pw.Flush(); err != nil {
+			return w.fail(fmt.Errorf("parquet: write row group: %w", err))
+		}
+		w.inGroup = 0
+	}
+	return nil
+}
+
+func (w *Writer) fail(err error) error {
+	w.err = err
+	return err
+}
+
+// Rows returns the number of rows written so far.
+func (w *Writer) Rows() int64 { return w.rows }
+
+// Close flushes the last row group and writes the footer. It does not
+// close the underlying io.Writer: the caller decides whether the file is
+// complete (upload, rename) or discarded. Close is idempotent.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.flushBatch(); err != nil {
+		return err
+	}
+	if err := w.pw.Close(); err != nil {
+		return w.fail(fmt.Errorf("parquet: write footer: %w", err))
+	}
+	return nil
+}

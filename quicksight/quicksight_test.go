@@ -1,0 +1,334 @@
+package quicksight_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/quicksight"
+)
+
+// viewColumns are the view's columns without labels: the exporter's
+// columns and the partition keys, lowercase, as the pipeline module
+// defines them (terraform/ tests check the module against this file).
+func viewColumns(t *testing.T, labels ...string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile("../terraform/modules/pipeline/columns.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Columns       []struct{ Name string } `json:"columns"`
+		PartitionKeys []struct{ Name string } `json:"partition_keys"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string]bool{}
+	for _, c := range append(d.Columns, d.PartitionKeys...) {
+		cols[strings.ToLower(c.Name)] = true
+	}
+	for _, l := range labels {
+		cols[quicksight.LabelPrefix+l] = true
+	}
+	return cols
+}
+
+func render(t *testing.T, labels ...string) map[string]any {
+	t.Helper()
+	b, err := quicksight.Render(labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// walk calls fn for every JSON object in v, with its path.
+func walk(v any, path string, fn func(path string, obj map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		fn(path, x)
+		for k, c := range x {
+			walk(c, path+"."+k, fn)
+		}
+	case []any:
+		for i, c := range x {
+			walk(c, fmt.Sprintf("%s[%d]", path, i), fn)
+		}
+	}
+}
+
+func list(v any) []any         { l, _ := v.([]any); return l }
+func obj(v any) map[string]any { m, _ := v.(map[string]any); return m }
+func str(v any) string         { s, _ := v.(string); return s }
+
+// oneValue returns the only value of a single-key object (QuickSight's
+// "union" shape, e.g. {"BarChartVisual": {...}}).
+func oneValue(m map[string]any) map[string]any {
+	for _, v := range m {
+		return obj(v)
+	}
+	return nil
+}
+
+func TestDefinitionHasTheRequiredSheets(t *testing.T) {
+	d := render(t)
+	want := map[string]string{
+		"cost-over-time":              "cost over time by cluster and namespace",
+		"top-workloads":               "top workloads",
+		"efficiency":                  "CPU and RAM efficiency",
+		"cost-by-label":               "cost by label",
+		"capacity-and-instance-types": "breakdown by node capacity type and instance type",
+	}
+	seen := map[string]bool{}
+	for _, s := range list(d["Sheets"]) {
+		id := str(obj(s)["SheetId"])
+		seen[id] = true
+		if len(list(obj(s)["Visuals"])) == 0 {
+			t.Errorf("sheet %s has no visual", id)
+		}
+	}
+	for id, what := range want {
+		if !seen[id] {
+			t.Errorf("no sheet %q (%s)", id, what)
+		}
+	}
+}
+
+var (
+	fieldRefRE = regexp.MustCompile(`\{([^{}]+)\}`)
+	paramRefRE = regexp.MustCompile(`\$\{(\w+)\}`)
+)
+
+// TestDefinitionReferencesExist checks that every column, calculated field,
+// parameter, filter, visual and field ID that the definition refers to
+// exists, for a rendering without labels and one with labels.
+func TestDefinitionReferencesExist(t *testing.T) {
+	for _, labels := range [][]string{nil, {"app", "app.kubernetes.io/name", "team"}} {
+		t.Run(fmt.Sprintf("labels=%v", labels), func(t *testing.T) {
+			d := render(t, labels...)
+			ident, err := quicksight.DatasetIdentifier()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols := viewColumns(t, labels...)
+			calc := map[string]bool{}
+			for _, c := range list(d["CalculatedFields"]) {
+				if str(obj(c)["DataSetIdentifier"]) != ident {
+					t.Errorf("calculated field %v: wrong dataset identifier", c)
+				}
+				calc[str(obj(c)["Name"])] = true
+			}
+			params := map[string]bool{}
+			for _, p := range list(d["ParameterDeclarations"]) {
+				params[str(oneValue(obj(p))["Name"])] = true
+			}
+			checkExpr := func(where, e string) {
+				if strings.Contains(e, "__") {
+					t.Errorf("%s: placeholder left in %q", where, e)
+				}
+				for _, m := range fieldRefRE.FindAllStringSubmatch(paramRefRE.ReplaceAllString(e, ""), -1) {
+					if !cols[m[1]] && !calc[m[1]] {
+						t.Errorf("%s: expression refers to unknown field {%s}", where, m[1])
+					}
+				}
+				for _, m := range paramRefRE.FindAllStringSubmatch(e, -1) {
+					if !params[m[1]] {
+						t.Errorf("%s: expression refers to unknown parameter ${%s}", where, m[1])
+					}
+				}
+			}
+			filters := map[string]bool{}
+			walk(d["FilterGroups"], "FilterGroups", func(_ string, o map[string]any) {
+				if id, ok := o["FilterId"]; ok {
+					filters[str(id)] = true
+				}
+			})
+			sheets := map[string]bool{}
+			for _, s := range list(d["Sheets"]) {
+				sheets[str(obj(s)["SheetId"])] = true
+			}
+			walk(d, "Definition", func(path string, o map[string]any) {
+				if c, ok := o["ColumnName"]; ok {
+					if str(o["DataSetIdentifier"]) != ident {
+						t.Errorf("%s: dataset identifier %v, want %s", path, o["DataSetIdentifier"], ident)
+					}
+					if !cols[str(c)] && !calc[str(c)] {
+						t.Errorf("%s: unknown column or calculated field %q", path, c)
+					}
+				}
+				if e, ok := o["Expression"]; ok {
+					checkExpr(path, str(e))
+				}
+				if id, ok := o["SourceFilterId"]; ok && !filters[str(id)] {
+					t.Errorf("%s: unknown filter %v", path, id)
+				}
+				if p, ok := o["SourceParameterName"]; ok && !params[str(p)] {
+					t.Errorf("%s: unknown parameter %v", path, p)
+				}
+				if id, ok := o["SheetId"]; ok && strings.HasPrefix(path, "Definition.FilterGroups") && !sheets[str(id)] {
+					t.Errorf("%s: unknown sheet %v", path, id)
+				}
+			})
+		})
+	}
+}
+
+// TestDefinitionIDsAndLayout checks that IDs are unique, that every visual
+// is laid out exactly once on a 36-column grid, and that sorts refer to a
+// field of their own visual.
+func TestDefinitionIDsAndLayout(t *testing.T) {
+	d := render(t)
+	ids := map[string]string{}
+	unique := func(kind, id, where string) {
+		if id == "" {
+			t.Errorf("%s: empty %s", where, kind)
+		}
+		if prev, dup := ids[kind+":"+id]; dup {
+			t.Errorf("%s %q used by %s and %s", kind, id, prev, where)
+		}
+		ids[kind+":"+id] = where
+	}
+	for si, s := range list(d["Sheets"]) {
+		sheet := obj(s)
+		sid := str(sheet["SheetId"])
+		unique("SheetId", sid, fmt.Sprint("Sheets[", si, "]"))
+		visuals := map[string]bool{}
+		for _, v := range list(sheet["Visuals"]) {
+			vis := oneValue(obj(v))
+			vid := str(vis["VisualId"])
+			unique("VisualId", vid, sid)
+			visuals[vid] = true
+			if str(obj(obj(vis["Title"])["FormatText"])["PlainText"]) == "" {
+				t.Errorf("visual %s has no title", vid)
+			}
+			fields := map[string]bool{}
+			walk(vis["ChartConfiguration"], vid, func(path string, o map[string]any) {
+				if f, ok := o["FieldId"]; ok && !strings.Contains(path, "Sort") {
+					unique("FieldId", str(f), path)
+					fields[str(f)] = true
+				}
+			})
+			walk(vis["ChartConfiguration"], vid, func(path string, o map[string]any) {
+				if fs, ok := o["FieldSort"]; ok && !fields[str(obj(fs)["FieldId"])] {
+					t.Errorf("%s: sorts by %v, not a field of the visual", path, obj(fs)["FieldId"])
+				}
+			})
+		}
+		laid := map[string]int{}
+		for _, l := range list(sheet["Layouts"]) {
+			grid := obj(obj(obj(l)["Configuration"])["GridLayout"])
+			for _, e := range list(grid["Elements"]) {
+				el := obj(e)
+				laid[str(el["ElementId"])]++
+				col, span := el["ColumnIndex"].(float64), el["ColumnSpan"].(float64)
+				if col < 0 || span < 1 || col+span > 36 {
+					t.Errorf("sheet %s: element %v spans columns %v-%v of 36", sid, el["ElementId"], col, col+span)
+				}
+				if str(el["ElementType"]) == "VISUAL" && !visuals[str(el["ElementId"])] {
+					t.Errorf("sheet %s: layout element %v is not a visual of the sheet", sid, el["ElementId"])
+				}
+			}
+		}
+		for vid := range visuals {
+			if laid[vid] != 1 {
+				t.Errorf("sheet %s: visual %s is laid out %d times, want once", sid, vid, laid[vid])
+			}
+		}
+		for _, c := range append(list(sheet["FilterControls"]), list(sheet["ParameterControls"])...) {
+			ctl := oneValue(obj(c))
+			id := str(ctl["FilterControlId"]) + str(ctl["ParameterControlId"])
+			unique("ControlId", id, sid)
+		}
+	}
+	for _, g := range list(d["FilterGroups"]) {
+		unique("FilterGroupId", str(obj(g)["FilterGroupId"]), "FilterGroups")
+	}
+}
+
+func TestRender(t *testing.T) {
+	t.Run("no labels", func(t *testing.T) {
+		d := render(t)
+		if v := labelControlValues(d); fmt.Sprint(v) != "[(none)]" {
+			t.Errorf("label control values = %v, want [(none)]", v)
+		}
+		if e := calculatedField(d, "label_value"); e != "toString('')" {
+			t.Errorf("label_value = %q without labels", e)
+		}
+	})
+	t.Run("labels", func(t *testing.T) {
+		d := render(t, "app", "team")
+		expr := calculatedField(d, "label_value")
+		want := "ifelse(${LabelKey} = 'app', {properties.labels.app}, ${LabelKey} = 'team', {properties.labels.team}, '')"
+		if expr != want {
+			t.Errorf("label_value = %q, want %q", expr, want)
+		}
+		if values := labelControlValues(d); fmt.Sprint(values) != "[app team]" {
+			t.Errorf("label control values = %v, want [app team]", values)
+		}
+		var def []any
+		for _, p := range list(d["ParameterDeclarations"]) {
+			if decl := oneValue(obj(p)); str(decl["Name"]) == "LabelKey" {
+				def = list(obj(decl["DefaultValues"])["StaticValues"])
+			}
+		}
+		if fmt.Sprint(def) != "[app]" {
+			t.Errorf("LabelKey default = %v, want [app]", def)
+		}
+	})
+	t.Run("each placeholder once or more", func(t *testing.T) {
+		for _, p := range []string{quicksight.LabelValueExpression, quicksight.LabelKeys, quicksight.DefaultLabelKey} {
+			if !strings.Contains(string(quicksight.DefinitionJSON), p) {
+				t.Errorf("definition lacks placeholder %s", p)
+			}
+		}
+	})
+}
+
+// TestDefinitionIsCompact keeps the definition within CloudFormation's
+// 51,200-byte template body once minified, with room for the template
+// around it and for 20 labels.
+func TestDefinitionIsCompact(t *testing.T) {
+	labels := make([]string, 20)
+	for i := range labels {
+		labels[i] = fmt.Sprintf("example.com/label-number-%02d", i)
+	}
+	b, err := quicksight.Render(labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := json.Marshal(v)
+	if n := len(compact); n > 51200-4096 {
+		t.Errorf("definition is %d bytes minified with 20 labels; CloudFormation allows 51,200 for the whole template", n)
+	}
+}
+
+func calculatedField(d map[string]any, name string) string {
+	for _, c := range list(d["CalculatedFields"]) {
+		if str(obj(c)["Name"]) == name {
+			return str(obj(c)["Expression"])
+		}
+	}
+	return ""
+}
+
+func labelControlValues(d map[string]any) []any {
+	var values []any
+	walk(d, "", func(_ string, o map[string]any) {
+		if str(o["SourceParameterName"]) == "LabelKey" {
+			values = list(obj(o["SelectableValues"])["Values"])
+		}
+	})
+	return values
+}

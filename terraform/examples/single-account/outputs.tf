@@ -1,0 +1,29 @@
+output "bucket_name" {
+  description = "Bucket of the exporter's Parquet files."
+  value       = module.pipeline.bucket_name
+}
+
+output "exporter_role_arn" {
+  description = "IRSA role of the exporter's service account."
+  value       = module.exporter.role_arn
+}
+
+output "exporter_helm_values" {
+  description = "Chart values for helm install -f, when install_helm_release is false."
+  value       = module.exporter.helm_values
+}
+
+output "crawler_name" {
+  description = "Glue crawler that adds the new partitions."
+  value       = module.pipeline.crawler_name
+}
+
+output "athena_workgroup_name" {
+  description = "Athena workgroup for ad hoc queries."
+  value       = module.pipeline.athena_workgroup_name
+}
+
+output "dashboard_arn" {
+  description = "ARN of the QuickSight dashboard."
+  value       = module.quicksight.dashboard_arn
+}

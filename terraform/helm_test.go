@@ -1,0 +1,55 @@
+package terraform_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+	"sigs.k8s.io/yaml"
+)
+
+// TestHelmValuesMatchChart checks that every value the exporter module sets
+// (helm_values output, used by its helm_release) is a key of
+// chart/values.yaml, so a renamed chart value cannot be silently ignored.
+func TestHelmValuesMatchChart(t *testing.T) {
+	b, err := os.ReadFile("../chart/values.yaml")
+	if os.IsNotExist(err) {
+		t.Skip("no chart/values.yaml")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chart map[string]any
+	if err := yaml.Unmarshal(b, &chart); err != nil {
+		t.Fatal(err)
+	}
+	s := exporterScope(t, otherAccount, "eu-west-1", sampleCluster, "costs/", map[string]any{"labels": []string{"app"}})
+	var check func(path string, v cty.Value, c map[string]any)
+	check = func(path string, v cty.Value, c map[string]any) {
+		for k, sub := range v.AsValueMap() {
+			cv, ok := c[k]
+			if !ok {
+				t.Errorf("the module sets %s%s, which chart/values.yaml does not have", path, k)
+				continue
+			}
+			if sub.Type().IsObjectType() {
+				m, ok := cv.(map[string]any)
+				if !ok {
+					t.Errorf("%s%s is an object in the module but not in the chart", path, k)
+					continue
+				}
+				check(path+k+".", sub, m)
+			}
+		}
+	}
+	hv := output(t, s, "helm_values")
+	check("", hv, chart)
+	env := output(t, s, "env").AsValueMap()
+	if got := env["LABELS"].AsString(); got != "app" {
+		t.Errorf("env LABELS = %q", got)
+	}
+	if !strings.HasPrefix(env["IRSA_PARENT_IAM_ROLE_ARN"].AsString(), "arn:aws:iam::"+pipelineAccount+":role/") {
+		t.Errorf("env IRSA_PARENT_IAM_ROLE_ARN = %q", env["IRSA_PARENT_IAM_ROLE_ARN"].AsString())
+	}
+}

@@ -1,0 +1,56 @@
+locals {
+  writer_role_arn = local.cross_account ? aws_iam_role.parent[0].arn : aws_iam_role.irsa.arn
+
+  # Chart values (chart/values.yaml) that tie the release to these roles.
+  helm_values = {
+    exporter = {
+      clusterId         = var.cluster_arn
+      s3BucketName      = var.bucket_name
+      s3Prefix          = var.s3_prefix
+      irsaParentRoleArn = local.cross_account ? aws_iam_role.parent[0].arn : ""
+      labels            = var.labels
+      annotations       = var.annotations
+    }
+    serviceAccount = {
+      create  = true
+      name    = var.service_account_name
+      roleArn = aws_iam_role.irsa.arn
+    }
+  }
+
+  # The same configuration as environment variables, for users who deploy
+  # the exporter without the chart.
+  env = {
+    CLUSTER_ID               = var.cluster_arn
+    S3_BUCKET_NAME           = var.bucket_name
+    S3_PREFIX                = var.s3_prefix
+    IRSA_PARENT_IAM_ROLE_ARN = local.cross_account ? aws_iam_role.parent[0].arn : ""
+    LABELS                   = join(", ", var.labels)
+    ANNOTATIONS              = join(", ", var.annotations)
+  }
+}
+
+resource "helm_release" "this" {
+  count = var.create_helm_release ? 1 : 0
+
+  name             = var.helm_release_name
+  chart            = coalesce(var.helm_chart, "${path.module}/../../../chart")
+  repository       = var.helm_repository
+  version          = var.helm_chart_version
+  namespace        = var.service_account_namespace
+  create_namespace = var.helm_create_namespace
+  timeout          = var.helm_timeout
+  wait             = true
+
+  values = [
+    yamlencode(local.helm_values),
+    yamlencode(var.helm_values),
+  ]
+
+  # The post-install export Job needs the roles and their policies.
+  depends_on = [
+    aws_iam_role_policy.writer,
+    aws_iam_role_policy.parent_writer,
+    aws_iam_role_policy.assume_parent,
+  ]
+}

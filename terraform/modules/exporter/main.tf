@@ -1,0 +1,128 @@
+data "aws_caller_identity" "cluster" {}
+
+data "aws_caller_identity" "pipeline" {
+  provider = aws.pipeline
+}
+
+locals {
+  cluster = regex("^arn:(?P<partition>[^:]+):eks:(?P<region>[^:]+):(?P<account>[0-9]{12}):cluster/(?P<name>.+)$", var.cluster_arn)
+
+  partition           = local.cluster.partition
+  region              = local.cluster.region
+  account_id          = local.cluster.account
+  cluster_name        = local.cluster.name
+  pipeline_account_id = data.aws_caller_identity.pipeline.account_id
+
+  # A cluster outside the bucket's account chains roles: IRSA role (child,
+  # cluster account) -> parent role (pipeline account), which writes.
+  cross_account = local.account_id != local.pipeline_account_id
+
+  oidc_account = regex("^arn:[^:]+:iam::([0-9]{12}):", var.oidc_provider_arn)[0]
+  oidc_issuer  = regex("^arn:[^:]+:iam::[0-9]{12}:oidc-provider/(.+)$", var.oidc_provider_arn)[0]
+
+  role_name = coalesce(var.role_name, "kubecost-s3-exporter-${substr(local.cluster_name, 0, 30)}-${substr(sha1(var.cluster_arn), 0, 8)}")
+
+  # The exporter's key layout (CONTRACT §3):
+  # [S3_PREFIX]account_id=<account>/region=<region>/year=<YYYY>/month=<MM>/<YYYY-MM-DD>_<cluster>.<codec>.parquet
+  # `?` matches exactly one character, so a file name must be a 10-character
+  # day, "_", this cluster's exact name and a codec: cluster "prod" cannot
+  # write "prod-eu"'s or "eu_prod"'s files.
+  partition_prefix = "${var.s3_prefix}account_id=${local.account_id}/region=${local.region}/"
+  bucket_arn       = "arn:${local.partition}:s3:::${var.bucket_name}"
+  object_arns = [
+    for codec in var.codecs :
+    "${local.bucket_arn}/${local.partition_prefix}year=????/month=??/????-??-??_${local.cluster_name}.${codec}.parquet"
+  ]
+}
+
+data "aws_iam_policy_document" "irsa_trust" {
+  statement {
+    sid     = "ExporterServiceAccount"
+    actions = ["sts:AssumeRoleWithWebIdentity"]
+
+    principals {
+      type        = "Federated"
+      identifiers = [var.oidc_provider_arn]
+    }
+
+    condition {
+      test     = "StringEquals"
+      variable = "${local.oidc_issuer}:sub"
+      values   = ["system:serviceaccount:${var.service_account_namespace}:${var.service_account_name}"]
+    }
+
+    condition {
+      test     = "StringEquals"
+      variable = "${local.oidc_issuer}:aud"
+      values   = ["sts.amazonaws.com"]
+    }
+  }
+}
+
+# What the writing role may do: list its own account/region prefix and put
+# (or abort the multipart upload of) its own cluster's daily files.
+data "aws_iam_policy_document" "writer" {
+  statement {
+    sid       = "ListOwnPartitionPrefix"
+    actions   = ["s3:ListBucket"]
+    resources = [local.bucket_arn]
+
+    condition {
+      test     = "StringLike"
+      variable = "s3:prefix"
+      values   = ["${local.partition_prefix}*"]
+    }
+  }
+
+  statement {
+    sid       = "WriteOwnDailyFiles"
+    actions   = ["s3:PutObject", "s3:AbortMultipartUpload"]
+    resources = local.object_arns
+  }
+
+  dynamic "statement" {
+    for_each = length(var.kms_key_arns) > 0 ? [1] : []
+    content {
+      sid       = "UseEncryptionKeys"
+      actions   = ["kms:GenerateDataKey", "kms:Decrypt"]
+      resources = var.kms_key_arns
+    }
+  }
+
+  dynamic "statement" {
+    for_each = length(var.secret_arns) > 0 ? [1] : []
+    content {
+      sid       = "ReadKubecostSecrets"
+      actions   = ["secretsmanager:GetSecretValue"]
+      resources = var.secret_arns
+    }
+  }
+}
+
+resource "aws_iam_role" "irsa" {
+  name                 = local.role_name
+  path                 = var.role_path
+  description          = "kubecost-s3-exporter of ${var.cluster_arn} (IRSA${local.cross_account ? ", assumes the parent role" : ""})."
+  assume_role_policy   = data.aws_iam_policy_document.irsa_trust.json
+  permissions_boundary = var.permissions_boundary_arn
+  tags                 = var.tags
+
+  lifecycle {
+    precondition {
+      condition     = data.aws_caller_identity.cluster.account_id == local.account_id
+      error_message = "The module's default aws provider must be configured for the cluster's account (${local.account_id}), where the IRSA role is created."
+    }
+    precondition {
+      condition     = local.oidc_account == local.account_id
+      error_message = "oidc_provider_arn must be in the cluster's account (${local.account_id})."
+    }
+  }
+}
+
+resource "aws_iam_role_policy" "writer" {
+  count = local.cross_account ? 0 : 1
+
+  name   = "write-own-kubecost-files"
+  role   = aws_iam_role.irsa.id
+  policy = data.aws_iam_policy_document.writer.json
+}

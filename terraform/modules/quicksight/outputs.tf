@@ -1,0 +1,34 @@
+output "data_source_arn" {
+  description = "ARN of the Athena data source."
+  value       = aws_quicksight_data_source.athena.arn
+}
+
+output "data_set_arn" {
+  description = "ARN of the SPICE dataset over the view."
+  value       = aws_quicksight_data_set.this.arn
+}
+
+output "data_set_id" {
+  description = "ID of the dataset."
+  value       = aws_quicksight_data_set.this.data_set_id
+}
+
+output "dashboard_id" {
+  description = "ID of the dashboard, or null when create_dashboard is false."
+  value       = var.create_dashboard ? var.dashboard_id : null
+}
+
+output "dashboard_arn" {
+  description = "ARN of the dashboard, or null when create_dashboard is false."
+  value       = var.create_dashboard ? aws_cloudformation_stack.dashboard[0].outputs["Arn"] : null
+}
+
+output "analysis_arn" {
+  description = "ARN of the analysis, or null when create_analysis is false."
+  value       = var.create_analysis ? aws_cloudformation_stack.analysis[0].outputs["Arn"] : null
+}
+
+output "label_keys" {
+  description = "Label keys offered by the dashboard's Cost by label sheet (from the view's properties.labels.* columns)."
+  value       = local.label_keys
+}
