@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,8 +77,9 @@ type Seconds time.Duration
 
 // Decode implements envconfig.Decoder.
 func (s *Seconds) Decode(v string) error {
-	var f float64
-	if _, err := fmt.Sscanf(strings.TrimSpace(v), "%g", &f); err != nil || f <= 0 || f > 86400 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	// The negated range test also rejects NaN.
+	if err != nil || !(f > 0 && f <= 86400) {
 		return errors.New("accepted: a number of seconds > 0 and <= 86400")
 	}
 	*s = Seconds(f * float64(time.Second))

@@ -14,19 +14,22 @@ const partitionRE = `(?:aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-is
 
 // RegionRE matches AWS region codes, including GovCloud (us-gov-west-1),
 // China (cn-northwest-1), the ISO regions and the European Sovereign Cloud.
-const RegionRE = `(?:[a-z]{2}|eusc)(?:-gov|-iso[bef]?)?-[a-z]+-\d{1,2}`
+const RegionRE = `(?:[a-z]{2}(?:-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-\d{1,2}`
 
 var (
-	clusterARNRE  = regexp.MustCompile(`^arn:(` + partitionRE + `):eks:(` + RegionRE + `):(\d{12}):cluster/([a-zA-Z0-9][a-zA-Z0-9_-]{0,99})$`)
-	roleARNRE     = regexp.MustCompile(`^arn:(` + partitionRE + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
-	regionRE      = regexp.MustCompile(`^` + RegionRE + `$`)
-	secretNameRE  = regexp.MustCompile(`^[a-zA-Z0-9/_+=.@-]{1,512}$`)
-	accountRE     = regexp.MustCompile(`^\d{12}$`)
-	bucketRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-	labelNameRE   = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-	dnsLabelRE    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	snipeAcctRE   = regexp.MustCompile(`\d{12}`)
-	snipeRegionRE = regexp.MustCompile(RegionRE)
+	clusterARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):eks:(` + RegionRE + `):(\d{12}):cluster/([a-zA-Z0-9][a-zA-Z0-9_-]{0,99})$`)
+	roleARNRE    = regexp.MustCompile(`^arn:(` + partitionRE + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
+	regionRE     = regexp.MustCompile(`^` + RegionRE + `$`)
+	// A secret is named, or, for one in another account, given by ARN.
+	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + RegionRE + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
+	accountRE    = regexp.MustCompile(`^\d{12}$`)
+	bucketRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	dnsLabelRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	snipeAcctRE  = regexp.MustCompile(`\d{12}`)
+	// Only real-looking region codes trigger the warning: "cost-data-1"
+	// must not read as a region.
+	snipeRegionRE = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
 )
 
 // Enumerations, shared with --help, the chart schema and the docs.
@@ -96,13 +99,13 @@ func (c *Config) Validate() Errors {
 		bad("KUBECOST_ALLOCATION_API_READ_TIMEOUT", fmt.Sprint(time.Duration(c.ReadTimeout).Seconds()), "accepted: a number of seconds > 0")
 	}
 	if c.CASecretName != "" && !secretNameRE.MatchString(c.CASecretName) {
-		bad("KUBECOST_CA_CERTIFICATE_SECRET_NAME", c.CASecretName, "accepted: 1-512 of a-z A-Z 0-9 / _ + = . @ -")
+		bad("KUBECOST_CA_CERTIFICATE_SECRET_NAME", c.CASecretName, "accepted: a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN")
 	}
 	if c.CASecretRegion != "" && !regionRE.MatchString(c.CASecretRegion) {
 		bad("KUBECOST_CA_CERTIFICATE_SECRET_REGION", c.CASecretRegion, "accepted: an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1")
 	}
 	if c.BearerSecret != "" && !secretNameRE.MatchString(c.BearerSecret) {
-		bad("KUBECOST_BEARER_TOKEN_SECRET_NAME", c.BearerSecret, "accepted: 1-512 of a-z A-Z 0-9 / _ + = . @ -")
+		bad("KUBECOST_BEARER_TOKEN_SECRET_NAME", c.BearerSecret, "accepted: a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN")
 	}
 	if c.BearerSecret != "" && c.BearerFile != "" {
 		bad("KUBECOST_BEARER_TOKEN_FILE", c.BearerFile, "set KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, not both")

@@ -33,17 +33,7 @@ func loadWith(overrides map[string]string) (*Config, error) {
 // knownBugs lists cases that currently fail, with why. Such a case is
 // skipped while it fails and reported once it passes, so the list cannot
 // go stale: delete the entry when fixing validate.go.
-var knownBugs = map[string]string{
-	"CONNECTION_TIMEOUT=10m":  "Seconds.Decode uses Sscanf, which ignores trailing text: 10m is read as 10 seconds (use strconv.ParseFloat)",
-	"CONNECTION_TIMEOUT=1.5h": "as 10m: read as 1.5 seconds",
-	"CONNECTION_TIMEOUT=NaN":  "NaN passes Decode's range check and is reported as -9.223372036854776e+09, not as the value given",
-	"KUBECOST_CA_CERTIFICATE_SECRET_NAME=arn:aws:secretsmanager:us-east-1:111122223333:secret:kubecost/ca-AbCdEf":       "a secret in another account can only be read by ARN, and ':' is rejected",
-	"KUBECOST_BEARER_TOKEN_SECRET_NAME=arn:aws-us-gov:secretsmanager:us-gov-west-1:111122223333:secret:kc-token-AbCdEf": "as above",
-	"KUBECOST_CA_CERTIFICATE_SECRET_REGION=eusc-de-east-1":                                                              "RegionRE cannot match the European Sovereign Cloud's eusc-de-east-1 although its comment says so: (?:[a-z]{2}|eusc) is followed by one -word- part only",
-	"CLUSTER_ID=arn:aws-eusc:eks:eusc-de-east-1:111122223333:cluster/c":                                                 "as above",
-	"warning S3_BUCKET_NAME=cost-data-1":                                                                                "the region pattern is unanchored: st-data-1 looks like a region code",
-	"warning S3_BUCKET_NAME=my-team-bucket-2":                                                                           "as above: am-bucket-2",
-}
+var knownBugs = map[string]string{}
 
 func knownBug(t *testing.T, name string, failed bool) bool {
 	t.Helper()
@@ -141,7 +131,7 @@ func TestValidValues(t *testing.T) {
 // Every bad value yields exactly one error, on one line, naming the
 // variable, the value as given and what is accepted.
 func TestInvalidValues(t *testing.T) {
-	secretMsg := "accepted: 1-512 of a-z A-Z 0-9 / _ + = . @ -"
+	secretMsg := "or a Secrets Manager secret ARN"
 	regionMsg := "accepted: an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
 	roleMsg := "accepted: an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
 	clusterMsg := "accepted: an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>"

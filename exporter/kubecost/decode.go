@@ -115,7 +115,7 @@ func newDecoder(p *schema.Projection) *decoder {
 		}},
 		labels:          keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
 		annots:          keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
-		strs:            interner{m: make(map[string]string, 1024), max: 1 << 16},
+		strs:            interner{m: make(map[string]string, 1024), max: 1 << 15},
 		lastLabels:      make([]string, len(r.Labels)),
 		lastAnnotations: make([]string, len(r.Annotations)),
 	}
@@ -573,11 +573,8 @@ func (in *interner) get(b []byte) string {
 	return s
 }
 
-func (in *interner) reset() {
-	if len(in.m) > in.max/2 {
-		clear(in.m)
-	}
-}
+// reset forgets every string, so a pooled decoder holds at most one day's.
+func (in *interner) reset() { clear(in.m) }
 
 // parseTime parses an RFC 3339 timestamp into Unix milliseconds without
 // allocating: YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM). Odd shapes fall back to

@@ -119,7 +119,7 @@ func TestDecodeQuirks(t *testing.T) {
 		"minutes": 60, "cpuCores": 0.5, "cpuCoreRequestAverage": 0.5, "cpuCoreUsageAverage": 0,
 		"cpuCost": 0.001, "cpuEfficiency": 0, "ramEfficiency": 0, "totalEfficiency": 0,
 		"gpuCount": 0, "gpuCost": 0, "networkCost": 2.5, "pvCost": 0, "ramBytes": 1.5e9,
-		"totalCost": 3.5, // the last duplicate wins, as in encoding/json
+		"totalCost":    3.5, // the last duplicate wins, as in encoding/json
 		"externalCost": 0,
 	} {
 		got := num(web, name)
@@ -235,7 +235,7 @@ func TestDecodeSinkError(t *testing.T) {
 type failingSink struct{ err error }
 
 func (s failingSink) Write(*schema.Record) error { return s.err }
-func (s failingSink) Reset() error                { return nil }
+func (s failingSink) Reset() error               { return nil }
 
 func TestParseTime(t *testing.T) {
 	for _, s := range []string{

@@ -3,7 +3,7 @@ variable "cluster_arn" {
   type        = string
 
   validation {
-    condition     = can(regex("^arn:(aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-iso-f|aws-eusc):eks:([a-z]{2}|eusc)(-gov|-iso[bef]?)?-[a-z]+-[0-9]{1,2}:[0-9]{12}:cluster/[a-zA-Z0-9][a-zA-Z0-9_-]{0,99}$", var.cluster_arn))
+    condition     = can(regex("^arn:(aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-iso-f|aws-eusc):eks:([a-z]{2}(-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-[0-9]{1,2}:[0-9]{12}:cluster/[a-zA-Z0-9][a-zA-Z0-9_-]{0,99}$", var.cluster_arn))
     error_message = "cluster_arn must be an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>."
   }
 }

@@ -176,7 +176,7 @@ variable "partition_projection" {
     error_message = "partition_projection needs at least one account ID and one region when enabled."
   }
   validation {
-    condition     = alltrue([for a in var.partition_projection.account_ids : can(regex("^[0-9]{12}$", a))]) && alltrue([for r in var.partition_projection.regions : can(regex("^([a-z]{2}|eusc)(-gov|-iso[bef]?)?-[a-z]+-[0-9]{1,2}$", r))])
+    condition     = alltrue([for a in var.partition_projection.account_ids : can(regex("^[0-9]{12}$", a))]) && alltrue([for r in var.partition_projection.regions : can(regex("^([a-z]{2}(-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-[0-9]{1,2}$", r))])
     error_message = "partition_projection.account_ids must be 12-digit account IDs and regions must be AWS region codes."
   }
   validation {
