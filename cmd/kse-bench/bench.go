@@ -83,6 +83,9 @@ type Report struct {
 	Scenarios []*Scenario
 	Started   time.Time
 	Elapsed   time.Duration
+	// Load averages before and after: on a shared machine, other work
+	// competes for the 2 cores and makes the numbers noisy.
+	LoadBefore, LoadAfter string
 }
 
 const (
@@ -114,8 +117,8 @@ func runBench(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	rep := &Report{Machine: DescribeMachine(), Runs: cfg.Runs, Started: time.Now()}
-	defer func() { rep.Elapsed = time.Since(rep.Started) }()
+	rep := &Report{Machine: DescribeMachine(), Runs: cfg.Runs, Started: time.Now(), LoadBefore: loadAvg()}
+	defer func() { rep.Elapsed, rep.LoadAfter = time.Since(rep.Started), loadAvg() }()
 	b := &bencher{cfg: cfg, runner: Runner{TimeBin: cfg.TimeBin}, work: cfg.WorkDir}
 	if b.work == "" {
 		dir, err := os.MkdirTemp("", "kse-bench-")
@@ -151,20 +154,26 @@ func runBench(ctx context.Context, cfg Config) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		sr := SizeResult{Size: size, Day: days[0]}
-		if sr.Floor, sr.Tokens, err = b.floor(days[0]); err != nil {
-			return rep, fmt.Errorf("tokenize floor %s: %w", size.Name, err)
+		rep.Sizes = append(rep.Sizes, SizeResult{Size: size, Day: days[0]})
+		sr := &rep.Sizes[len(rep.Sizes)-1]
+		warm(days)
+		var scs []*Scenario
+		for _, sink := range b.sinks() {
+			scs = append(scs, &Scenario{Size: size, Sink: sink, Concurrency: 1, Days: days})
 		}
-		rep.Sizes = append(rep.Sizes, sr)
-		sinks := []string{"dir"}
-		if b.minio != nil {
-			sinks = append(sinks, "minio")
-		}
-		for _, sink := range sinks {
-			sc := &Scenario{Size: size, Sink: sink, Concurrency: 1, Days: days}
-			rep.Scenarios = append(rep.Scenarios, sc)
-			if err := b.scenario(ctx, sc); err != nil {
-				failed = errors.Join(failed, err)
+		rep.Scenarios = append(rep.Scenarios, scs...)
+		// Rounds interleave the floor and the sinks, so that a machine
+		// whose load drifts affects the floor and the runs alike.
+		for i := range cfg.Runs {
+			t, n, err := TokenizeFloor(days[0].File)
+			if err != nil {
+				return rep, fmt.Errorf("tokenize floor %s: %w", size.Name, err)
+			}
+			sr.Floor, sr.Tokens = append(sr.Floor, t), n
+			b.logf("%s floor %d/%d: %s, %d tokens, %.0f MB/s", size.Name, i+1, cfg.Runs,
+				t.Round(time.Millisecond), n, mb(days[0].Bytes)/t.Seconds())
+			for _, sc := range scs {
+				failed = errors.Join(failed, b.step(ctx, sc, i))
 			}
 		}
 	}
@@ -173,11 +182,15 @@ func runBench(ctx context.Context, cfg Config) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		for _, n := range []int{1, 2} {
-			sc := &Scenario{Size: *c, Sink: "dir", Concurrency: n, Days: days}
-			rep.Scenarios = append(rep.Scenarios, sc)
-			if err := b.scenario(ctx, sc); err != nil {
-				failed = errors.Join(failed, err)
+		warm(days)
+		scs := []*Scenario{
+			{Size: *c, Sink: "dir", Concurrency: 1, Days: days},
+			{Size: *c, Sink: "dir", Concurrency: 2, Days: days},
+		}
+		rep.Scenarios = append(rep.Scenarios, scs...)
+		for i := range cfg.Runs {
+			for _, sc := range scs {
+				failed = errors.Join(failed, b.step(ctx, sc, i))
 			}
 		}
 	}
@@ -260,44 +273,43 @@ func derefSizes(s *Size) []Size {
 	return []Size{*s}
 }
 
-// floor measures the tokenize floor Runs times after one warm-up read,
-// which puts the file in the page cache as it is for the server.
-func (b *bencher) floor(d Day) ([]time.Duration, int64, error) {
-	if f, err := os.Open(d.File); err == nil {
-		io.Copy(io.Discard, f)
-		f.Close()
+func (b *bencher) sinks() []string {
+	if b.minio != nil {
+		return []string{"dir", "minio"}
 	}
-	var out []time.Duration
-	var tokens int64
-	for range b.cfg.Runs {
-		t, n, err := TokenizeFloor(d.File)
-		if err != nil {
-			return nil, 0, err
-		}
-		out, tokens = append(out, t), n
-	}
-	b.logf("floor %s: %s, %d tokens, %.0f MB/s", fmtDurations(out), median(out).Round(time.Millisecond), tokens,
-		mb(d.Bytes)/median(out).Seconds())
-	return out, tokens, nil
+	return []string{"dir"}
 }
 
-func (b *bencher) scenario(ctx context.Context, sc *Scenario) error {
-	for i := range b.cfg.Runs {
-		r, err := b.runOnce(ctx, sc)
-		if err != nil {
-			sc.Err = fmt.Errorf("%s %s concurrency %d run %d: %w", sc.Size.Name, sc.Sink, sc.Concurrency, i+1, err)
-			b.logf("FAILED: %v", sc.Err)
-			return sc.Err
+// warm reads the days once, which puts them in the page cache: the state
+// the server and the floor then find them in.
+func warm(days []Day) {
+	for _, d := range days {
+		if f, err := os.Open(d.File); err == nil {
+			io.Copy(io.Discard, f)
+			f.Close()
 		}
-		sc.Runs = append(sc.Runs, r)
-		line := fmt.Sprintf("%s %s c=%d run %d/%d: wall %s, peak RSS %.1f MiB, CPU %s, %d rows, %d files",
-			sc.Size.Name, sc.Sink, sc.Concurrency, i+1, b.cfg.Runs, r.M.Wall.Round(time.Millisecond),
-			mib(r.M.MaxRSS), r.M.CPU().Round(time.Millisecond), r.Rows, r.Files)
-		if r.M.TimeV != "" {
-			line += "\n    /usr/bin/time -v: " + TimeVBrief(r.M.TimeV)
-		}
-		b.logf("%s", line)
 	}
+}
+
+// step is run i of a scenario; after a failure the scenario is skipped.
+func (b *bencher) step(ctx context.Context, sc *Scenario, i int) error {
+	if sc.Err != nil {
+		return nil
+	}
+	r, err := b.runOnce(ctx, sc)
+	if err != nil {
+		sc.Err = fmt.Errorf("%s %s concurrency %d run %d: %w", sc.Size.Name, sc.Sink, sc.Concurrency, i+1, err)
+		b.logf("FAILED: %v", sc.Err)
+		return sc.Err
+	}
+	sc.Runs = append(sc.Runs, r)
+	line := fmt.Sprintf("%s %s, %d day(s), CONCURRENCY=%d, run %d/%d: wall %s, peak RSS %.1f MiB, CPU %s, %d rows, %d file(s)",
+		sc.Size.Name, sc.Sink, len(sc.Days), sc.Concurrency, i+1, b.cfg.Runs, r.M.Wall.Round(time.Millisecond),
+		mib(r.M.MaxRSS), r.M.CPU().Round(time.Millisecond), r.Rows, r.Files)
+	if r.M.TimeV != "" {
+		line += "\n    /usr/bin/time -v: " + TimeVBrief(r.M.TimeV)
+	}
+	b.logf("%s", line)
 	return nil
 }
 

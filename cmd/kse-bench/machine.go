@@ -69,3 +69,27 @@ func (m Machine) String() string {
 	return fmt.Sprintf("%d CPUs (`nproc`), %s; %s RAM; %s, kernel %s, %s; %s",
 		m.CPUs, m.CPUModel, m.MemTotal, m.OS, m.Kernel, m.Arch, m.GoVersion)
 }
+
+// loadAvg returns the 1, 5 and 15 minute load averages, "" if unknown.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// busy reports whether a load average string's 1-minute figure exceeds
+// half the CPUs: other work was competing with the benchmark.
+func busy(load string, cpus int) bool {
+	f := strings.Fields(load)
+	if len(f) == 0 {
+		return false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return err == nil && v > float64(cpus)/2
+}

@@ -233,6 +233,13 @@ func (r *Report) Markdown() string {
 	p("Measured %s UTC in %s; %d run(s) per cell (median wall time, largest peak RSS).\n\n",
 		r.Started.UTC().Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second), r.Runs)
 	p("Machine: %s.\n\n", r.Machine)
+	if r.LoadBefore != "" {
+		p("Load average (1/5/15 min) before: %s, after: %s.", r.LoadBefore, r.LoadAfter)
+		if busy(r.LoadBefore, r.Machine.CPUs) || busy(r.LoadAfter, r.Machine.CPUs) {
+			p(" **Other work was competing for the CPUs: wall times are noisy; rerun on an idle machine.**")
+		}
+		p("\n\n")
+	}
 
 	p("| sink | size | allocations | JSON MB | wall s | allocations/s | JSON MB/s | peak RSS MiB | CPU s | floor s | wall/floor | rows written | Parquet MB |\n")
 	p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")

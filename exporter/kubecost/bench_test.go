@@ -99,6 +99,7 @@ func BenchmarkDecodeJSONText(b *testing.B) {
 	for b.Loop() {
 		sink.Reset()
 		r.Reset(body)
+		d.strs.reset() // as FetchDay does for every day
 		if _, err := d.decode(&r, testDay, time.Hour, &sink); err != nil {
 			b.Fatal(err)
 		}

@@ -16,9 +16,10 @@ import (
 )
 
 // The decoder streams an Allocation API response one allocation at a time
-// with jsontext, which BenchmarkDecode* measured as the fastest candidate
-// that still validates the JSON (a truncated body must be detected, or a
-// partial day would be exported as complete).
+// with jsontext's token API. BenchmarkDecode* (bench_test.go) measured it
+// about ten times faster than encoding/json's Decoder.Token, which boxes
+// every token. jsontext also validates as it goes, so a body cut short is
+// an error, never a silently partial day.
 
 // Allocation member actions. Values >= fieldDouble are fieldDouble+index.
 const (
@@ -31,8 +32,9 @@ const (
 	fieldDouble
 )
 
-// decoderOptions: Kubecost emits duplicate names now and then, and checking
-// uniqueness or UTF-8 costs time for nothing we use.
+// decoderOptions: a duplicate name is not an error (the last one wins, as
+// with encoding/json), and UTF-8 is not checked: neither matters to the
+// columns, and both checks cost time.
 var decoderOptions = []jsontext.Options{
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
@@ -353,15 +355,6 @@ func (d *decoder) labelSet(slots *keyCache, dst, last []string) error {
 	}
 }
 
-// cached returns s as a string, reusing *last when equal, else interning.
-func cached(last *string, s []byte, in *interner) string {
-	if *last == string(s) {
-		return *last
-	}
-	*last = in.get(s)
-	return *last
-}
-
 func (d *decoder) window(start, end *int64, has *uint8) error {
 	if d.dec.PeekKind() != jsontext.KindBeginObject {
 		return d.skip()
@@ -508,152 +501,6 @@ func (d *decoder) unquoteName(raw []byte) []byte {
 		return raw
 	}
 	return u
-}
-
-// keyCache maps member names to small ints through a cache in front of
-// resolve (a map lookup). Its hash reads six bytes and the length instead
-// of the whole name, and each name has two candidate entries, so a lookup
-// is mostly one string compare. Distinct names are few (fields, label
-// keys), so the cache fills once and then only hits; a name that finds
-// both entries taken keeps asking resolve, which is merely slower.
-type keyCache struct {
-	ents    [512]keyEntry
-	resolve func([]byte) int // must not retain its argument
-}
-
-type keyEntry struct {
-	key string
-	val int32
-	set bool
-}
-
-func (c *keyCache) get(b []byte) int {
-	n := len(b)
-	h := uint32(n) * 0x9e3779b1
-	if n > 0 {
-		h ^= uint32(b[0]) | uint32(b[n/2])<<8 | uint32(b[n-1])<<16 | uint32(b[n/3])<<24
-		h ^= uint32(b[1%n])<<5 ^ uint32(b[n-1-n/4])<<13
-	}
-	h *= 0x85ebca6b
-	e1, e2 := &c.ents[h>>23], &c.ents[(h>>7)&511]
-	if e1.set && e1.key == string(b) {
-		return int(e1.val)
-	}
-	if e2.set && e2.key == string(b) {
-		return int(e2.val)
-	}
-	v := c.resolve(b)
-	if !e1.set {
-		*e1 = keyEntry{key: string(b), val: int32(v), set: true}
-	} else if !e2.set {
-		*e2 = keyEntry{key: string(b), val: int32(v), set: true}
-	}
-	return v
-}
-
-// interner returns one string per distinct value: names, namespaces and
-// label values repeat across a day's allocations, so most cost no
-// allocation. It stops growing at max entries.
-type interner struct {
-	m   map[string]string
-	max int
-}
-
-func (in *interner) get(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if s, ok := in.m[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(in.m) < in.max {
-		in.m[s] = s
-	}
-	return s
-}
-
-// reset forgets every string, so a pooled decoder holds at most one day's.
-func (in *interner) reset() { clear(in.m) }
-
-// parseTime parses an RFC 3339 timestamp into Unix milliseconds without
-// allocating: YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM). Odd shapes fall back to
-// the time package.
-func parseTime(b []byte) (int64, bool) {
-	if len(b) >= 20 && b[4] == '-' && b[7] == '-' && (b[10] == 'T' || b[10] == 't' || b[10] == ' ') && b[13] == ':' && b[16] == ':' {
-		y, ok1 := digits(b[0:4])
-		mo, ok2 := digits(b[5:7])
-		dd, ok3 := digits(b[8:10])
-		h, ok4 := digits(b[11:13])
-		mi, ok5 := digits(b[14:16])
-		s, ok6 := digits(b[17:19])
-		i, frac := 19, int64(0)
-		if b[i] == '.' {
-			i++
-			for scale := int64(100); i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-				frac += int64(b[i]-'0') * scale
-				scale /= 10
-			}
-		}
-		off, ok7 := zone(b[i:])
-		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 &&
-			mo >= 1 && mo <= 12 && dd >= 1 && dd <= 31 && h < 24 && mi < 60 && s < 61 {
-			days := daysFromCivil(y, mo, dd)
-			return ((days*24+h)*60+mi-off)*60000 + s*1000 + frac, true
-		}
-	}
-	t, err := time.Parse(time.RFC3339Nano, string(b))
-	if err != nil {
-		return 0, false
-	}
-	return t.UnixMilli(), true
-}
-
-// zone parses Z or ±HH:MM into an offset in minutes east of UTC.
-func zone(b []byte) (int64, bool) {
-	if len(b) == 1 && (b[0] == 'Z' || b[0] == 'z') {
-		return 0, true
-	}
-	if len(b) != 6 || (b[0] != '+' && b[0] != '-') || b[3] != ':' {
-		return 0, false
-	}
-	h, ok1 := digits(b[1:3])
-	m, ok2 := digits(b[4:6])
-	if !ok1 || !ok2 || h > 23 || m > 59 {
-		return 0, false
-	}
-	if b[0] == '-' {
-		return -(h*60 + m), true
-	}
-	return h*60 + m, true
-}
-
-func digits(b []byte) (int64, bool) {
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
-
-// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
-// date (Howard Hinnant's algorithm).
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
 }
 
 // skip discards the next value. ReadValue scans a composite in one tight

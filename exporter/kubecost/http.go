@@ -24,8 +24,9 @@ import (
 
 // endpointHint tells a user what to check when the URL answers with
 // something that is not the Allocation API.
-const endpointHint = "check KUBECOST_API_ENDPOINT: it must point at the Kubecost cost-analyzer service " +
-	"(port 9090 for Kubecost, e.g. http://kubecost-cost-analyzer.kubecost:9090), not at the UI, an ingress or a login page"
+const endpointHint = "check KUBECOST_API_ENDPOINT (and KUBECOST_API_FLAVOR/KUBECOST_API_PATH): it must point at the " +
+	"Kubecost cost-analyzer service, port 9090 for Kubecost (e.g. http://kubecost-cost-analyzer.kubecost:9090); " +
+	"an HTML page means the request reached a UI, an ingress or a login page instead of the API"
 
 var errStalled = errors.New("stalled")
 
@@ -56,10 +57,11 @@ func permanent(format string, a ...any) *attemptError {
 // returns the number of allocations written to sink, also on failure.
 func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.RecordSink, st *Stats) (int, error) {
 	// A Kubecost that stops sending mid-body would otherwise hang the job:
-	// ReadTimeout bounds the wait for headers and every pause in the body.
+	// after connecting, ReadTimeout bounds the wait for headers and every
+	// pause in the body.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	idle := time.AfterFunc(c.opts.ReadTimeout, func() { cancel(errStalled) })
+	idle := time.AfterFunc(c.opts.ConnectTimeout+c.opts.ReadTimeout, func() { cancel(errStalled) })
 	defer idle.Stop()
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
@@ -79,6 +81,7 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 	if err != nil {
 		return 0, c.requestError(ctx, err)
 	}
+	idle.Reset(c.opts.ReadTimeout)
 	body := &bodyReader{r: resp.Body, idle: idle, timeout: c.opts.ReadTimeout}
 	defer func() {
 		// Drain a little so the connection can be reused, then close.
@@ -126,7 +129,7 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 // requestError classifies an error of http.Client.Do.
 func (c *Client) requestError(ctx context.Context, err error) error {
 	if context.Cause(ctx) == errStalled {
-		return transient("no response headers within %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", c.opts.ReadTimeout)
+		return transient("no response within %v (CONNECTION_TIMEOUT + KUBECOST_ALLOCATION_API_READ_TIMEOUT)", c.opts.ConnectTimeout+c.opts.ReadTimeout)
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -190,7 +193,7 @@ func (c *Client) statusError(resp *http.Response, body io.Reader) error {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		err = fmt.Errorf("%w (Kubecost requires authentication: check the bearer token, KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME)", err)
 	case http.StatusNotFound:
-		err = fmt.Errorf("%w (check KUBECOST_API_ENDPOINT and KUBECOST_API_FLAVOR/KUBECOST_API_PATH: %s)", err, endpointHint)
+		err = fmt.Errorf("%w (%s)", err, endpointHint)
 	}
 	return statusAttemptError(err, resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), time.Now()))
 }

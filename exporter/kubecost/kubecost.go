@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,7 +159,7 @@ func (c *Client) Stats() Stats {
 type window struct {
 	start, end time.Time
 	attempts   int
-	split      bool
+	halved     bool
 }
 
 // String is the window as the query sends it, ready to paste into curl.
@@ -202,7 +201,7 @@ func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]time.
 	for ms := range days.seen {
 		out = append(out, time.UnixMilli(ms).UTC())
 	}
-	sort.Slice(out, func(i, k int) bool { return out[i].Before(out[k]) })
+	slices.SortFunc(out, time.Time.Compare)
 	return out, nil
 }
 
@@ -284,7 +283,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		dirty := got > 0
 		canSplit := j.split && ae.big && w.end.Sub(w.start) >= 2*c.opts.MinSplit
 		switch {
-		case canSplit && (dirty || w.split || w.attempts >= c.opts.Retries):
+		case canSplit && (dirty || w.halved || w.attempts >= c.opts.Retries):
 			// Big hourly windows are what make Kubecost time out or run out
 			// of memory; halves are cheaper than more full-size retries.
 			halves := c.halve(*w)
@@ -302,7 +301,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			st.Retries++
 			delay := c.backoff(w.attempts, ae.retryAfter)
 			c.log.Warn("kubecost request failed, retrying", "window", w.String(),
-				"attempt", w.attempts, "retries", c.opts.Retries, "reason", ae.Error(), "delay", delay)
+				"attempt", w.attempts, "max_retries", c.opts.Retries, "reason", ae.Error(), "delay", delay)
 			if err := sleep(ctx, delay); err != nil {
 				return st, fmt.Errorf("kubecost: get %s: %w", w, err)
 			}
@@ -340,7 +339,7 @@ func (c *Client) giveUp(j *job, w window, err *attemptError) error {
 func (c *Client) halve(w window) []window {
 	hours := int64(w.end.Sub(w.start) / time.Hour)
 	mid := w.start.Add(time.Duration(hours/2) * time.Hour)
-	return []window{{start: w.start, end: mid, split: true}, {start: mid, end: w.end, split: true}}
+	return []window{{start: w.start, end: mid, halved: true}, {start: mid, end: w.end, halved: true}}
 }
 
 // query renders the request URL of w. The user's URL may carry its own

@@ -15,7 +15,6 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
@@ -127,6 +126,11 @@ func NewWriter(w io.Writer, p *schema.Projection, opts Options) (*Writer, error)
 		parquet.DataPageVersion(1),
 		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
 		parquet.PageBufferSize(pageBufferSize),
+		// Page header statistics are deprecated in favour of the column
+		// index, which parquet-go still writes along with the column chunk
+		// statistics; Athena and Spark use those, not the page headers.
+		// Turning them off saves computing every page's min and max twice.
+		parquet.DataPageStatistics(false),
 		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
 	)
 	if err != nil {
@@ -168,22 +172,6 @@ func NewWriter(w io.Writer, p *schema.Projection, opts Options) (*Writer, error)
 // batch, idx the field's index (into Num, Props, LABELS or ANNOTATIONS, or
 // the sourceKind for name and window).
 type slot struct{ off, idx int }
-
-// codecFor maps the contract's codec names to parquet-go codecs. All three
-// are backed by github.com/klauspost/compress (snappy, zstd and gzip
-// packages). parquet-go's shared codec values pool their encoders, so
-// successive files reuse them.
-func codecFor(c exporter.Codec) (compress.Codec, error) {
-	switch c {
-	case "", exporter.Snappy:
-		return &parquet.Snappy, nil
-	case exporter.Zstd:
-		return &parquet.Zstd, nil
-	case exporter.Gzip:
-		return &parquet.Gzip, nil
-	}
-	return nil, fmt.Errorf("parquet: unknown codec %q (accepted: snappy, zstd, gzip)", c)
-}
 
 // Write appends one row. It copies what it needs from r, so the caller may
 // reuse r as soon as Write returns.

@@ -1,0 +1,387 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/miniotest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/pqcheck"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+const (
+	bucket     = "cca-data"
+	clusterARN = "arn:aws:eks:us-east-1:111122223333:cluster/prod"
+	aggregate  = "cluster,node,namespace,pod,container"
+	labelKey   = "app.kubernetes.io/name"
+)
+
+var now = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+// harness is one MinIO bucket and one simulator shared by a test's runs.
+type harness struct {
+	t    *testing.T
+	s3   *s3.Client
+	sim  *kubecostsim.Server
+	env  map[string]string
+	logs bytes.Buffer
+}
+
+func newHarness(t *testing.T) *harness {
+	m := miniotest.Start(t)
+	m.CreateBucket(t, bucket)
+	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
+	t.Cleanup(sim.Close)
+
+	// The SDK reads static credentials from the process environment.
+	t.Setenv("AWS_ACCESS_KEY_ID", m.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", m.SecretKey)
+	t.Setenv("AWS_REGION", "us-east-1")
+	for _, k := range []string{"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_PROFILE", "AWS_SESSION_TOKEN"} {
+		t.Setenv(k, "")
+	}
+	env := map[string]string{
+		"S3_BUCKET_NAME":        bucket,
+		"CLUSTER_ID":            clusterARN,
+		"KUBECOST_API_ENDPOINT": sim.URL,
+		"BACKFILL_PERIOD_DAYS":  "20", // longer than the retention: Kubecost limits the plan
+		"LABELS":                labelKey,
+		"KUBECOST_MAX_RETRIES":  "1",
+		"AWS_ENDPOINT_URL_S3":   m.Endpoint,
+		// Nothing listens here: the identity check fails fast and is only a warning.
+		"AWS_ENDPOINT_URL_STS": "http://" + closedAddr(t),
+		"LOG_FORMAT":           "json",
+	}
+	for k, v := range env {
+		if strings.HasPrefix(k, "AWS_") {
+			t.Setenv(k, v)
+		}
+	}
+	return &harness{t: t, s3: m.S3Client(t), sim: sim, env: env}
+}
+
+func closedAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// run executes `kubecost-s3-exporter run` in-process and returns its exit
+// status and this run's log lines.
+func (h *harness) run(extra map[string]string) (int, string) {
+	h.t.Helper()
+	lookup := func(k string) (string, bool) {
+		if v, ok := extra[k]; ok {
+			return v, true
+		}
+		v, ok := h.env[k]
+		return v, ok
+	}
+	var buf bytes.Buffer
+	code := cli.RunWith(context.Background(), lookup, &buf, cli.Hooks{Now: func() time.Time { return now }})
+	h.logs.Write(buf.Bytes())
+	return code, buf.String()
+}
+
+type object struct {
+	key, etag string
+	modified  time.Time
+}
+
+func (h *harness) objects() map[string]object {
+	h.t.Helper()
+	out := map[string]object{}
+	p := s3.NewListObjectsV2Paginator(h.s3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		for _, o := range page.Contents {
+			out[*o.Key] = object{*o.Key, aws.ToString(o.ETag), aws.ToTime(o.LastModified)}
+		}
+	}
+	return out
+}
+
+func (h *harness) put(key, body string) {
+	h.t.Helper()
+	_, err := h.s3.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(body)})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) get(key string) []byte {
+	h.t.Helper()
+	out, err := h.s3.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return b
+}
+
+var prod = exporter.Layout{Account: "111122223333", Region: "us-east-1", Cluster: "prod"}
+
+// expectedDays is what the first run must export: the simulator's
+// available days inside the backfill window, computed independently.
+func expectedDays(sim *kubecostsim.Server, backfill int) []time.Time {
+	first, last := exporter.BackfillWindow(now, backfill)
+	var out []time.Time
+	for _, d := range sim.Sim.AvailableDays() {
+		if !d.Before(first) && !d.After(last) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestEndToEndMinIO(t *testing.T) {
+	h := newHarness(t)
+
+	// Another cluster whose name starts with ours, and one that ends with it,
+	// already have files for every day of the window.
+	first, last := exporter.BackfillWindow(now, 20)
+	var others []string
+	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
+		for _, c := range []string{"prod-eu", "eu_prod"} {
+			k := exporter.Layout{Account: prod.Account, Region: prod.Region, Cluster: c}.Key(d, exporter.Snappy)
+			h.put(k, "not ours")
+			others = append(others, k)
+		}
+	}
+	before := h.objects()
+
+	want := expectedDays(h.sim, 20)
+	if len(want) == 0 || len(want) >= 18 {
+		t.Fatalf("retention should cut the 18-day window; the simulator has %d days in it", len(want))
+	}
+
+	// Run 1 uploads exactly the available days.
+	code, logs := h.run(nil)
+	if code != cli.ExitOK {
+		t.Fatalf("run 1 exit %d\n%s", code, logs)
+	}
+	after1 := h.objects()
+	var wantKeys, gotKeys []string
+	for _, d := range want {
+		wantKeys = append(wantKeys, prod.Key(d, exporter.Snappy))
+	}
+	for k := range after1 {
+		if _, ok := prod.ParseDay(k); ok {
+			gotKeys = append(gotKeys, k)
+		}
+	}
+	slices.Sort(gotKeys)
+	if !slices.Equal(gotKeys, wantKeys) {
+		t.Fatalf("run 1 wrote\n%v\nwant\n%v", gotKeys, wantKeys)
+	}
+	for _, k := range others {
+		if after1[k] != before[k] {
+			t.Errorf("another cluster's file %s was touched", k)
+		}
+	}
+	assertSummary(t, logs, len(want), len(want))
+
+	// Every file reads back with an independent reader and matches the truth.
+	proj := schema.NewProjection(clusterARN, "prod", []string{labelKey}, nil)
+	for _, d := range want {
+		checkFile(t, h, proj, d)
+	}
+	checkLabels(t, h, want[len(want)/2])
+
+	// Run 2 uploads nothing.
+	code, logs = h.run(nil)
+	if code != cli.ExitOK || !strings.Contains(logs, "nothing to do") {
+		t.Fatalf("run 2 exit %d, want 0 and 'nothing to do'\n%s", code, logs)
+	}
+	if after2 := h.objects(); !mapsEqual(after1, after2) {
+		t.Fatalf("run 2 changed the bucket")
+	}
+	assertSummary(t, logs, 0, 0)
+
+	// Deleting one object makes run 3 restore exactly that one.
+	gone := prod.Key(want[len(want)/2], exporter.Snappy)
+	if _, err := h.s3.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(gone)}); err != nil {
+		t.Fatal(err)
+	}
+	code, logs = h.run(nil)
+	if code != cli.ExitOK {
+		t.Fatalf("run 3 exit %d\n%s", code, logs)
+	}
+	after3 := h.objects()
+	for k, o := range after1 {
+		if k == gone {
+			if _, ok := after3[k]; !ok {
+				t.Errorf("run 3 did not restore %s", k)
+			}
+			continue
+		}
+		if after3[k] != o {
+			t.Errorf("run 3 touched %s", k)
+		}
+	}
+	if len(after3) != len(after1) {
+		t.Errorf("run 3 left %d objects, want %d", len(after3), len(after1))
+	}
+	assertSummary(t, logs, 1, 1)
+	checkFile(t, h, proj, want[len(want)/2])
+}
+
+func mapsEqual(a, b map[string]object) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// assertSummary checks the run's last line (CONTRACT §5).
+func assertSummary(t *testing.T, logs string, planned, written int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("last log line is not JSON: %v\n%s", err, lines[len(lines)-1])
+	}
+	if !strings.HasPrefix(last["msg"].(string), "run summary") || last["days_planned"] != float64(planned) || last["days_written"] != float64(written) {
+		t.Errorf("summary %v, want days_planned=%d days_written=%d", last, planned, written)
+	}
+	for _, f := range []string{"rows", "bytes", "duration"} {
+		if _, ok := last[f]; !ok {
+			t.Errorf("summary lacks %s: %v", f, last)
+		}
+	}
+}
+
+// checkFile reads one day back with arrow-go and compares it with the
+// simulator's truth.
+func checkFile(t *testing.T, h *harness, proj *schema.Projection, d time.Time) {
+	t.Helper()
+	key := prod.Key(d, exporter.Snappy)
+	f := pqcheck.Check(t, h.get(key), proj)
+	truth := dayTruth(t, h, d)
+	if f.NumRows != int64(truth.Count) {
+		t.Errorf("%s: %d rows, simulator has %d allocations", key, f.NumRows, truth.Count)
+	}
+	sums, err := f.SumBy("properties.namespace", "totalCost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ns, want := range truth.ByNamespace {
+		if got := sums[ns]; math.Abs(got-want) > 1e-6*math.Abs(want) {
+			t.Errorf("%s: namespace %q totalCost %.9f, truth %.9f", key, ns, got, want)
+		}
+	}
+	if len(sums) != len(truth.ByNamespace) {
+		t.Errorf("%s: namespaces %v, truth %v", key, sums, truth.ByNamespace)
+	}
+	if f.Codecs()[0] != "SNAPPY" {
+		t.Errorf("%s: codec %v", key, f.Codecs())
+	}
+}
+
+// dayQuery is the query the exporter sends for a daily file (CCA's flags).
+func dayQuery(d time.Time) url.Values {
+	return url.Values{
+		"window": {d.Format(time.RFC3339) + "," + d.Add(24*time.Hour).Format(time.RFC3339)}, "aggregate": {aggregate},
+		"step": {"1d"}, "accumulate": {"false"}, "idle": {"true"}, "splitIdle": {"true"}, "idleByNode": {"true"},
+		"shareTenancyCosts": {"true"},
+	}
+}
+
+// dayTruth sums the simulator's truth over the sets of dayQuery, idle
+// allocations included, without going through JSON.
+func dayTruth(t *testing.T, h *harness, d time.Time) kubecostsim.Truth {
+	t.Helper()
+	sets, err := h.sim.Sim.TruthFor(dayQuery(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := kubecostsim.Truth{ByNamespace: map[string]float64{}}
+	for _, s := range sets {
+		sum.Count += s.Count
+		sum.TotalCost += s.TotalCost
+		for ns, c := range s.ByNamespace {
+			sum.ByNamespace[ns] += c
+		}
+	}
+	return sum
+}
+
+// checkLabels compares the label column with each pod's label in the raw
+// Kubecost response, decoded here with encoding/json.
+func checkLabels(t *testing.T, h *harness, d time.Time) {
+	t.Helper()
+	var raw bytes.Buffer
+	if err := h.sim.Sim.WriteResponse(&raw, dayQuery(d)); err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		Data []map[string]struct {
+			Properties struct {
+				Labels map[string]string `json:"labels"`
+			} `json:"properties"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, set := range resp.Data {
+		for name, a := range set {
+			want[name] = a.Properties.Labels[schema.Sanitize(labelKey)]
+		}
+	}
+	f, err := pqcheck.OpenBytes(h.get(prod.Key(d, exporter.Snappy)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := f.Strings("name")
+	vals, err := f.Strings("properties.labels." + labelKey)
+	if err != nil {
+		t.Fatalf("no label column: %v (columns %v)", err, f.Names())
+	}
+	var set, unset int
+	for i, n := range names {
+		if vals[i] != want[n] {
+			t.Errorf("%s: label %q, Kubecost says %q", n, vals[i], want[n])
+		}
+		if vals[i] == "" {
+			unset++
+		} else {
+			set++
+		}
+	}
+	if set == 0 || unset == 0 {
+		t.Errorf("want rows with and without %s; got %d with, %d without", labelKey, set, unset)
+	}
+}
