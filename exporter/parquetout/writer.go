@@ -36,7 +36,7 @@ const (
 	// parquet-go column by column. Handing over whole batches amortises
 	// parquet-go's per-call work; the batch is small enough (about 1.5 MB of
 	// values for 60 columns) not to matter for memory.
-	batchRows = 1024
+	batchRows = 256
 	// arenaSoftLimit bounds the bytes of copied strings held for a batch.
 	// A batch is flushed early when it is reached, so a day of unusually
 	// long names cannot grow the arena without bound.
