@@ -2,8 +2,11 @@ package kubecost
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -136,6 +139,15 @@ func (d *decoder) decode(r io.Reader, start time.Time, step time.Duration, sink 
 	d.code, d.message, d.n, d.set = 0, "", 0, 0
 	d.start, d.step = start.UnixMilli(), step.Milliseconds()
 	err := d.response(sink)
+	if err == nil {
+		// Only white space may follow: anything else means the body is
+		// not the response we think it is.
+		if _, err = d.dec.ReadToken(); err == io.EOF {
+			err = nil
+		} else if err == nil {
+			err = errors.New("unexpected data after the response object")
+		}
+	}
 	if err == nil && d.code != 0 && d.code != 200 {
 		err = &apiError{d.code, d.message}
 	}
@@ -152,19 +164,19 @@ func (d *decoder) response(sink exporter.RecordSink) error {
 			return err
 		}
 		switch string(k) {
-		case "code", "message", "error":
-			v, err := d.dec.ReadValue()
+		case "code":
+			f, err := d.number()
 			if err != nil {
 				return err
 			}
-			s := scanner{b: v}
-			if string(k) == "code" {
-				d.code = int(d.number(&s))
-			} else if m := d.scalar(&s); len(m) > 0 && d.message == "" {
-				d.message = string(m[:min(len(m), 512)])
-			}
+			d.code = int(f)
 		case "data":
 			err = d.data(sink)
+		case "message", "error":
+			var s []byte
+			if s, err = d.str(); err == nil && len(s) > 0 && d.message == "" {
+				d.message = string(s[:min(len(s), 512)])
+			}
 		default:
 			err = d.dec.SkipValue() // may be large: walk it, do not buffer it
 		}
@@ -220,18 +232,178 @@ func (d *decoder) allocationSet(sink exporter.RecordSink) error {
 			}
 			continue
 		}
-		// jsontext validates the whole allocation in one pass, then the
-		// scanner walks the validated bytes without further checks.
-		v, err := d.dec.ReadValue()
-		if err != nil {
+		if err := d.allocation(); err != nil {
 			return err
 		}
-		d.allocation(v)
 		if err := sink.Write(d.rec); err != nil {
 			return &sinkError{err}
 		}
 		d.n++
 	}
+}
+
+func (d *decoder) allocation() error {
+	r := d.rec
+	d.proj.Reset(r)
+	var wStart, wEnd, aStart, aEnd int64
+	var hasW, hasA uint8 // bit 0: start, bit 1: end
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		k, end, err := d.name()
+		if err != nil {
+			return err
+		}
+		if end {
+			break
+		}
+		f := d.fields.get(k)
+		switch {
+		case f >= fieldDouble:
+			r.Num[f-fieldDouble], err = d.number()
+		case f == fieldName:
+			var s []byte
+			if s, err = d.str(); err == nil {
+				r.Name = d.strs.get(s)
+			}
+		case f == fieldProperties:
+			err = d.properties()
+		case f == fieldWindow:
+			err = d.window(&wStart, &wEnd, &hasW)
+		case f == fieldStart:
+			err = d.time(&aStart, &hasA, 1)
+		case f == fieldEnd:
+			err = d.time(&aEnd, &hasA, 2)
+		default:
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if r.Name == "" {
+		r.Name = d.strs.get(d.unquoteName(d.setKey))
+	}
+	// The allocation's own window wins, then its start/end, then the set's.
+	fallback := d.start + d.set*d.step
+	r.Start = pick(hasW&1 != 0, wStart, hasA&1 != 0, aStart, fallback)
+	r.End = pick(hasW&2 != 0, wEnd, hasA&2 != 0, aEnd, fallback+d.step)
+	d.proj.Finish(r)
+	return nil
+}
+
+func pick(okA bool, a int64, okB bool, b int64, c int64) int64 {
+	if okA {
+		return a
+	}
+	if okB {
+		return b
+	}
+	return c
+}
+
+func (d *decoder) properties() error {
+	if d.dec.PeekKind() != jsontext.KindBeginObject {
+		return d.skip()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	r := d.rec
+	for {
+		k, end, err := d.name()
+		if err != nil || end {
+			return err
+		}
+		switch i := d.props.get(k); {
+		case i >= 0:
+			var s []byte
+			if s, err = d.scalar(); err == nil {
+				r.Props[i] = cached(&d.lastProps[i], s, &d.strs)
+			}
+		case i == propLabels:
+			err = d.labelSet(&d.labels, r.Labels, d.lastLabels)
+		case i == propAnnotations:
+			err = d.labelSet(&d.annots, r.Annotations, d.lastAnnotations)
+		default:
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// labelSet fills the label (or annotation) slots the projection asks for;
+// other keys are skipped without allocating.
+func (d *decoder) labelSet(slots *keyCache, dst, last []string) error {
+	if d.dec.PeekKind() != jsontext.KindBeginObject {
+		return d.skip()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		k, end, err := d.name()
+		if err != nil || end {
+			return err
+		}
+		slot := slots.get(k)
+		if slot < 0 {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		s, err := d.scalar()
+		if err != nil {
+			return err
+		}
+		dst[slot] = cached(&last[slot], s, &d.strs)
+	}
+}
+
+func (d *decoder) window(start, end *int64, has *uint8) error {
+	if d.dec.PeekKind() != jsontext.KindBeginObject {
+		return d.skip()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for {
+		k, e, err := d.name()
+		if err != nil || e {
+			return err
+		}
+		switch string(k) {
+		case "start":
+			err = d.time(start, has, 1)
+		case "end":
+			err = d.time(end, has, 2)
+		default:
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// time reads an RFC 3339 timestamp into *ms and sets bit in *has. Other
+// shapes and unparsable strings leave both untouched.
+func (d *decoder) time(ms *int64, has *uint8, bit uint8) error {
+	s, err := d.str()
+	if err != nil {
+		return err
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	if t, ok := parseTime(s); ok {
+		*ms, *has = t, *has|bit
+	}
+	return nil
 }
 
 // begin reads the opening token of a value of kind k.
@@ -260,4 +432,90 @@ func (d *decoder) name() (name []byte, end bool, err error) {
 		return nil, false, err
 	}
 	return v[1 : len(v)-1], false, nil
+}
+
+// str reads a string value; other kinds read as "". The bytes are valid
+// until the next read.
+func (d *decoder) str() ([]byte, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil || len(v) == 0 || v[0] != '"' {
+		return nil, err
+	}
+	return d.unquote(v), nil
+}
+
+// scalar reads a string, number or boolean as its text; null and
+// composites read as "".
+func (d *decoder) scalar() ([]byte, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil || len(v) == 0 {
+		return nil, err
+	}
+	switch v[0] {
+	case '"':
+		return d.unquote(v), nil
+	case 'n', '{', '[':
+		return nil, nil
+	}
+	return v, nil
+}
+
+// number reads a JSON number, or a string holding one (Kubecost writes
+// "NaN" and infinities as strings). Anything else reads as 0, and so does
+// an unparsable string; Projection.Finish zeroes NaN and infinities.
+func (d *decoder) number() (float64, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil || len(v) == 0 {
+		return 0, err
+	}
+	switch c := v[0]; {
+	case c == '"':
+		v = bytes.TrimSpace(d.unquote(v))
+	case c != '-' && (c < '0' || c > '9'):
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, nil
+	}
+	return f, nil
+}
+
+// unquote returns the contents of a raw JSON string, copying only when it
+// has escapes.
+func (d *decoder) unquote(v jsontext.Value) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return v
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1]
+	}
+	u, err := jsontext.AppendUnquote(d.unq[:0], v)
+	if err != nil {
+		return v[1 : len(v)-1]
+	}
+	d.unq = u
+	return u
+}
+
+// unquoteName unescapes a raw member name saved by allocationSet.
+func (d *decoder) unquoteName(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	q := append(append(append(d.unq[:0], '"'), raw...), '"')
+	d.unq = q
+	u, err := jsontext.AppendUnquote(nil, q) // rare: names are pod paths
+	if err != nil {
+		return raw
+	}
+	return u
+}
+
+// skip discards the next value. ReadValue scans a composite in one tight
+// loop, which measured faster than SkipValue's token by token walk; the
+// largest skipped value (pvs, proportionalAssetResourceCosts) is small.
+func (d *decoder) skip() error {
+	_, err := d.dec.ReadValue()
+	return err
 }

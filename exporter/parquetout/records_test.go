@@ -170,14 +170,47 @@ func (g *gen) fill(r *schema.Record, i int) {
 	p.Finish(r)
 }
 
-// num sets a numeric column by its contract name.
-func num(r *schema.Record, name string, v float64) {
-	i := schema.DoubleIndex(name)
-	if i < 0 {
-		panic("no numeric column " + name)
+// numIndex caches schema.DoubleIndex, which is a linear search: the
+// generator must not dominate the benchmarks that use it.
+var numIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, n := range schema.DoubleNames() {
+		m[n] = i
 	}
-	r.Num[i] = v
-}
+	return m
+}()
+
+// Resolved once; num(r, ixCPUCost, v) is cheaper than a lookup per value.
+var (
+	ixCpuCoreHours          = numIndex["cpuCoreHours"]
+	ixCpuCoreRequestAverage = numIndex["cpuCoreRequestAverage"]
+	ixCpuCoreUsageAverage   = numIndex["cpuCoreUsageAverage"]
+	ixCpuCores              = numIndex["cpuCores"]
+	ixCpuCost               = numIndex["cpuCost"]
+	ixCpuEfficiency         = numIndex["cpuEfficiency"]
+	ixGpuCost               = numIndex["gpuCost"]
+	ixGpuCount              = numIndex["gpuCount"]
+	ixGpuHours              = numIndex["gpuHours"]
+	ixLoadBalancerCost      = numIndex["loadBalancerCost"]
+	ixMinutes               = numIndex["minutes"]
+	ixNetworkCost           = numIndex["networkCost"]
+	ixNetworkCrossZoneCost  = numIndex["networkCrossZoneCost"]
+	ixNetworkReceiveBytes   = numIndex["networkReceiveBytes"]
+	ixNetworkTransferBytes  = numIndex["networkTransferBytes"]
+	ixPvByteHours           = numIndex["pvByteHours"]
+	ixPvBytes               = numIndex["pvBytes"]
+	ixPvCost                = numIndex["pvCost"]
+	ixRamByteHours          = numIndex["ramByteHours"]
+	ixRamByteRequestAverage = numIndex["ramByteRequestAverage"]
+	ixRamByteUsageAverage   = numIndex["ramByteUsageAverage"]
+	ixRamBytes              = numIndex["ramBytes"]
+	ixRamCost               = numIndex["ramCost"]
+	ixRamEfficiency         = numIndex["ramEfficiency"]
+	ixTotalCost             = numIndex["totalCost"]
+	ixTotalEfficiency       = numIndex["totalEfficiency"]
+)
+
+func num(r *schema.Record, i int, v float64) { r.Num[i] = v }
 
 // numbers fills the numeric columns the way Kubecost reports a container:
 // requests come from a handful of sizes, usage and costs are arbitrary
@@ -203,51 +236,51 @@ func (g *gen) numbers(r *schema.Record, h uint64, node *testNode) {
 		cpuPrice, ramPrice = cpuPrice*0.35, ramPrice*0.35
 	}
 
-	num(r, "minutes", minutes)
-	num(r, "cpuCores", max(cpuReq, cpuUse))
-	num(r, "cpuCoreRequestAverage", cpuReq)
-	num(r, "cpuCoreUsageAverage", cpuUse)
-	num(r, "cpuCoreHours", max(cpuReq, cpuUse)*hours)
+	num(r, ixMinutes, minutes)
+	num(r, ixCpuCores, max(cpuReq, cpuUse))
+	num(r, ixCpuCoreRequestAverage, cpuReq)
+	num(r, ixCpuCoreUsageAverage, cpuUse)
+	num(r, ixCpuCoreHours, max(cpuReq, cpuUse)*hours)
 	cpuCost := max(cpuReq, cpuUse) * hours * cpuPrice
-	num(r, "cpuCost", cpuCost)
-	num(r, "cpuEfficiency", min(1, cpuUse/cpuReq))
-	num(r, "ramBytes", max(ramReq, ramUse))
-	num(r, "ramByteRequestAverage", ramReq)
-	num(r, "ramByteUsageAverage", ramUse)
-	num(r, "ramByteHours", max(ramReq, ramUse)*hours)
+	num(r, ixCpuCost, cpuCost)
+	num(r, ixCpuEfficiency, min(1, cpuUse/cpuReq))
+	num(r, ixRamBytes, max(ramReq, ramUse))
+	num(r, ixRamByteRequestAverage, ramReq)
+	num(r, ixRamByteUsageAverage, ramUse)
+	num(r, ixRamByteHours, max(ramReq, ramUse)*hours)
 	ramCost := max(ramReq, ramUse) * hours * ramPrice
-	num(r, "ramCost", ramCost)
-	num(r, "ramEfficiency", min(1, ramUse/ramReq))
+	num(r, ixRamCost, ramCost)
+	num(r, ixRamEfficiency, min(1, ramUse/ramReq))
 	total := cpuCost + ramCost
 
 	if node.instanceType == "g5.2xlarge" && h>>24%2 == 0 {
 		gpuCost := hours * 1.212
-		num(r, "gpuCount", 1)
-		num(r, "gpuHours", hours)
-		num(r, "gpuCost", gpuCost)
+		num(r, ixGpuCount, 1)
+		num(r, ixGpuHours, hours)
+		num(r, ixGpuCost, gpuCost)
 		total += gpuCost
 	}
 	if h>>28%10 < 3 {
 		tx := float64(h >> 30 % (1 << 34))
-		num(r, "networkTransferBytes", tx)
-		num(r, "networkReceiveBytes", float64(h>>12%(1<<33)))
+		num(r, ixNetworkTransferBytes, tx)
+		num(r, ixNetworkReceiveBytes, float64(h>>12%(1<<33)))
 		cz := tx / (1 << 30) * 0.01
-		num(r, "networkCrossZoneCost", cz)
-		num(r, "networkCost", cz)
+		num(r, ixNetworkCrossZoneCost, cz)
+		num(r, ixNetworkCost, cz)
 		total += cz
 	}
 	if h>>36%100 == 0 {
-		num(r, "loadBalancerCost", hours*0.0225)
+		num(r, ixLoadBalancerCost, hours*0.0225)
 		total += hours * 0.0225
 	}
 	if h>>40%10 == 0 {
 		pv := float64(int64(1+h>>44%100) << 30)
-		num(r, "pvBytes", pv)
-		num(r, "pvByteHours", pv*hours)
+		num(r, ixPvBytes, pv)
+		num(r, ixPvByteHours, pv*hours)
 		pvCost := pv * hours * 0.08 / 730 / (1 << 30)
-		num(r, "pvCost", pvCost)
+		num(r, ixPvCost, pvCost)
 		total += pvCost
 	}
-	num(r, "totalCost", total)
-	num(r, "totalEfficiency", (min(1, cpuUse/cpuReq)*cpuCost+min(1, ramUse/ramReq)*ramCost)/(cpuCost+ramCost))
+	num(r, ixTotalCost, total)
+	num(r, ixTotalEfficiency, (min(1, cpuUse/cpuReq)*cpuCost+min(1, ramUse/ramReq)*ramCost)/(cpuCost+ramCost))
 }

@@ -36,7 +36,7 @@ const (
 	// parquet-go column by column. Handing over whole batches amortises
 	// parquet-go's per-call work; the batch is small enough (about 1.5 MB of
 	// values for 60 columns) not to matter for memory.
-	batchRows = 256
+	batchRows = 1024
 	// arenaSoftLimit bounds the bytes of copied strings held for a batch.
 	// A batch is flushed early when it is reached, so a day of unusually
 	// long names cannot grow the arena without bound.
@@ -46,7 +46,12 @@ const (
 	// (its dictionary_pagesize_limit is also 1 MiB). It only matters for a
 	// label that turns out to be unique per row.
 	dictionaryMaxBytes = 1 << 20
-	pageBufferSize     = 64 << 10
+	// pageBufferSize is the uncompressed page size parquet-go aims for.
+	// Every column holds one page buffer plus the compressed pages of the
+	// current row group, so this sets most of the writer's memory: 64 KiB
+	// instead of parquet-go's 256 KiB halved the live heap (about 40 to 18
+	// MB) for files under 2% larger.
+	pageBufferSize = 64 << 10
 )
 
 // Options configure a Writer. The zero value is valid.
@@ -72,11 +77,13 @@ type Writer struct {
 	// Where each Record field goes, grouped by kind so that Write runs one
 	// tight loop per kind instead of a type switch per value.
 	nums, props, labels, annotations, scalars []slot
-	rgRows                                    int // row group size
-	inGroup                                   int // rows already handed to parquet-go in the current row group
-	rows                                      int64
-	err                                       error // sticky: parquet-go leaves a writer unusable after an error
-	closed                                    bool
+	names                                     []string // column names, for errors
+
+	rgRows  int // row group size
+	inGroup int // rows already handed to parquet-go in the current row group
+	rows    int64
+	err     error // sticky: parquet-go leaves a writer unusable after an error
+	closed  bool
 
 	// The batch: column c's values for rows 0..n-1 live in
 	// vals[c*batchRows : c*batchRows+n]. Byte-array values point into
@@ -87,10 +94,10 @@ type Writer struct {
 	arena []byte
 }
 
-// NewWriter starts a Parquet file on w with the columns of p. Nothing is
-// written to w until the first row group is flushed or Close is called.
-func NewWriter(w io.Writer, p *schema.Projection, opts Options) (*Writer, error) {
-	if w == nil || p == nil {
+// NewWriter starts a Parquet file on out with the columns of p. Nothing is
+// written to out until the first row group is flushed or Close is called.
+func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, error) {
+	if out == nil || p == nil {
 		return nil, errors.New("parquet: nil writer or projection")
 	}
 	codec, err := codecFor(opts.Codec)
@@ -136,36 +143,38 @@ func NewWriter(w io.Writer, p *schema.Projection, opts Options) (*Writer, error)
 	if err != nil {
 		return nil, fmt.Errorf("parquet: writer config: %w", err)
 	}
-	pw := parquet.NewWriter(w, config)
+	pw := parquet.NewWriter(out, config)
 	// Keys are set one by one, sorted, so the footer is byte-for-byte
 	// reproducible for the same input.
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
 		pw.SetKeyValueMetadata(k, meta[k])
 	}
-	w2 := &Writer{
+	w := &Writer{
 		pw:     pw,
 		p:      p,
+		names:  make([]string, len(cols)),
 		rgRows: rgRows,
 		vals:   make([]parquet.Value, len(cols)*batchRows),
 		arena:  make([]byte, 0, arenaSoftLimit+64*1024),
 	}
 	for c, s := range srcs {
+		w.names[c] = cols[c].Name
 		sl := slot{off: c * batchRows, idx: s.index}
 		switch s.kind {
 		case srcNum:
-			w2.nums = append(w2.nums, sl)
+			w.nums = append(w.nums, sl)
 		case srcProp:
-			w2.props = append(w2.props, sl)
+			w.props = append(w.props, sl)
 		case srcLabel:
-			w2.labels = append(w2.labels, sl)
+			w.labels = append(w.labels, sl)
 		case srcAnnotation:
-			w2.annotations = append(w2.annotations, sl)
+			w.annotations = append(w.annotations, sl)
 		default:
 			sl.idx = int(s.kind)
-			w2.scalars = append(w2.scalars, sl)
+			w.scalars = append(w.scalars, sl)
 		}
 	}
-	return w2, nil
+	return w, nil
 }
 
 // slot places one Record field: off is the start of its column in the
@@ -242,7 +251,7 @@ func (w *Writer) flushBatch() error {
 	for c, cw := range w.pw.ColumnWriters() {
 		vals := w.vals[c*batchRows : c*batchRows+n]
 		if _, err := cw.WriteRowValues(vals); err != nil {
-			return w.fail(fmt.Errorf("parquet: write column %d: %w", c, err))
+			return w.fail(fmt.Errorf("parquet: write column %s: %w", w.names[c], err))
 		}
 		// Drop the pointers into the arena so the batch never pins an old,
 		// outgrown arena array.

@@ -3,6 +3,7 @@ package parquetout
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -427,5 +428,46 @@ func TestNaNIsWrittenAsGiven(t *testing.T) {
 	v, _ := f.Doubles("minutes")
 	if len(v) != 1 || !math.IsNaN(v[0]) {
 		t.Errorf("minutes = %v", v)
+	}
+}
+
+// A label that is unique per row outgrows its dictionary; parquet-go then
+// switches that column chunk to PLAIN pages mid-chunk. Both halves must
+// read back.
+func TestDictionaryFallback(t *testing.T) {
+	const n = 40000
+	p := schema.NewProjection(testClusterID, testClusterName, []string{"team"}, nil)
+	slot := p.LabelSlot("team")
+	value := func(i int) string { return fmt.Sprintf("unique-%058d", i) } // 65 bytes
+	var out bytes.Buffer
+	w, err := NewWriter(&out, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.NewRecord()
+	for i := range n {
+		p.Reset(r)
+		r.Labels[slot] = value(i)
+		p.Finish(r)
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := pqcheck.Check(t, out.Bytes(), p)
+	c, _ := f.Column("properties.labels.team")
+	if !slices.Contains(c.Encodings, "PLAIN") || !slices.Contains(c.Encodings, "RLE_DICTIONARY") {
+		t.Errorf("encodings %v, want a dictionary that fell back to PLAIN", c.Encodings)
+	}
+	got, err := f.Strings("properties.labels.team")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != value(i) {
+			t.Fatalf("row %d = %q, want %q", i, v, value(i))
+		}
 	}
 }
