@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -113,7 +111,6 @@ func heapProfileAfter(b *testing.B, d time.Duration, path string) (stop func()) 
 		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 			b.Error(err)
 		}
-		fmt.Fprintf(io.Discard, "")
 		b.Logf("heap profile written to %s after %s", path, d)
 	})
 	return func() { t.Stop() }

@@ -139,7 +139,7 @@ func prepareDay(ctx context.Context, sim *kubecostsim.Sim, dir, name string, day
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return d, err
 	}
-	logf("rendering %s for %s (once; cached for later runs today)", d.File, day.Format(time.DateOnly))
+	logf("rendering %s for %s (once; later runs reuse it)", d.File, day.Format(time.DateOnly))
 	start := time.Now()
 	if err := renderFile(ctx, sim, q, d.File); err != nil {
 		return d, err

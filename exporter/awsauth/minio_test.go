@@ -2,7 +2,6 @@ package awsauth
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -24,22 +23,9 @@ const (
 	writerSecret   = "pipeline-writer-secret-8c1f0e"
 )
 
-// writerPolicy mirrors the identity policy terraform/modules/exporter
-// attaches to the writing (parent) role: list only under this account and
-// region's prefix, and put or abort only this cluster's day files, one
-// resource per codec. Every wildcard is a fixed-length "?", so no key with
-// a different shape, or a different cluster's name, can match.
+// writerPolicy is the parent role's policy from terraform/modules/exporter.
 func writerPolicy(prefix, account, region, cluster string) string {
-	part := fmt.Sprintf("%saccount_id=%s/region=%s/", prefix, account, region)
-	var objects []string
-	for _, codec := range exporter.Codecs() {
-		objects = append(objects, fmt.Sprintf(`"arn:aws:s3:::%s/%syear=????/month=??/????-??-??_%s.%s.parquet"`, bucket, part, cluster, codec))
-	}
-	return `{"Version":"2012-10-17","Statement":[
-	  {"Sid":"ListOwnPartitionPrefix","Effect":"Allow","Action":["s3:ListBucket"],"Resource":["arn:aws:s3:::` + bucket + `"],
-	   "Condition":{"StringLike":{"s3:prefix":["` + part + `*"]}}},
-	  {"Sid":"WriteOwnDailyFiles","Effect":"Allow","Action":["s3:PutObject","s3:AbortMultipartUpload"],
-	   "Resource":[` + strings.Join(objects, ",") + `]}]}`
+	return awsfake.WriterPolicy(bucket, prefix, account, region, cluster)
 }
 
 // wildcardPolicy is the shape first sketched for that policy, with "*" for

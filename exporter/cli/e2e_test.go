@@ -107,7 +107,9 @@ type object struct {
 	modified  time.Time
 }
 
-func (h *harness) objects() map[string]object {
+func (h *harness) objects() map[string]object { return h.objectsIn(bucket) }
+
+func (h *harness) objectsIn(bucket string) map[string]object {
 	h.t.Helper()
 	out := map[string]object{}
 	p := s3.NewListObjectsV2Paginator(h.s3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})

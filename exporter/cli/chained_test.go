@@ -1,0 +1,148 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/awsfake"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/miniotest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
+)
+
+// TestChainedRun is a whole production-shaped run: the pod's web identity
+// (child role, cluster account) assumes the parent role of the pipeline
+// account, whose credentials are a MinIO user holding exactly the
+// Terraform module's policy. Every S3 call must use the parent.
+func TestChainedRun(t *testing.T) {
+	const (
+		pipelineBucket = "cost-pipeline"
+		childARN       = "arn:aws:iam::111111111111:role/kubecost-s3-exporter-irsa"
+		parentARN      = "arn:aws:iam::222222222222:role/pipeline/kubecost-s3-exporter-writer"
+		cluster        = "arn:aws:eks:us-east-1:111111111111:cluster/prod"
+		writer, secret = "pipeline-writer", "pipeline-writer-secret-5b2d"
+	)
+	m := miniotest.Start(t)
+	m.CreateBucket(t, pipelineBucket)
+	m.AddUser(t, writer, secret, awsfake.WriterPolicy(pipelineBucket, "", "111111111111", "us-east-1", "prod"))
+
+	fake := awsfake.Start(t)
+	token := "eyJhbGciOiJSUzI1NiJ9.projected-sa-token.chained"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake.AllowWebIdentity(childARN, token)
+	fake.AllowAssumeRole(childARN, parentARN, awsfake.MinIOIssuer(m.Endpoint, m.Region, writer, secret))
+
+	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 3, RetentionDays: 15, Now: func() time.Time { return now }})
+	t.Cleanup(sim.Close)
+
+	env := map[string]string{
+		"S3_BUCKET_NAME":              pipelineBucket,
+		"CLUSTER_ID":                  cluster,
+		"IRSA_PARENT_IAM_ROLE_ARN":    parentARN,
+		"KUBECOST_API_ENDPOINT":       sim.URL,
+		"BACKFILL_PERIOD_DAYS":        "4",
+		"AWS_REGION":                  "us-east-1",
+		"AWS_ROLE_ARN":                childARN,
+		"AWS_WEB_IDENTITY_TOKEN_FILE": tokenFile,
+		"AWS_ENDPOINT_URL_STS":        fake.STSURL,
+		"AWS_ENDPOINT_URL_S3":         m.Endpoint,
+		"LOG_FORMAT":                  "json",
+	}
+	// The SDK also reads the process environment: make sure no static
+	// credentials short-circuit the web identity.
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	for k, v := range env {
+		if strings.HasPrefix(k, "AWS_") {
+			t.Setenv(k, v)
+		}
+	}
+	run := func(extra map[string]string) (int, string) {
+		var buf bytes.Buffer
+		lookup := func(k string) (string, bool) {
+			if v, ok := extra[k]; ok {
+				return v, true
+			}
+			v, ok := env[k]
+			return v, ok
+		}
+		code := cli.RunWith(context.Background(), lookup, &buf, cli.Hooks{Now: func() time.Time { return now }})
+		return code, buf.String()
+	}
+
+	code, logs := run(nil)
+	t.Logf("chained run log:\n%s", logs)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s", code, logs)
+	}
+	for _, want := range []string{
+		"web-identity " + childARN + " -> assume-role " + parentARN,
+		`"bucket_owner":"222222222222"`,
+		`"session":"kubecost-s3-exporter-prod"`,
+		`"msg":"day written"`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %s", want)
+		}
+	}
+	layout := exporter.Layout{Account: "111111111111", Region: "us-east-1", Cluster: "prod"}
+	first, last := exporter.BackfillWindow(now, 4)
+	var n int
+	for k := range objectsOf(t, m) {
+		d, ok := layout.ParseDay(k)
+		if !ok || d.Before(first) || d.After(last) {
+			t.Errorf("unexpected object %s", k)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d objects, want the 2 days of a 4-day window", n)
+	}
+	if got := fake.CallsTo("AssumeRole"); len(got) == 0 || got[0].RoleARN != parentARN {
+		t.Errorf("AssumeRole calls %+v, want the parent", got)
+	}
+
+	// No credential, token or session token appears in the logs.
+	secrets := append(fake.Secrets(), secret, token)
+	for _, c := range fake.Calls() {
+		secrets = append(secrets, c.IssuedKeyID)
+	}
+	for _, s := range secrets {
+		if s != "" && strings.Contains(logs, s) {
+			t.Errorf("a secret appears in the logs: %.6s…", s)
+		}
+	}
+
+	// A parent role that cannot be assumed stops the run with exit 1 and
+	// a message saying which role and why.
+	code, logs = run(map[string]string{"IRSA_PARENT_IAM_ROLE_ARN": "arn:aws:iam::222222222222:role/not-trusted"})
+	if code != cli.ExitRuntime || !strings.Contains(logs, "cannot assume parent role arn:aws:iam::222222222222:role/not-trusted") {
+		t.Errorf("untrusted parent: exit %d, want 1 with a clear message\n%s", code, logs)
+	}
+
+	// A cluster the parent's policy does not cover is denied by MinIO on
+	// its first write: the policy, not the exporter, keeps clusters apart.
+	code, logs = run(map[string]string{"CLUSTER_ID": "arn:aws:eks:us-east-1:111111111111:cluster/prod-eu", "FORCE_DATES": ""})
+	if code != cli.ExitRuntime || !strings.Contains(logs, "AccessDenied") {
+		t.Errorf("other cluster: exit %d, want 1 with AccessDenied\n%s", code, logs)
+	}
+}
+
+func objectsOf(t *testing.T, m *miniotest.Server) map[string]bool {
+	h := &harness{t: t, s3: m.S3Client(t)}
+	out := map[string]bool{}
+	for k := range h.objectsIn("cost-pipeline") {
+		out[k] = true
+	}
+	return out
+}
