@@ -69,10 +69,11 @@ type Run struct {
 
 // SizeResult is a size's day and its tokenize floor.
 type SizeResult struct {
-	Size   Size
-	Day    Day
-	Floor  []time.Duration
-	Tokens int64
+	Size     Size
+	Day      Day
+	Floor    []time.Duration
+	FloorCPU []time.Duration // user+system time of each floor run
+	Tokens   int64
 }
 
 // Report is everything one benchmark measured.
@@ -165,13 +166,13 @@ func runBench(ctx context.Context, cfg Config) (*Report, error) {
 		// Rounds interleave the floor and the sinks, so that a machine
 		// whose load drifts affects the floor and the runs alike.
 		for i := range cfg.Runs {
-			t, n, err := TokenizeFloor(days[0].File)
+			t, cpu, n, err := tokenizeFloor(days[0].File)
 			if err != nil {
 				return rep, fmt.Errorf("tokenize floor %s: %w", size.Name, err)
 			}
-			sr.Floor, sr.Tokens = append(sr.Floor, t), n
-			b.logf("%s floor %d/%d: %s, %d tokens, %.0f MB/s", size.Name, i+1, cfg.Runs,
-				t.Round(time.Millisecond), n, mb(days[0].Bytes)/t.Seconds())
+			sr.Floor, sr.FloorCPU, sr.Tokens = append(sr.Floor, t), append(sr.FloorCPU, cpu), n
+			b.logf("%s floor %d/%d: %s (CPU %s), %d tokens, %.0f MB/s", size.Name, i+1, cfg.Runs,
+				t.Round(time.Millisecond), cpu.Round(time.Millisecond), n, mb(days[0].Bytes)/t.Seconds())
 			for _, sc := range scs {
 				failed = errors.Join(failed, b.step(ctx, sc, i))
 			}

@@ -22,7 +22,7 @@ import (
 //	go test ./cmd/kse-bench -run '^$' -bench 'EndToEnd/120k' -benchtime 3x -cpuprofile cpu.out
 //	KSE_BENCH_HEAP_AT=5s go test ./cmd/kse-bench -run '^$' -bench 'EndToEnd/1M' -benchtime 1x
 //
-// KSE_BENCH_HEAP_AT=D writes heap.pprof D into the first run: the live heap
+// KSE_BENCH_HEAP_AT=D writes $TMPDIR/kse-bench-heap.pprof D into the first run: the live heap
 // at steady state, which a -memprofile taken at the end cannot show. The 1M
 // size runs only with KSE_BENCH_LARGE=1 (it renders 2.5 GB, once, into
 // .cache/bench/gobench). The simulator shares the process, so profiles
@@ -78,7 +78,7 @@ func benchEndToEnd(b *testing.B, size Size) {
 	for b.Loop() {
 		env["OUTPUT_DIR"] = b.TempDir()
 		if runs == 0 && heapAt > 0 {
-			stop := heapProfileAfter(b, heapAt, "heap.pprof")
+			stop := heapProfileAfter(b, heapAt, filepath.Join(os.TempDir(), "kse-bench-heap.pprof"))
 			defer stop()
 		}
 		var log strings.Builder

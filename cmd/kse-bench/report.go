@@ -315,8 +315,8 @@ func floorLine(r *Report) string {
 	var parts []string
 	for _, s := range r.Sizes {
 		m := median(s.Floor)
-		parts = append(parts, fmt.Sprintf("%s %s (median %.2f s, %.0f MB/s, %d tokens)", s.Size.Name,
-			fmtDurations(s.Floor), m.Seconds(), mb(s.Day.Bytes)/m.Seconds(), s.Tokens))
+		parts = append(parts, fmt.Sprintf("%s %s (median %.2f s, %.0f MB/s, CPU %.2f s, %d tokens)", s.Size.Name,
+			fmtDurations(s.Floor), m.Seconds(), mb(s.Day.Bytes)/m.Seconds(), median(s.FloorCPU).Seconds(), s.Tokens))
 	}
 	return strings.Join(parts, "; ")
 }

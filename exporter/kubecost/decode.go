@@ -15,11 +15,13 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// The decoder streams an Allocation API response one allocation at a time
-// with jsontext's token API. BenchmarkDecode* (bench_test.go) measured it
-// about ten times faster than encoding/json's Decoder.Token, which boxes
-// every token. jsontext also validates as it goes, so a body cut short is
-// an error, never a silently partial day.
+// The decoder walks an Allocation API response token by token with
+// jsontext, one allocation at a time. On a 60 MB hourly day (bench_test.go)
+// it decodes about 300 MB per CPU second, against 30 for encoding/json's
+// Decoder.Token (which boxes every token), 260 for jsontext.ReadValue of
+// each allocation followed by a hand-rolled scan of the validated bytes
+// (two passes), and 580 for tokenizing alone. jsontext also validates as it
+// goes, so a body cut short is an error, never a silently partial day.
 
 // Allocation member actions. Values >= fieldDouble are fieldDouble+index.
 const (

@@ -1,5 +1,5 @@
 // Package kubecost is the client of the Kubecost (or OpenCost) Allocation
-// API. It streams each response one allocation at a time into a
+// API. It streams each response one allocation at a time into an
 // exporter.RecordSink, so an hourly day of a large cluster never sits in
 // memory, and it survives a struggling Kubecost: requests are retried with
 // backoff, and hourly windows that keep failing are split into smaller ones.
@@ -35,7 +35,10 @@ type Options struct {
 	Aggregate string        // explicit aggregate parameter, e.g. "cluster,node,namespace,pod,container"
 	Step      time.Duration // 24h (daily rows) or 1h (hourly rows)
 	Paginate  bool          // hourly step only: one request per hour instead of one per day
-	Retries   int           // retries per request on transient failures
+	// Retries is how often a window is asked again after a transient
+	// failure. An hourly window that still fails is then split in halves,
+	// and a half that fails is split again at once, down to MinSplit.
+	Retries int
 
 	ConnectTimeout time.Duration // TCP connect and TLS handshake; default 10s
 	ReadTimeout    time.Duration // response headers, and the longest pause while reading a body; default 60s
