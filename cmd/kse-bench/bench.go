@@ -316,7 +316,7 @@ func (b *bencher) step(ctx context.Context, sc *Scenario, i int) error {
 
 func (b *bencher) exporterEnv(sc *Scenario) []string {
 	sim := b.sim.Load()
-	env := []string{
+	return []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + b.work,
 		"TMPDIR=" + filepath.Join(b.work, "tmp"), // the exporter spools days here
@@ -330,7 +330,6 @@ func (b *bencher) exporterEnv(sc *Scenario) []string {
 		"CONCURRENCY=" + strconv.Itoa(sc.Concurrency),
 		"LOG_FORMAT=json",
 	}
-	return append(env, b.cfg.Env...)
 }
 
 func backfillFor(days int) int { return backfillOneDay + days - 1 }
@@ -360,6 +359,7 @@ func (b *bencher) runOnce(ctx context.Context, sc *Scenario) (Run, error) {
 		}
 		defer b.minio.Empty(context.WithoutCancel(ctx), bucket)
 	}
+	env = append(env, b.cfg.Env...) // last, so -env overrides the bench's choices
 	sim := b.sim.Load()
 	sim.ResetRequests()
 	r.Log = filepath.Join(b.work, name+".log")

@@ -131,8 +131,8 @@ func (m *minio) Env(bucket string) []string {
 		"AWS_SECRET_ACCESS_KEY=" + m.SecretKey,
 		"AWS_REGION=" + minioRegion,
 		"AWS_EC2_METADATA_DISABLED=true",
-		// MinIO has no account IDs to check the header against.
-		"S3_EXPECTED_BUCKET_OWNER=disabled",
+		// S3_EXPECTED_BUCKET_OWNER stays at its default (the cluster's
+		// account): MinIO accepts the header, so the production path runs.
 	}
 }
 
