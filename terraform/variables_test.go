@@ -191,7 +191,7 @@ func goAccepts(name, value string) bool {
 	var errs config.Errors
 	if errors.As(err, &errs) {
 		for _, e := range errs {
-			if e.Var == name {
+			if e.Field == name {
 				return false
 			}
 		}

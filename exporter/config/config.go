@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Config is the whole configuration. The envconfig tags are the contract's
@@ -89,25 +91,11 @@ func (s *Seconds) Decode(v string) error {
 // Duration returns s as a time.Duration.
 func (s Seconds) Duration() time.Duration { return time.Duration(s) }
 
-// FieldError is one invalid variable. Value is omitted for secrets.
-type FieldError struct {
-	Var, Value, Msg string
-}
-
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("%s=%q is invalid: %s", e.Var, e.Value, e.Msg)
-}
+// FieldError is one invalid variable; Field is the variable's name.
+type FieldError = exporter.FieldError
 
 // Errors is every invalid variable, in declaration order.
-type Errors []*FieldError
-
-func (e Errors) Error() string {
-	parts := make([]string, len(e))
-	for i, fe := range e {
-		parts[i] = fe.Error()
-	}
-	return strings.Join(parts, "; ")
-}
+type Errors = exporter.FieldErrors
 
 // Load reads the environment and validates it. Variables set to an empty
 // string count as unset, because Helm and Terraform render optional values
@@ -158,7 +146,7 @@ func processWith(lookup func(string) (string, bool), c *Config) error {
 		if pe.TypeName == "int" {
 			msg = "accepted: an integer"
 		}
-		return Errors{{Var: pe.KeyName, Value: pe.Value, Msg: msg}}
+		return Errors{{Field: pe.KeyName, Value: pe.Value, Msg: msg}}
 	case err != nil:
 		return err
 	}

@@ -48,7 +48,7 @@ var (
 func (c *Config) Validate() Errors {
 	var errs Errors
 	bad := func(name, value, format string, args ...any) {
-		errs = append(errs, &FieldError{Var: name, Value: value, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &FieldError{Field: name, Value: value, Msg: fmt.Sprintf(format, args...)})
 	}
 	oneOf := func(name, value string, allowed []string) {
 		for _, a := range allowed {

@@ -304,8 +304,8 @@ func checkOneError(err error, name, value, want string) string {
 	fe := errs[0]
 	line := err.Error()
 	switch {
-	case fe.Var != name:
-		return fmt.Sprintf("error names %s, want %s: %s", fe.Var, name, line)
+	case fe.Field != name:
+		return fmt.Sprintf("error names %s, want %s: %s", fe.Field, name, line)
 	case strings.TrimSpace(fe.Value) != strings.TrimSpace(value):
 		return fmt.Sprintf("error reports value %q, want %q: %s", fe.Value, value, line)
 	case !strings.HasPrefix(line, name+"="+strconv.Quote(fe.Value)+" is invalid: "):

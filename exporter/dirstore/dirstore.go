@@ -53,39 +53,21 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// FieldError is one invalid option.
-type FieldError struct {
-	Field, Value, Msg string
-}
+// FieldError is one invalid option or argument. Field is "root" for New's
+// root argument, else the Options field name.
+type FieldError = exporter.FieldError
 
-func (e *FieldError) Error() string {
-	name := e.Field
-	if name != "root" {
-		name = "Options." + name
-	}
-	return fmt.Sprintf("dirstore: %s=%q is invalid: %s", name, e.Value, e.Msg)
-}
-
-// Errors is every invalid option or argument. Field is "root" for New's
-// root argument, else the name of an Options field.
-type Errors []*FieldError
-
-func (e Errors) Error() string {
-	parts := make([]string, len(e))
-	for i, fe := range e {
-		parts[i] = fe.Error()
-	}
-	return strings.Join(parts, "; ")
-}
+// Errors is every invalid option or argument.
+type Errors = exporter.FieldErrors
 
 // Validate reports every invalid field. It has no side effects.
 func (o Options) Validate() Errors {
 	var errs Errors
 	if o.DirPerm&^fs.ModePerm != 0 || (o.DirPerm != 0 && o.DirPerm&0o700 != 0o700) {
-		errs = append(errs, &FieldError{"DirPerm", o.DirPerm.String(), "accepted: permission bits including u+rwx, or 0 for 0755"})
+		errs = append(errs, &FieldError{Field: "DirPerm", Value: o.DirPerm.String(), Msg: "accepted: permission bits including u+rwx, or 0 for 0755"})
 	}
 	if o.FilePerm&^fs.ModePerm != 0 || (o.FilePerm != 0 && o.FilePerm&0o600 != 0o600) {
-		errs = append(errs, &FieldError{"FilePerm", o.FilePerm.String(), "accepted: permission bits including u+rw, or 0 for 0644"})
+		errs = append(errs, &FieldError{Field: "FilePerm", Value: o.FilePerm.String(), Msg: "accepted: permission bits including u+rw, or 0 for 0644"})
 	}
 	return errs
 }
@@ -104,10 +86,10 @@ type Store struct {
 func New(root string, opts Options) (*Store, error) {
 	errs := opts.Validate()
 	if root == "" {
-		errs = append(Errors{{"root", "", "required"}}, errs...)
+		errs = append(Errors{{Field: "root", Value: "", Msg: "required"}}, errs...)
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, fmt.Errorf("dirstore: invalid options: %w", errs)
 	}
 	s := &Store{root: root, dirPerm: opts.DirPerm, filePerm: opts.FilePerm, log: opts.Logger}
 	if s.dirPerm == 0 {

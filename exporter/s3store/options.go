@@ -2,6 +2,7 @@ package s3store
 
 import (
 	"fmt"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -89,25 +90,11 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// FieldError is one invalid option.
-type FieldError struct {
-	Field, Value, Msg string
-}
-
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("s3store: Options.%s=%q is invalid: %s", e.Field, e.Value, e.Msg)
-}
+// FieldError is one invalid option; Field is the Options field name.
+type FieldError = exporter.FieldError
 
 // Errors is every invalid option, in field order.
-type Errors []*FieldError
-
-func (e Errors) Error() string {
-	parts := make([]string, len(e))
-	for i, fe := range e {
-		parts[i] = fe.Error()
-	}
-	return strings.Join(parts, "; ")
-}
+type Errors = exporter.FieldErrors
 
 var (
 	accountRE = regexp.MustCompile(`^\d{12}$`)

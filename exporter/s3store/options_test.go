@@ -48,7 +48,7 @@ func TestOptionsValidate(t *testing.T) {
 	if !slices.Equal(fields, []string{"Bucket", "ExpectedBucketOwner", "SSE", "PartSize"}) {
 		t.Errorf("fields = %v", fields)
 	}
-	if _, err := New(s3.New(s3.Options{}), Options{Bucket: "x"}); err == nil || !strings.Contains(err.Error(), "Options.Bucket") {
+	if _, err := New(s3.New(s3.Options{}), Options{Bucket: "x"}); err == nil || !strings.Contains(err.Error(), "invalid options: Bucket=") {
 		t.Errorf("New with a bad bucket = %v", err)
 	}
 }

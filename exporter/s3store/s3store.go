@@ -51,7 +51,7 @@ func New(client *s3.Client, opts Options) (*Store, error) {
 		return nil, errors.New("s3store: nil client")
 	}
 	if errs := opts.Validate(); len(errs) > 0 {
-		return nil, errs
+		return nil, fmt.Errorf("s3store: invalid options: %w", errs)
 	}
 	opts = opts.withDefaults()
 	s := &Store{client: client, opts: opts, log: opts.Logger}

@@ -1,0 +1,28 @@
+package exporter
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FieldError is one invalid setting: an environment variable, an option or
+// an argument. Config, stores and the CLI share it so that every invalid
+// value is reported the same way: the name, the value and what is accepted.
+type FieldError struct {
+	Field, Value, Msg string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s=%q is invalid: %s", e.Field, e.Value, e.Msg)
+}
+
+// FieldErrors is every invalid setting, in declaration order.
+type FieldErrors []*FieldError
+
+func (e FieldErrors) Error() string {
+	parts := make([]string, len(e))
+	for i, fe := range e {
+		parts[i] = fe.Error()
+	}
+	return strings.Join(parts, "; ")
+}
