@@ -6,8 +6,8 @@ package chart_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,9 +24,8 @@ import (
 )
 
 const (
-	helmVersion = "v3.22.0"
-	release     = "kubecost-s3-exporter"
-	namespace   = "kubecost-s3-exporter"
+	release   = "kubecost-s3-exporter"
+	namespace = "kubecost-s3-exporter"
 	// The two values the chart cannot default.
 	clusterARN = "arn:aws:eks:us-east-1:111122223333:cluster/prod"
 	bucket     = "cca-data-prod"
@@ -41,7 +40,6 @@ func withRequired(args ...string) []string { return append(slices.Clone(required
 var (
 	helmOnce sync.Once
 	helmPath string
-	helmErr  error
 )
 
 // helm returns the helm binary: $HELM_BIN, else the cache of
@@ -49,53 +47,11 @@ var (
 // in CI (CI set), where that is a failure.
 func helm(t *testing.T) string {
 	t.Helper()
-	helmOnce.Do(func() { helmPath, helmErr = findHelm(os.Getenv) })
-	if helmErr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%v (CI must not skip the chart tests; run .ci/install-tools.sh helm)", helmErr)
-		}
-		t.Skipf("%v; run .ci/install-tools.sh helm", helmErr)
+	helmOnce.Do(func() { helmPath = tooltest.Require(t, "helm", "HELM_BIN") })
+	if helmPath == "" {
+		t.Skip("helm not found")
 	}
 	return helmPath
-}
-
-func findHelm(getenv func(string) string) (string, error) {
-	if p := getenv("HELM_BIN"); p != "" {
-		if isExecutable(p) {
-			return p, nil
-		}
-		return "", fmt.Errorf("HELM_BIN=%q is not an executable file", p)
-	}
-	if d := toolsDir(getenv); d != "" {
-		if p := filepath.Join(d, "helm@"+helmVersion, "helm"); isExecutable(p) {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("helm"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("helm not found in $HELM_BIN, the tools cache or $PATH")
-}
-
-// toolsDir mirrors the cache path chosen by .ci/install-tools.sh.
-func toolsDir(getenv func(string) string) string {
-	if d := getenv("KSE_TOOLS_DIR"); d != "" {
-		return d
-	}
-	base := getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "kubecost-s3-exporter", "tools")
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // runHelm runs helm in the chart directory and returns stdout, stderr and

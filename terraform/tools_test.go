@@ -1,6 +1,7 @@
 package terraform_test
 
 import (
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,30 +11,9 @@ import (
 // toolBin finds a pinned tool: $<ENV>, else where .ci/install-tools.sh
 // puts it. Without it the test is skipped, except in CI, where `make test`
 // installs the tools first.
-func toolBin(t *testing.T, env, name, version string) string {
+func toolBin(t *testing.T, env, name string) string {
 	t.Helper()
-	if p := os.Getenv(env); p != "" {
-		return p
-	}
-	dir := os.Getenv("KSE_TOOLS_DIR")
-	if dir == "" {
-		cache := os.Getenv("XDG_CACHE_HOME")
-		if cache == "" {
-			home, _ := os.UserHomeDir()
-			cache = filepath.Join(home, ".cache")
-		}
-		dir = filepath.Join(cache, "kubecost-s3-exporter", "tools")
-	}
-	p := filepath.Join(dir, name+"@"+version, name)
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	msg := name + " " + version + " not found: set " + env + " or run .ci/install-tools.sh " + name
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return tooltest.Require(t, name, env)
 }
 
 func run(t *testing.T, dir, bin string, args ...string) {
@@ -50,14 +30,14 @@ func run(t *testing.T, dir, bin string, args ...string) {
 // TestTerraformFmt runs `terraform fmt -check -recursive` with the pinned
 // Terraform.
 func TestTerraformFmt(t *testing.T) {
-	bin := toolBin(t, "TERRAFORM_BIN", "terraform", "v1.5.7")
+	bin := toolBin(t, "TERRAFORM_BIN", "terraform")
 	run(t, ".", bin, "fmt", "-check", "-recursive", "-diff", ".")
 }
 
 // TestTFLint runs the pinned tflint over every module and example with
 // terraform/.tflint.hcl (bundled terraform ruleset only: no plugin download).
 func TestTFLint(t *testing.T) {
-	bin := toolBin(t, "TFLINT_BIN", "tflint", "v0.64.0")
+	bin := toolBin(t, "TFLINT_BIN", "tflint")
 	cfg, err := filepath.Abs(".tflint.hcl")
 	if err != nil {
 		t.Fatal(err)

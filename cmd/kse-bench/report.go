@@ -293,11 +293,11 @@ func (r *Report) Markdown() string {
 		}
 	}
 
-	p("\nEvery run (wall s / peak RSS MiB / CPU s):\n\n")
+	p("\nEvery run (wall s / peak RSS MiB / exporter CPU s / simulator CPU s; the simulator serves from this process and shares the cores):\n\n")
 	for _, sc := range r.Scenarios {
 		var parts []string
 		for _, run := range sc.Runs {
-			s := fmt.Sprintf("%.2f / %.1f / %.2f", run.M.Wall.Seconds(), mib(run.M.MaxRSS), run.M.CPU().Seconds())
+			s := fmt.Sprintf("%.2f / %.1f / %.2f / %.2f", run.M.Wall.Seconds(), mib(run.M.MaxRSS), run.M.CPU().Seconds(), run.ServerCPU.Seconds())
 			if run.M.TimeVRSS > 0 {
 				s += fmt.Sprintf(" (time -v: %.1f MiB)", mib(run.M.TimeVRSS))
 			}

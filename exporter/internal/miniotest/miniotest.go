@@ -12,14 +12,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -267,50 +266,9 @@ func (s *Server) AddUser(t testing.TB, accessKey, secretKey, policyJSON string) 
 }
 
 // FindBinary locates minio: $MINIO_BIN (must exist if set), then the newest
-// version in the install-tools.sh cache, then $PATH. getenv is injected so
-// the lookup order can be tested without touching the real environment.
+// version in the install-tools.sh cache, then $PATH.
 func FindBinary(getenv func(string) string) (string, error) {
-	if p := getenv("MINIO_BIN"); p != "" {
-		if isExecutable(p) {
-			return p, nil
-		}
-		return "", fmt.Errorf("MINIO_BIN=%s is not an executable file", p)
-	}
-	if dir := toolsDir(getenv); dir != "" {
-		// Pseudo-versions embed a timestamp, so the lexical maximum is the newest.
-		matches, _ := filepath.Glob(filepath.Join(dir, "minio@*", "minio"))
-		sort.Strings(matches)
-		for i := len(matches) - 1; i >= 0; i-- {
-			if isExecutable(matches[i]) {
-				return matches[i], nil
-			}
-		}
-	}
-	if p, err := exec.LookPath("minio"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("minio binary not found in $MINIO_BIN, the tools cache or $PATH")
-}
-
-// toolsDir mirrors the cache path chosen by .ci/install-tools.sh.
-func toolsDir(getenv func(string) string) string {
-	if d := getenv("KSE_TOOLS_DIR"); d != "" {
-		return d
-	}
-	base := getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "kubecost-s3-exporter", "tools")
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	return tooltest.Find(getenv, "minio", "MINIO_BIN")
 }
 
 // freePort asks the kernel for an unused loopback port. Another process may

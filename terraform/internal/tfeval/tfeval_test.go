@@ -2,6 +2,7 @@ package tfeval_test
 
 import (
 	"encoding/json"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,17 +155,7 @@ func TestEvaluate(t *testing.T) {
 
 // TestEvaluateLikeTerraform compares tfeval with the pinned Terraform.
 func TestEvaluateLikeTerraform(t *testing.T) {
-	bin := os.Getenv("TERRAFORM_BIN")
-	if bin == "" {
-		home, _ := os.UserHomeDir()
-		bin = filepath.Join(home, ".cache", "kubecost-s3-exporter", "tools", "terraform@v1.5.7", "terraform")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("terraform not found (%v): set TERRAFORM_BIN or run .ci/install-tools.sh terraform", err)
-		}
-		t.Skip("terraform not found; set TERRAFORM_BIN")
-	}
+	bin := tooltest.Require(t, "terraform", "TERRAFORM_BIN")
 	dir := writeSample(t)
 	tf := func(args ...string) []byte {
 		cmd := exec.Command(bin, args...)
