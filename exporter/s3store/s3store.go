@@ -127,10 +127,22 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	}
 	start := time.Now()
 	body := &streamReader{ctx: ctx, r: r}
+	var upload io.Reader = body
+	if f, ok := r.(readerAtSeeker); ok {
+		// A spooled day file goes to the uploader as is: it then reads each
+		// part as a section of the file instead of copying it into a
+		// PartSize buffer, so memory does not grow with the day, and a
+		// retried part is re-read from disk. The SDK honours ctx itself.
+		if size, err := f.Seek(0, io.SeekEnd); err == nil {
+			if _, err := f.Seek(0, io.SeekStart); err == nil {
+				upload, body.n = f, size
+			}
+		}
+	}
 	in := &s3.PutObjectInput{
 		Bucket:              aws.String(s.opts.Bucket),
 		Key:                 aws.String(key),
-		Body:                body,
+		Body:                upload,
 		ContentType:         aws.String(s.opts.ContentType),
 		Metadata:            meta,
 		ExpectedBucketOwner: s.owner(),
@@ -238,6 +250,12 @@ func apiCode(err error) string {
 // Seek, ReadAt and WriteTo, so the manager always takes its bounded
 // streaming path, and it checks ctx between reads so that a cancelled Put
 // stops reading promptly even while the producer keeps writing.
+// readerAtSeeker is what the upload manager needs to read parts in place.
+type readerAtSeeker interface {
+	io.ReaderAt
+	io.ReadSeeker
+}
+
 type streamReader struct {
 	ctx context.Context
 	r   io.Reader

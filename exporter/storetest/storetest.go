@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -77,6 +78,7 @@ func Run(t *testing.T, newStore func(t *testing.T) exporter.ObjectStore, opts ..
 		t.Fatalf("storetest: FailAfter (%d) must be below LargeSize (%d)", c.failAfter, c.large)
 	}
 	t.Run("PutOpenLargeStream", c.testLargeStream)
+	t.Run("PutOpenSeekableFile", c.testSeekableFile)
 	t.Run("PutEmpty", c.testEmpty)
 	t.Run("PartitionKeys", c.testPartitionKeys)
 	t.Run("ListPrefixStartAfter", c.testList)
@@ -105,6 +107,32 @@ func (c *suite) testLargeStream(t *testing.T) {
 	}
 	if got := hashOf(t, s, partitionKey); !bytes.Equal(got, want.Sum(nil)) {
 		t.Fatalf("Open returned different content than was put (%d bytes)", c.large)
+	}
+	assertList(t, s, "", "", []exporter.ObjectInfo{{Key: partitionKey, Size: c.large}})
+}
+
+// testSeekableFile puts a spooled file, as the exporter does: stores may
+// read it in place (S3 parts as file sections) and must still store every
+// byte, starting from the file's current offset 0.
+func (c *suite) testSeekableFile(t *testing.T) {
+	s := c.newStore(t)
+	f, err := os.CreateTemp(t.TempDir(), "spool-*.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, want), stream(2, c.large)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(t.Context(), partitionKey, f, map[string]string{"rows": "7"}); err != nil {
+		t.Fatalf("Put file of %d bytes: %v", c.large, err)
+	}
+	if got := hashOf(t, s, partitionKey); !bytes.Equal(got, want.Sum(nil)) {
+		t.Fatalf("Open returned different content than the file (%d bytes)", c.large)
 	}
 	assertList(t, s, "", "", []exporter.ObjectInfo{{Key: partitionKey, Size: c.large}})
 }
