@@ -27,6 +27,7 @@ args=(
 	-runs "${BENCH_RUNS:-3}"
 	-sizes "${BENCH_SIZES:-24k,120k,1M}"
 	-doc docs/performance.md
+	-rev "$(git describe --always --dirty=' + uncommitted changes' 2>/dev/null || echo unknown)"
 )
 if [[ "${BENCH_MINIO:-1}" != 0 ]]; then
 	log "locating MinIO (built once with go install, then cached)"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -234,5 +235,21 @@ func TestPruneCache(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "unrelated.txt")); err != nil {
 		t.Error("pruned a file it does not own")
+	}
+}
+
+func TestOtherCPU(t *testing.T) {
+	t0 := time.Now()
+	a := cpuSample{at: t0, busy: 10 * time.Second, ours: 2 * time.Second, ok: true}
+	b := cpuSample{at: t0.Add(10 * time.Second), busy: 25 * time.Second, ours: 12 * time.Second, ok: true}
+	// 15 s busy, 10 s of it ours: 5 s of 20 s capacity on 2 CPUs.
+	if got, ok := otherCPU(a, b, 2); !ok || got != 0.25 {
+		t.Errorf("otherCPU = %v, %v; want 0.25", got, ok)
+	}
+	if _, ok := otherCPU(a, cpuSample{}, 2); ok {
+		t.Error("want not ok without /proc/stat")
+	}
+	if s := sampleCPU(); runtime.GOOS == "linux" && (!s.ok || s.busy <= 0) {
+		t.Errorf("sampleCPU on linux: %+v", s)
 	}
 }

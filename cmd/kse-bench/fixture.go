@@ -181,6 +181,9 @@ func renderFile(ctx context.Context, sim *kubecostsim.Sim, q url.Values, path st
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
 	if err != nil {
 		return fmt.Errorf("render %s: %w", path, err)
 	}

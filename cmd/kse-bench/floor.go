@@ -15,17 +15,12 @@ func floorOptions() []jsontext.Options {
 	return []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 }
 
-// TokenizeFloor is the floor the exporter is compared with: the time to
+// tokenizeFloor is the floor the exporter is compared with: the time to
 // read path with a streaming jsontext.Decoder, ReadToken until EOF, and
 // nothing else. The file is expected in the page cache (it was just
-// rendered or read), as it is for the simulator serving it.
-func TokenizeFloor(path string) (time.Duration, int64, error) {
-	d, _, n, err := tokenizeFloor(path)
-	return d, n, err
-}
-
-// tokenizeFloor also returns the CPU time the process spent meanwhile:
-// the tokenizer's, as nothing else in the bench runs during the floor.
+// rendered or read), as it is for the simulator serving it. It also
+// returns the CPU time the process spent meanwhile: the tokenizer's, as
+// nothing else in the bench runs during the floor.
 func tokenizeFloor(path string) (wall, cpu time.Duration, tokens int64, err error) {
 	before := processCPU()
 	wall, tokens, err = tokenize(path)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Machine describes where the benchmark ran.
@@ -83,13 +85,58 @@ func loadAvg() string {
 	return strings.Join(f[:3], " ")
 }
 
-// busy reports whether a load average string's 1-minute figure exceeds
-// half the CPUs: other work was competing with the benchmark.
-func busy(load string, cpus int) bool {
-	f := strings.Fields(load)
-	if len(f) == 0 {
-		return false
+// cpuSample is the machine's busy CPU time (from /proc/stat) and this
+// process's plus its waited-for children's CPU time, at one instant.
+type cpuSample struct {
+	at         time.Time
+	busy, ours time.Duration
+	ok         bool
+}
+
+func sampleCPU() cpuSample {
+	s := cpuSample{at: time.Now()}
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return s
 	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	return err == nil && v > float64(cpus)/2
+	line, _, _ := strings.Cut(string(b), "\n") // "cpu  user nice system idle ..."
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return s
+	}
+	f = f[1:]
+	var ticks int64
+	for i, v := range f[:8] { // user nice system idle iowait irq softirq steal
+		if i == 3 || i == 4 {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return s
+		}
+		ticks += n
+	}
+	const userHZ = 100 // sysconf(_SC_CLK_TCK) on every Linux platform Go supports
+	s.busy = time.Duration(ticks) * time.Second / userHZ
+	var self, kids syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids) != nil {
+		return s
+	}
+	s.ours = time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
+	s.ok = true
+	return s
+}
+
+// otherCPU is the share of the machine's CPU capacity that processes
+// other than the bench and the exporters it ran used between a and b.
+func otherCPU(a, b cpuSample, cpus int) (float64, bool) {
+	if !a.ok || !b.ok || cpus < 1 {
+		return 0, false
+	}
+	capacity := b.at.Sub(a.at).Seconds() * float64(cpus)
+	other := (b.busy - a.busy - (b.ours - a.ours)).Seconds()
+	if capacity <= 0 {
+		return 0, false
+	}
+	return max(other, 0) / capacity, true
 }

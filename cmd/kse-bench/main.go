@@ -46,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	conc := fs.String("concurrency-size", "120k", "size of the two-day CONCURRENCY=1/2 scenario; empty skips it")
 	timeMode := fs.String("time", "auto", "auto: also wrap runs in /usr/bin/time -v when installed; off: never")
 	doc := fs.String("doc", "", "markdown file to update with the results (only after a full, successful run)")
+	fs.StringVar(&cfg.Rev, "rev", "", "source revision to name in the report, e.g. git describe output")
 	strict := fs.Bool("strict", false, "exit 1 when a target is missed")
 	fs.Var(&env, "env", "extra KEY=VALUE for the exporter (repeatable); GOGC, GOMEMLIMIT, GOMAXPROCS, GODEBUG pass through")
 	if err := fs.Parse(args); err != nil {

@@ -21,6 +21,10 @@ const (
 	large  = 1_000_000
 )
 
+// otherCPUNoisy is the share of the machine's CPU used by other processes
+// above which the report warns that wall times are unreliable.
+const otherCPUNoisy = 0.10
+
 // Check is one target for one sink.
 type Check struct {
 	Target string
@@ -230,16 +234,22 @@ func (r *Report) Missed() bool {
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	p("Measured %s UTC in %s; %d run(s) per cell (median wall time, largest peak RSS).\n\n",
-		r.Started.UTC().Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second), r.Runs)
+	p("Measured %s UTC in %s", r.Started.UTC().Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second))
+	if r.Rev != "" {
+		p(" at %s", r.Rev)
+	}
+	p("; %d run(s) per cell (median wall time, largest peak RSS).\n\n", r.Runs)
 	p("Machine: %s.\n\n", r.Machine)
 	if r.LoadBefore != "" {
-		p("Load average (1/5/15 min) before: %s, after: %s.", r.LoadBefore, r.LoadAfter)
-		if busy(r.LoadBefore, r.Machine.CPUs) || busy(r.LoadAfter, r.Machine.CPUs) {
-			p(" **Other work was competing for the CPUs: wall times are noisy; rerun on an idle machine.**")
-		}
-		p("\n\n")
+		p("Load average (1/5/15 min) at the start: %s. ", r.LoadBefore)
 	}
+	if r.OtherCPUKnown {
+		p("Other processes used %.0f%% of the machine's CPU during the bench.", 100*r.OtherCPU)
+		if r.OtherCPU > otherCPUNoisy {
+			p(" **That competes with the exporter for the cores: wall times are noisy; rerun on an idle machine.**")
+		}
+	}
+	p("\n\n")
 
 	p("| sink | size | allocations | JSON MB | wall s | allocations/s | JSON MB/s | peak RSS MiB | CPU s | floor s | wall/floor | rows written | Parquet MB |\n")
 	p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
