@@ -243,7 +243,7 @@ func (c *Client) FetchDayStats(ctx context.Context, day time.Time, sink exporter
 		j.plan = []window{{start: day, end: day.Add(24 * time.Hour)}}
 	}
 	d := c.decoders.Get().(*decoder)
-	defer func() { d.strs.reset(); c.decoders.Put(d) }()
+	defer func() { d.p.strs.reset(); c.decoders.Put(d) }()
 	j.dec = d
 	st, err := c.run(ctx, j, sink)
 	c.record(st)

@@ -50,6 +50,16 @@ func (c *keyCache) get(b []byte) int {
 	return v
 }
 
+// internMax bounds the interner: past it, new values are allocated each
+// time instead of cached, so a day with many distinct names costs garbage,
+// not memory that grows with the day. The values that repeat most
+// (cluster, node, namespace, node labels) are met early and stay cached;
+// allocation names, unique within an hour, rarely profit. At 32k entries
+// the interner held about 3.6 MB of a 1M-allocation day's 21 MB live heap
+// (and twice that in peak RSS, with the GC's headroom); at 4k it holds
+// under 0.5 MB and decoding costs no measurable extra CPU.
+const internMax = 1 << 12
+
 // interner returns one string per distinct value: names, namespaces and
 // label values repeat across a day's allocations, so most cost no
 // allocation. It stops growing at max entries.

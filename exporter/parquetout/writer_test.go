@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -468,6 +470,42 @@ func TestDictionaryFallback(t *testing.T) {
 	for i, v := range got {
 		if v != value(i) {
 			t.Fatalf("row %d = %q, want %q", i, v, value(i))
+		}
+	}
+}
+
+// The page buffers of the open row group live in temp files; none may be
+// left behind, whether the file is finished or abandoned after an error.
+func TestPageBufferFilesAreRemoved(t *testing.T) {
+	p := testProjection()
+	g := newGen(p)
+	r := p.NewRecord()
+	for _, out := range []io.Writer{io.Discard, &failWriter{after: 1 << 20}} {
+		dir := t.TempDir()
+		// One row group of many pages: pages go to the buffers as they fill.
+		w, err := NewWriter(out, p, Options{PageBufferDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sawFiles := false
+		for i := 0; i < 20000; i++ {
+			g.fill(r, i)
+			err := w.Write(r)
+			// While a row group is open (a failed flush may or may not
+			// leave its row group's buffers behind; Close must remove them).
+			if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+				sawFiles = true
+			}
+			if err != nil {
+				break
+			}
+		}
+		_ = w.Close()
+		if _, failing := out.(*failWriter); !sawFiles && !failing {
+			t.Errorf("%T: no page buffer files in %s while writing", out, dir)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%T: %d files left in %s after Close", out, len(ents), dir)
 		}
 	}
 }

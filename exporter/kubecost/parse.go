@@ -1,0 +1,302 @@
+package kubecost
+
+import (
+	"bytes"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// Allocation member actions. Values >= fieldDouble are fieldDouble+index.
+const (
+	fieldSkip = iota
+	fieldName
+	fieldProperties
+	fieldWindow
+	fieldStart
+	fieldEnd
+	fieldDouble
+)
+
+// Pseudo property indexes for the nested label and annotation objects.
+const (
+	propLabels      = -2
+	propAnnotations = -3
+)
+
+// parser turns the raw bytes of one validated allocation into rec. It is
+// the second stage of the decoder and runs on its own goroutine; nothing
+// in it is shared with the reading stage.
+type parser struct {
+	proj   *schema.Projection
+	rec    *schema.Record
+	sc     scanner
+	fields keyCache // allocation member -> field*
+	props  keyCache // properties member -> Props index, or propLabels/propAnnotations
+	labels keyCache // label key -> Record.Labels slot
+	annots keyCache // annotation key -> Record.Annotations slot
+	strs   interner
+	unq    []byte // scratch for strings with escapes
+
+	// The previous allocation's values, by slot: consecutive allocations
+	// mostly share cluster, node, namespace and node labels, and comparing
+	// with the last value is cheaper than hashing into the interner.
+	lastProps       [schema.NumProps]string
+	lastLabels      []string
+	lastAnnotations []string
+
+	// fallback window of set i: [start+i*step, start+(i+1)*step), used when
+	// an allocation carries no window at all.
+	start, step int64
+}
+
+func newParser(p *schema.Projection) *parser {
+	fields := map[string]int{"name": fieldName, "properties": fieldProperties, "window": fieldWindow, "start": fieldStart, "end": fieldEnd}
+	for i, n := range schema.DoubleNames() {
+		fields[n] = fieldDouble + i
+	}
+	r := p.NewRecord()
+	return &parser{
+		proj: p,
+		rec:  r,
+		fields: keyCache{resolve: func(k []byte) int {
+			return fields[string(k)] // fieldSkip when absent
+		}},
+		props: keyCache{resolve: func(k []byte) int {
+			switch string(k) {
+			case "labels":
+				return propLabels
+			case "annotations":
+				return propAnnotations
+			}
+			if i, ok := schema.KubecostPropIndex(string(k)); ok {
+				return i
+			}
+			return -1
+		}},
+		labels:          keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
+		annots:          keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
+		strs:            interner{m: make(map[string]string, 1024), max: internMax},
+		lastLabels:      make([]string, len(r.Labels)),
+		lastAnnotations: make([]string, len(r.Annotations)),
+	}
+}
+
+// allocation fills p.rec from the raw allocation object v of set number
+// set, whose raw key in the set is key (the name when "name" is missing).
+func (p *parser) allocation(key, v []byte, set int64) {
+	r := p.rec
+	p.proj.Reset(r)
+	var wStart, wEnd, aStart, aEnd int64
+	var hasW, hasA uint8 // bit 0: start, bit 1: end
+	s := &p.sc
+	s.reset(v)
+	s.i++ // '{': the reading stage only hands over objects
+	for {
+		k, ok := s.member()
+		if !ok {
+			break
+		}
+		f := p.fields.get(k)
+		switch {
+		case f >= fieldDouble:
+			r.Num[f-fieldDouble] = p.number()
+		case f == fieldName:
+			r.Name = p.strs.get(p.str())
+		case f == fieldProperties:
+			p.properties()
+		case f == fieldWindow:
+			p.window(&wStart, &wEnd, &hasW)
+		case f == fieldStart:
+			p.time(&aStart, &hasA, 1)
+		case f == fieldEnd:
+			p.time(&aEnd, &hasA, 2)
+		default:
+			s.skip()
+		}
+	}
+	if r.Name == "" {
+		r.Name = p.strs.get(p.unquoteName(key))
+	}
+	// The allocation's own window wins, then its start/end, then the set's.
+	fallback := p.start + set*p.step
+	r.Start = pick(hasW&1 != 0, wStart, hasA&1 != 0, aStart, fallback)
+	r.End = pick(hasW&2 != 0, wEnd, hasA&2 != 0, aEnd, fallback+p.step)
+	p.proj.Finish(r)
+}
+
+func pick(okA bool, a int64, okB bool, b int64, c int64) int64 {
+	if okA {
+		return a
+	}
+	if okB {
+		return b
+	}
+	return c
+}
+
+func (p *parser) properties() {
+	s := &p.sc
+	if !s.enter() {
+		return
+	}
+	r := p.rec
+	for {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		switch i := p.props.get(k); {
+		case i >= 0:
+			r.Props[i] = cached(&p.lastProps[i], p.scalar(), &p.strs)
+		case i == propLabels:
+			p.labelSet(&p.labels, r.Labels, p.lastLabels)
+		case i == propAnnotations:
+			p.labelSet(&p.annots, r.Annotations, p.lastAnnotations)
+		default:
+			s.skip()
+		}
+	}
+}
+
+// labelSet fills the label (or annotation) slots the projection asks for;
+// other keys are skipped without allocating.
+func (p *parser) labelSet(slots *keyCache, dst, last []string) {
+	s := &p.sc
+	if !s.enter() {
+		return
+	}
+	for {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		slot := slots.get(k)
+		if slot < 0 {
+			s.skip()
+			continue
+		}
+		dst[slot] = cached(&last[slot], p.scalar(), &p.strs)
+	}
+}
+
+func (p *parser) window(start, end *int64, has *uint8) {
+	s := &p.sc
+	if !s.enter() {
+		return
+	}
+	for {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		switch string(k) {
+		case "start":
+			p.time(start, has, 1)
+		case "end":
+			p.time(end, has, 2)
+		default:
+			s.skip()
+		}
+	}
+}
+
+// time reads an RFC 3339 timestamp into *ms and sets bit in *has. Other
+// shapes and unparsable strings leave both untouched.
+func (p *parser) time(ms *int64, has *uint8, bit uint8) {
+	b := p.str()
+	if len(b) == 0 {
+		return
+	}
+	if t, ok := parseTime(b); ok {
+		*ms, *has = t, *has|bit
+	}
+}
+
+// str reads a string value; other kinds read as "". The bytes are valid
+// until the next read.
+func (p *parser) str() []byte {
+	v := p.sc.value()
+	if v[0] != '"' {
+		return nil
+	}
+	return p.unquote(v)
+}
+
+// scalar reads a string, number or boolean as its text; null and
+// composites read as "".
+func (p *parser) scalar() []byte {
+	v := p.sc.value()
+	switch v[0] {
+	case '"':
+		return p.unquote(v)
+	case 'n', '{', '[':
+		return nil
+	}
+	return v
+}
+
+// number reads a number (see numberOf).
+func (p *parser) number() float64 { return numberOf(p.sc.value(), &p.unq) }
+
+// smallNumber parses the common short forms exactly without strconv: an
+// optional minus, at most 15 digits, an optional fraction, no exponent.
+// Every such mantissa is exact in a float64 and so is 10^k for k ≤ 15, so
+// one division rounds correctly (the classic fast path that strconv also
+// takes, minus its general-purpose setup). Kubecost's many zeros, minutes,
+// byte counts and short decimals take this path; the rest go to ParseFloat.
+func smallNumber(v []byte) (float64, bool) {
+	i, neg := 0, false
+	if len(v) > 0 && v[0] == '-' {
+		i, neg = 1, true
+	}
+	var m uint64
+	digits, frac := 0, -1
+	for ; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+		case c == '.' && frac < 0:
+			frac = 0
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 || frac == 0 {
+		return 0, false
+	}
+	f := float64(m)
+	if frac > 0 {
+		f /= pow10[frac]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// pow10 holds the powers of ten that smallNumber divides by.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// unquote returns the contents of a raw JSON string (see unquote).
+func (p *parser) unquote(v []byte) []byte { return unquote(v, &p.unq) }
+
+// unquoteName unescapes a raw member name saved by the reading stage.
+func (p *parser) unquoteName(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	q := append(append(append(p.unq[:0], '"'), raw...), '"')
+	p.unq = q
+	u, err := jsontext.AppendUnquote(nil, q) // rare: names are pod paths
+	if err != nil {
+		return raw
+	}
+	return u
+}
