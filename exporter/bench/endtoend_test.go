@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 // against a pre-rendered day served over loopback, into a directory: the
 // same path as make bench, minus process start, but profilable:
 //
-//	go test ./cmd/kse-bench -run '^$' -bench 'EndToEnd/120k' -benchtime 3x -cpuprofile cpu.out
-//	KSE_BENCH_HEAP_AT=5s go test ./cmd/kse-bench -run '^$' -bench 'EndToEnd/1M' -benchtime 1x
+//	go test ./exporter/bench -run '^$' -bench 'EndToEnd/120k' -benchtime 3x -cpuprofile cpu.out
+//	KSE_BENCH_HEAP_AT=5s go test ./exporter/bench -run '^$' -bench 'EndToEnd/1M' -benchtime 1x
 //
 // KSE_BENCH_HEAP_AT=D writes $TMPDIR/kse-bench-heap.pprof D into the first run: the live heap
 // at steady state, which a -memprofile taken at the end cannot show. The 1M

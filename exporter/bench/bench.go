@@ -8,7 +8,7 @@
 // the generator. Each run finds its days missing: the output is emptied
 // between runs.
 
-package main
+package bench
 
 import (
 	"context"
