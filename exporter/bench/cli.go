@@ -17,7 +17,6 @@ import (
 	"syscall"
 )
 
-
 // envList collects repeated -env KEY=VALUE flags.
 type envList []string
 
