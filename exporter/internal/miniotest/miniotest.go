@@ -66,24 +66,40 @@ func Start(t testing.TB) *Server {
 		t.Skip("minio not installed: run make tools")
 	}
 
-	for range startTries {
+	s, err := Launch(t.Context(), bin, t.TempDir())
+	if err != nil {
+		t.Fatalf("miniotest: %v", err)
+	}
+	t.Cleanup(func() {
+		s.Stop()
+		if t.Failed() {
+			t.Logf("--- minio log (%s) ---\n%s", s.Endpoint, tail(s.log.String(), 8<<10))
+		}
+	})
+	return s
+}
+
+// Launch starts MinIO from bin on random loopback ports with its data under
+// dir and waits until it is live. The caller must Stop it. Start is Launch
+// for tests; the benchmark uses Launch directly.
+func Launch(ctx context.Context, bin, dir string) (*Server, error) {
+	var err error
+	for try := range startTries {
 		var s *Server
 		var portClash bool
-		if s, portClash, err = launch(t, bin); err == nil {
-			return s
+		if s, portClash, err = launch(ctx, bin, filepath.Join(dir, fmt.Sprint(try))); err == nil {
+			return s, nil
 		}
 		if !portClash {
 			break
 		}
 	}
-	t.Fatalf("miniotest: %v", err)
-	return nil
+	return nil, err
 }
 
 // launch starts one MinIO process; portClash reports that another process
 // took one of the picked ports first, which is worth a retry.
-func launch(t testing.TB, bin string) (s *Server, portClash bool, err error) {
-	t.Helper()
+func launch(ctx context.Context, bin, dir string) (s *Server, portClash bool, err error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, false, err
@@ -92,7 +108,6 @@ func launch(t testing.TB, bin string) (s *Server, portClash bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	dir := t.TempDir()
 	dataDir := filepath.Join(dir, "data")
 	// A private certs dir stops MinIO from picking up ~/.minio/certs and
 	// silently switching to TLS.
@@ -140,18 +155,12 @@ func launch(t testing.TB, bin string) (s *Server, portClash bool, err error) {
 		close(s.done)
 	}()
 
-	if err := s.waitLive(t.Context()); err != nil {
-		s.stop()
+	if err := s.waitLive(ctx); err != nil {
+		s.Stop()
 		out := s.log.String()
 		clash := strings.Contains(out, "address already in use")
 		return nil, clash, fmt.Errorf("%w\n--- minio log ---\n%s", err, out)
 	}
-	t.Cleanup(func() {
-		s.stop()
-		if t.Failed() {
-			t.Logf("--- minio log (%s) ---\n%s", s.Endpoint, tail(s.log.String(), 8<<10))
-		}
-	})
 	return s, false, nil
 }
 
@@ -185,9 +194,9 @@ func (s *Server) waitLive(ctx context.Context) error {
 	}
 }
 
-// stop asks MinIO to shut down cleanly and kills it if it lingers, so a
-// stuck server never outlives the test binary's cleanup.
-func (s *Server) stop() {
+// Stop asks MinIO to shut down cleanly and kills it if it lingers, so a
+// stuck server never outlives its owner.
+func (s *Server) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
