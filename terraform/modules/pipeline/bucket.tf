@@ -123,6 +123,24 @@ resource "aws_s3_bucket_server_side_encryption_configuration" "data" {
   }
 }
 
+# The exporter aborts a failed multipart upload itself, but an upload whose
+# CreateMultipartUpload reply was lost cannot be named, so it cannot be
+# aborted by the exporter. This rule removes such leftovers (and their
+# billed parts) after a day. Data objects never expire.
+resource "aws_s3_bucket_lifecycle_configuration" "data" {
+  count = var.create_bucket ? 1 : 0
+
+  bucket = aws_s3_bucket.data[0].id
+  rule {
+    id     = "abort-incomplete-uploads"
+    status = "Enabled"
+    filter {}
+    abort_incomplete_multipart_upload {
+      days_after_initiation = 1
+    }
+  }
+}
+
 resource "aws_s3_bucket_policy" "data" {
   count = var.create_bucket || var.attach_bucket_policy ? 1 : 0
 
