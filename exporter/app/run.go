@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -91,16 +92,18 @@ var ErrDaysFailed = errors.New("some days failed")
 
 // Run plans and exports. It returns an error wrapping ErrDaysFailed when a
 // day failed, or the error that stopped planning.
-func Run(ctx context.Context, o Options) (Summary, error) {
+func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 	}
 	start := time.Now()
 	log := o.Logger
-	var sum Summary
 	defer func() { sum.Duration = time.Since(start) }()
 
-	first, last := exporter.BackfillWindow(o.Now(), o.BackfillDays)
+	// One reading of the clock: a run that straddles midnight must plan
+	// against the same window it asked Kubecost about.
+	now := o.Now()
+	first, last := exporter.BackfillWindow(now, o.BackfillDays)
 	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays)
 
 	available, err := o.Source.AvailableDays(ctx, first, last.Add(24*time.Hour))
@@ -116,7 +119,7 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if err != nil {
 		return sum, fmt.Errorf("list existing files under %s: %w", prefix, err)
 	}
-	plan := exporter.PlanDays(o.Now(), o.BackfillDays, available, keys, o.Layout)
+	plan := exporter.PlanDays(now, o.BackfillDays, available, keys, o.Layout)
 	plan.Missing = withForced(plan, o.ForceDays)
 	sum.Plan = plan
 	log.Info("plan",
@@ -228,12 +231,12 @@ func exportDay(ctx context.Context, o Options, d time.Time, n, total int) (res D
 		res.Err = errors.New("Kubecost reported the day available but returned no allocations")
 		return res
 	}
-	size, err := f.Seek(0, 2)
+	size, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	if _, err := f.Seek(0, 0); err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		res.Err = err
 		return res
 	}
