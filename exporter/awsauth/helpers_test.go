@@ -1,12 +1,11 @@
 package awsauth
 
 import (
-	"bytes"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/syncbuf"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/awsfake"
@@ -28,28 +27,10 @@ func (e env) lookup(k string) (string, bool) {
 	return v, ok
 }
 
-// lockedBuffer collects log output written from SDK goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // newLogger captures JSON logs, as the exporter writes them in a pod.
-func newLogger(t *testing.T) (*slog.Logger, *lockedBuffer) {
+func newLogger(t *testing.T) (*slog.Logger, *syncbuf.Buffer) {
 	t.Helper()
-	buf := &lockedBuffer{}
+	buf := &syncbuf.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("captured logs:\n%s", buf.String())

@@ -1,9 +1,9 @@
 package kubecost
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/syncbuf"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -58,33 +58,15 @@ func (s *memSink) byNamespace() map[string]float64 {
 	return m
 }
 
-// syncBuffer collects log output from concurrent goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func testProjection() *schema.Projection {
 	return schema.NewProjection("arn:aws:eks:us-east-1:111122223333:cluster/one", "one",
 		[]string{"app.kubernetes.io/name", "team"}, []string{"owner"})
 }
 
 // newClient returns a client for url with fast retries and a log buffer.
-func newClient(t *testing.T, url string, mod func(*Options)) (*Client, *syncBuffer) {
+func newClient(t *testing.T, url string, mod func(*Options)) (*Client, *syncbuf.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	o := Options{
 		URL:         url,
 		Aggregate:   containerAggregate,

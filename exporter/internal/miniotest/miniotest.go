@@ -8,11 +8,11 @@
 package miniotest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/syncbuf"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
 	"net"
 	"net/http"
@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,7 +48,7 @@ type Server struct {
 
 	host string // 127.0.0.1:PORT, what madmin wants
 	cmd  *exec.Cmd
-	log  *syncBuffer
+	log  *syncbuf.Buffer
 	done chan struct{} // closed when the process exits
 }
 
@@ -125,7 +124,7 @@ func launch(ctx context.Context, bin, dir string) (s *Server, portClash bool, er
 		SecretKey: randomHex(20),
 		Region:    Region,
 		host:      host,
-		log:       &syncBuffer{},
+		log:       &syncbuf.Buffer{},
 		done:      make(chan struct{}),
 	}
 
@@ -302,23 +301,4 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n:]
-}
-
-// syncBuffer collects the child's stdout and stderr, which os/exec writes
-// from separate goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
