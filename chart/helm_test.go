@@ -7,7 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -1,7 +1,7 @@
 package terraform_test
 
 import (
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"

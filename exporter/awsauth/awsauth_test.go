@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/aws/smithy-go"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/awsfake"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/awsfake"
 )
 
 func TestSessionName(t *testing.T) {

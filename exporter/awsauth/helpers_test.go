@@ -1,14 +1,14 @@
 package awsauth
 
 import (
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/syncbuf"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/syncbuf"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/awsfake"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/awsfake"
 )
 
 const (

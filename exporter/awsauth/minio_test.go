@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/awsfake"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/miniotest"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/awsfake"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/miniotest"
 )
 
 const (

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/awsfake"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/awsfake"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // kubecostOverTLS is the Kubecost simulator served with a certificate

@@ -18,10 +18,10 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/miniotest"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/pqcheck"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/miniotest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
 )
 
 const (

@@ -11,9 +11,9 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/pqcheck"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
 )
 
 // dayFaults routes the day fetches (aggregate=container) to a second

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/storetest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/storetest"
 )
 
 func TestAcceptance(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // The benchmarks decode one realistic hourly day at container level: about

@@ -3,7 +3,7 @@ package kubecost
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/syncbuf"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/syncbuf"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // testDay is the day most tests export.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // bigBody is a response of many pipeline batches (about 5 MB).

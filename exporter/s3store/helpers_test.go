@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/miniotest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/miniotest"
 )
 
 // isolateAWSEnv clears every AWS_* variable for the test and points the

@@ -19,8 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/internal/miniotest"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/storetest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/miniotest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/storetest"
 )
 
 const owner = "123456789012"

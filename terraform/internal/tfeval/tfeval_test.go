@@ -2,7 +2,7 @@ package tfeval_test
 
 import (
 	"encoding/json"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/tooltest"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/tooltest"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -19,7 +19,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // Size is one benchmark size: about Target allocations in an hourly day at

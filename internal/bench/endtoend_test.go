@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // BenchmarkEndToEnd runs the exporter's `run` in-process (cli.RunWith)

@@ -28,7 +28,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // Config is one benchmark.
