@@ -84,12 +84,13 @@ type Options struct {
 
 // Writer writes records to one Parquet file. It is not safe for concurrent use.
 type Writer struct {
-	pw *parquet.Writer
+	pw *parquet.GenericWriter[any]
 	p  *schema.Projection
 	// Where each Record field goes, grouped by kind so that Write runs one
 	// tight loop per kind instead of a type switch per value.
 	nums, props, labels, annotations, scalars []slot
-	names                                     []string // column names, for errors
+	names                                     []string // column names
+	leafNames                                 []string // leaf column names, for errors
 
 	rgRows  int // row group size
 	inGroup int // rows already handed to parquet-go in the current row group
@@ -104,6 +105,13 @@ type Writer struct {
 	vals  []parquet.Value
 	n     int
 	arena []byte
+
+	// The appended columns: flat is the number of CCA columns (one leaf
+	// each, first in the file); nested[i] holds the batch's values of leaf
+	// flat+i with their levels, as many per row as the row has entries.
+	flat   int
+	extras []nestedCol
+	nested [][]parquet.Value
 }
 
 // NewWriter starts a Parquet file on out with the columns of p. Nothing is
@@ -150,8 +158,12 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		MetaSchemaVersion:   schema.Version,
 	}
 	maps.Copy(meta, opts.Metadata)
+	sch, err := buildSchema(cols, dict)
+	if err != nil {
+		return nil, err
+	}
 	config, err := parquet.NewWriterConfig(append([]parquet.WriterOption{
-		buildSchema(cols, dict),
+		sch,
 		parquet.Compression(codec),
 		// Version 1 data pages are what pyarrow writes by default and what
 		// every Athena, Glue and Spark version reads; with no nulls and no
@@ -169,7 +181,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 	if err != nil {
 		return nil, fmt.Errorf("parquet: writer config: %w", err)
 	}
-	pw := parquet.NewWriter(out, config)
+	pw := parquet.NewGenericWriter[any](out, config)
 	// Keys are set one by one, sorted, so the footer is byte-for-byte
 	// reproducible for the same input.
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
@@ -180,11 +192,32 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		p:      p,
 		names:  make([]string, len(cols)),
 		rgRows: rgRows,
-		vals:   make([]parquet.Value, len(cols)*batchRows),
+		vals:   make([]parquet.Value, len(cols)*batchRows), // a little more than the flat columns need
 		arena:  make([]byte, 0, arenaSoftLimit+64*1024),
 	}
+	leaf := 0
 	for c, s := range srcs {
 		w.names[c] = cols[c].Name
+		if s.kind == srcExtra {
+			nc := nestedCol{x: s.index, typ: cols[c].Type, leaf: leaf, slot: len(w.nested)}
+			for _, f := range cols[c].Fields {
+				nc.ftyps = append(nc.ftyps, f.Type)
+			}
+			n := leaves(cols[c])
+			for i := range n {
+				w.nested = append(w.nested, nil)
+				w.leafNames = append(w.leafNames, fmt.Sprintf("%s[%d]", cols[c].Name, i))
+			}
+			w.extras = append(w.extras, nc)
+			leaf += n
+			continue
+		}
+		if leaf != c {
+			return nil, fmt.Errorf("parquet: CCA column %q after an appended column", cols[c].Name)
+		}
+		leaf++
+		w.flat++
+		w.leafNames = append(w.leafNames, cols[c].Name)
 		sl := slot{off: c * batchRows, idx: s.index}
 		switch s.kind {
 		case srcNum:
@@ -248,6 +281,9 @@ func (w *Writer) Write(r *schema.Record) error {
 			v[s.off+n] = parquet.Int64Value(r.End)
 		}
 	}
+	for i := range w.extras {
+		w.shred(&w.extras[i], &r.X[w.extras[i].x])
+	}
 	w.n++
 	w.rows++
 	if w.n == batchRows || w.inGroup+w.n == w.rgRows {
@@ -275,9 +311,15 @@ func (w *Writer) flushBatch() error {
 	}
 	n := w.n
 	for c, cw := range w.pw.ColumnWriters() {
-		vals := w.vals[c*batchRows : c*batchRows+n]
+		var vals []parquet.Value
+		if c < w.flat {
+			vals = w.vals[c*batchRows : c*batchRows+n]
+		} else {
+			vals = w.nested[c-w.flat]
+			w.nested[c-w.flat] = vals[:0]
+		}
 		if _, err := cw.WriteRowValues(vals); err != nil {
-			return w.fail(fmt.Errorf("parquet: write column %s: %w", w.names[c], err))
+			return w.fail(fmt.Errorf("parquet: write column %s: %w", w.leafNames[c], err))
 		}
 		// Drop the pointers into the arena so the batch never pins an old,
 		// outgrown arena array.

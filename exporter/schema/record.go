@@ -107,6 +107,10 @@ func slotFor(m map[string]int, key string, n *int) int {
 // Columns returns the Parquet columns of this projection.
 func (p *Projection) Columns() []Column { return Columns(p.labels, p.annotations) }
 
+// CCAColumns returns the columns of schema version 1 of this projection:
+// what the CCA Glue table reads, a prefix of Columns.
+func (p *Projection) CCAColumns() []Column { return CCA(p.labels, p.annotations) }
+
 // Labels returns the original LABELS keys.
 func (p *Projection) Labels() []string { return append([]string(nil), p.labels...) }
 
