@@ -36,6 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:0", "listen address")
 	fs.Int64Var(&cfg.Seed, "seed", 0, "cluster generator seed")
 	fs.StringVar(&cfg.ClusterName, "cluster", "cluster-one", "Kubecost cluster id")
+	flavor := fs.String("flavor", "kubecost", "server to simulate: kubecost (/model/allocation, /allocation) or opencost (/allocation/compute, /allocation)")
 	fs.StringVar(&cfg.Region, "region", "us-east-1", "AWS region of the nodes")
 	fs.IntVar(&cfg.RetentionDays, "retention-days", 30, "days of data kept before today")
 	fs.IntVar(&cfg.HourlyRetentionHours, "hourly-retention-hours", 0, "hours of sub-day data kept (0: as -retention-days)")
@@ -67,6 +68,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	switch cfg.Flavor = kubecostsim.Flavor(*flavor); cfg.Flavor {
+	case kubecostsim.FlavorKubecost, kubecostsim.FlavorOpenCost:
+	default:
+		log.Error("bad -flavor", "flavor", *flavor)
+		return 2
+	}
 	fail := func(msg string, err error) int {
 		log.Error(msg, "err", err)
 		return 2
