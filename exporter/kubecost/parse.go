@@ -43,9 +43,9 @@ type parser struct {
 	// The previous allocation's values, by slot: consecutive allocations
 	// mostly share cluster, node, namespace and node labels, and comparing
 	// with the last value is cheaper than hashing into the interner.
-	lastProps       [schema.NumProps]string
-	lastLabels      []string
-	lastAnnotations []string
+	// Labels and annotations compare with the previous allocation's map
+	// entries instead (stringMap).
+	lastProps [schema.NumProps]string
 
 	// fallback window of set i: [start+i*step, start+(i+1)*step), used when
 	// an allocation carries no window at all.
@@ -88,8 +88,6 @@ func newParser(p *schema.Projection) *parser {
 		annots:          keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
 		strs:            interner{m: make(map[string]string, 1024), max: internMax},
 		xinfo:           newExtraInfo(),
-		lastLabels:      make([]string, len(r.Labels)),
-		lastAnnotations: make([]string, len(r.Annotations)),
 	}
 }
 
@@ -163,9 +161,9 @@ func (p *parser) properties() {
 		case i >= 0:
 			r.Props[i] = cached(&p.lastProps[i], p.scalar(), &p.strs)
 		case i == propLabels:
-			p.labelSet(&p.labels, r.Labels, p.lastLabels, &r.X[schema.XLabels])
+			p.labelSet(&p.labels, r.Labels, &r.X[schema.XLabels])
 		case i == propAnnotations:
-			p.labelSet(&p.annots, r.Annotations, p.lastAnnotations, &r.X[schema.XAnnotations])
+			p.labelSet(&p.annots, r.Annotations, &r.X[schema.XAnnotations])
 		case i <= propExtra:
 			p.extra(propExtra - i)
 		default:
@@ -177,7 +175,7 @@ func (p *parser) properties() {
 // labelSet keeps every label (or annotation) in all, for the map column,
 // and fills the slots the projection asks for (LABELS and the node labels
 // of the derived properties). A slot shares the map entry's string.
-func (p *parser) labelSet(slots *keyCache, dst, last []string, all *schema.Nested) {
+func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 	s := &p.sc
 	if !s.enter() {
 		return
@@ -188,7 +186,6 @@ func (p *parser) labelSet(slots *keyCache, dst, last []string, all *schema.Neste
 	for _, kv := range all.KV[start:] {
 		if slot := slots.getString(kv.Key); slot >= 0 {
 			dst[slot] = kv.Value
-			last[slot] = kv.Value
 		}
 	}
 }

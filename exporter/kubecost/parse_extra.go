@@ -1,6 +1,8 @@
 package kubecost
 
 import (
+	"math"
+
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -11,9 +13,8 @@ const (
 	propExtra  = -16
 )
 
-// extraTypes and extraFields are the column types and struct field types
-// of schema.Extras, by index, so the parser does not look them up per
-// value.
+// extraInfo holds the column types and struct field types of
+// schema.Extras, by index, so the parser does not look them up per value.
 type extraInfo struct {
 	types  [schema.NumExtra]schema.Type
 	fields [schema.NumExtra][]schema.Type
@@ -162,9 +163,13 @@ func (p *parser) structFields(x int, e *schema.Entry) {
 	}
 }
 
+// finiteOpt reports whether v is a number; -0 becomes 0.
 func finiteOpt(v float64) (bool, float64) {
-	if v != v || v > 1.7976931348623157e308 || v < -1.7976931348623157e308 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return false, 0
 	}
-	return true, v + 0 // -0 + 0 is +0
+	if v == 0 {
+		return true, 0
+	}
+	return true, v
 }
