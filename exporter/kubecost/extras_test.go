@@ -112,7 +112,9 @@ func TestDecodeKeepsEverything(t *testing.T) {
 			t.Fatalf("%s rawAllocationOnly set %v, want %v", r.Name, gotRaw.Set, want.Raw != nil)
 		}
 		if want.Raw != nil {
-			f := func(n string) schema.Opt { return gotRaw.Entries[0].Fields[schema.FieldIndex(schema.XRawAllocationOnly, n)] }
+			f := func(n string) schema.Opt {
+				return gotRaw.Entries[0].Fields[schema.FieldIndex(schema.XRawAllocationOnly, n)]
+			}
 			if f("cpuCoreUsageMax").Num != want.Raw.CPUCoreUsageMax || f("ramByteUsageMax").Num != want.Raw.RAMByteUsageMax || f("gpuUsageMax").Set {
 				t.Fatalf("%s rawAllocationOnly %+v, want %+v", r.Name, gotRaw.Entries[0], want.Raw)
 			}

@@ -84,10 +84,10 @@ func newParser(p *schema.Projection) *parser {
 			}
 			return -1
 		}},
-		labels:          keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
-		annots:          keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
-		strs:            interner{m: make(map[string]string, 1024), max: internMax},
-		xinfo:           newExtraInfo(),
+		labels: keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
+		annots: keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
+		strs:   interner{m: make(map[string]string, 1024), max: internMax},
+		xinfo:  newExtraInfo(),
 	}
 }
 

@@ -24,7 +24,7 @@ type Config struct {
 	// parameters are read (see query.go); the rest are ignored, as the
 	// real server ignores them.
 	Flavor Flavor
-	Region      string // default "us-east-1"
+	Region string // default "us-east-1"
 
 	// Size of the cluster. ContainersPerHour, when > 0, overrides Namespaces and
 	// PodsPerNamespace so that about that many containers run in an average hour
