@@ -18,6 +18,7 @@ const (
 type extraInfo struct {
 	types  [schema.NumExtra]schema.Type
 	fields [schema.NumExtra][]schema.Type
+	names  [schema.NumExtra][]string // struct field names
 }
 
 func newExtraInfo() *extraInfo {
@@ -26,6 +27,7 @@ func newExtraInfo() *extraInfo {
 		in.types[i] = e.Type
 		for _, f := range e.Fields {
 			in.fields[i] = append(in.fields[i], f.Type)
+			in.names[i] = append(in.names[i], f.Name)
 		}
 	}
 	return in
@@ -139,7 +141,13 @@ func (p *parser) structFields(x int, e *schema.Entry) {
 		if !ok {
 			return
 		}
-		f := schema.FieldIndex(x, string(k))
+		f := -1
+		for i, n := range p.xinfo.names[x] {
+			if n == string(k) { // no allocation: a comparison
+				f = i
+				break
+			}
+		}
 		if f < 0 {
 			s.skip()
 			continue
