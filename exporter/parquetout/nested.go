@@ -119,7 +119,17 @@ func cmpString(a, b string) int {
 // put appends v with its levels to leaf i (relative to nc).
 func (w *Writer) put(nc *nestedCol, i int, v parquet.Value, rep, def int) {
 	s := nc.slot + i
-	w.nested[s] = append(w.nested[s], v.Level(rep, def, nc.leaf+i))
+	w.nested[s] = append(w.nested[s], levels(v, rep, def))
+}
+
+// levels sets the repetition and definition levels of v. Unlike
+// Value.Level it inlines, which matters at 60 values a row; the column
+// index Level would also set is not read by ColumnWriter.WriteRowValues,
+// whose values all belong to its column.
+func levels(v parquet.Value, rep, def int) parquet.Value {
+	v.SetRepetitionLevel(rep)
+	v.SetDefinitionLevel(def)
+	return v
 }
 
 // putNull writes a null (or empty) value with definition level def to
@@ -144,10 +154,13 @@ func (w *Writer) shred(nc *nestedCol, x *schema.Nested) {
 			w.putAll(nc, 2, b2i(x.Set))
 			return
 		}
+		// The hot loop (20 and more labels a row): appends without put's
+		// indexing, one entry at a time.
+		keys, vals := &w.nested[nc.slot], &w.nested[nc.slot+1]
 		for i, kv := range x.KV {
 			rep := min(i, 1)
-			w.put(nc, 0, w.str(kv.Key), rep, 2)
-			w.put(nc, 1, w.str(kv.Value), rep, 3)
+			*keys = append(*keys, levels(w.str(kv.Key), rep, 2))
+			*vals = append(*vals, levels(w.str(kv.Value), rep, 3))
 		}
 	case schema.StringList:
 		if !x.Set || len(x.List) == 0 {

@@ -170,7 +170,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 			pages = append(pages, parquet.SkipPageBounds(path...))
 		}
 	}
-	config, err := parquet.NewWriterConfig(append([]parquet.WriterOption{
+	options := append([]parquet.WriterOption{
 		sch,
 		parquet.Compression(codec),
 		// Version 1 data pages are what pyarrow writes by default and what
@@ -185,11 +185,15 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		// Turning them off saves computing every page's min and max twice.
 		parquet.DataPageStatistics(false),
 		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
-	}, pages...)...)
-	if err != nil {
+	}, pages...)
+	// Validated here so a bad option is an error, not a panic in
+	// NewGenericWriter. The options, not the resulting config, go to the
+	// writer: a *WriterConfig given as an option is merged into parquet-go's
+	// defaults with boolean OR, which turned DataPageStatistics back on.
+	if _, err := parquet.NewWriterConfig(options...); err != nil {
 		return nil, fmt.Errorf("parquet: writer config: %w", err)
 	}
-	pw := parquet.NewGenericWriter[any](out, config)
+	pw := parquet.NewGenericWriter[any](out, options...)
 	// Keys are set one by one, sorted, so the footer is byte-for-byte
 	// reproducible for the same input.
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
