@@ -228,7 +228,7 @@ func exportDay(ctx context.Context, o Options, d time.Time, n, total int) (res D
 		return res
 	}
 	if rows == 0 {
-		res.Err = errors.New("Kubecost reported the day available but returned no allocations")
+		res.Err = errors.New("the day was reported available but Kubecost returned no allocations")
 		return res
 	}
 	size, err := f.Seek(0, io.SeekEnd)
