@@ -154,7 +154,6 @@ func tailFile(path string, n int64) string {
 	return string(b)
 }
 
-
 // findFiles lists regular files under dir whose names end in suffix.
 func findFiles(dir, suffix string) ([]string, error) {
 	var out []string
