@@ -137,7 +137,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 
 	sum.Days = exportAll(ctx, o, plan.Missing)
 	if failed := sum.Failed(); len(failed) > 0 {
-		return sum, fmt.Errorf("%w: %d of %d (first: %s: %v)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
+		return sum, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
 	}
 	return sum, nil
 }
@@ -187,6 +187,11 @@ func exportAll(ctx context.Context, o Options, missing []time.Time) []DayResult 
 func exportDay(ctx context.Context, o Options, d time.Time, n, total int) (res DayResult) {
 	start := time.Now()
 	res = DayResult{Day: d, Key: o.Layout.Key(d, o.Codec)}
+	// A worker may pick a day up just after the run was cancelled.
+	if err := ctx.Err(); err != nil {
+		res.Err = err
+		return res
+	}
 	log := o.Logger.With("day", day(d), "key", res.Key)
 	log.Info("exporting day", "progress", fmt.Sprintf("%d/%d", n, total))
 	defer func() {
