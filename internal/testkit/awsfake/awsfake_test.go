@@ -107,7 +107,7 @@ func TestExpiry(t *testing.T) {
 	f.SetClock(clock.Now)
 	f.SetTTL(100 * time.Millisecond)
 	c := webIdentity(t, f)
-	if !c.Expires.Equal(clock.Now().Add(100*time.Millisecond).Truncate(time.Millisecond)) {
+	if !c.Expires.Equal(clock.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)) {
 		t.Errorf("announced expiry %v, want the fake clock's now + TTL", c.Expires)
 	}
 	clock.Advance(99 * time.Millisecond)
