@@ -37,13 +37,13 @@ import (
 )
 
 const (
-	// DefaultExpiryWindow is how long before expiry cached credentials are
+	// defaultExpiryWindow is how long before expiry cached credentials are
 	// refreshed: far more than any single S3 upload or retry sequence.
-	DefaultExpiryWindow = 5 * time.Minute
-	// DefaultSessionDuration is the parent session length. Role chaining
-	// caps sessions at one hour, and every role allows at least one hour,
-	// so asking for exactly that never fails and keeps STS calls rare.
-	DefaultSessionDuration = time.Hour
+	defaultExpiryWindow = 5 * time.Minute
+	// sessionDuration is the parent session length. Role chaining caps
+	// sessions at one hour, and every role allows at least one hour, so
+	// asking for exactly that never fails and keeps STS calls rare.
+	sessionDuration = time.Hour
 	// identityCheckTimeout bounds the start-up GetCallerIdentity call.
 	identityCheckTimeout = 15 * time.Second
 
@@ -69,12 +69,9 @@ type Input struct {
 	Lookup func(string) (string, bool)
 	// Logger receives credential events; never secrets. nil discards.
 	Logger *slog.Logger
-	// HTTPClient overrides the SDK's HTTP client for AWS calls. Never pass
-	// the Kubecost client here: the Kubecost CA bundle is not for AWS.
-	HTTPClient config.HTTPClient
-	// ExpiryWindow and SessionDuration override the defaults above.
-	ExpiryWindow    time.Duration
-	SessionDuration time.Duration
+	// ExpiryWindow is how long before expiry cached credentials are
+	// refreshed; 0 means 5 minutes.
+	ExpiryWindow time.Duration
 }
 
 // Identity is the resolved AWS identity of the run.
@@ -142,7 +139,6 @@ type setup struct {
 	env       envSource
 	log       *slog.Logger
 	window    time.Duration
-	duration  time.Duration
 	region    string
 	session   string
 	providers []*loggedProvider // logged once Load has returned
@@ -154,12 +150,11 @@ func newSetup(in Input) (*setup, error) {
 		lookup = os.LookupEnv
 	}
 	st := &setup{
-		in:       in,
-		env:      envSource{lookup},
-		log:      cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
-		window:   cmp.Or(in.ExpiryWindow, DefaultExpiryWindow),
-		duration: cmp.Or(in.SessionDuration, DefaultSessionDuration),
-		session:  SessionName(in.ClusterName),
+		in:      in,
+		env:     envSource{lookup},
+		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
+		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
+		session: SessionName(in.ClusterName),
 	}
 	st.region = cmp.Or(st.env.get("AWS_REGION"), st.env.get("AWS_DEFAULT_REGION"), in.Region)
 	if st.region == "" {
@@ -178,9 +173,6 @@ func (st *setup) loadConfig(ctx context.Context) (aws.Config, error) {
 		// response logging stays off: it would print signed headers.
 		config.WithLogger(sdkLogger(st.log)),
 		config.WithClientLogMode(0),
-	}
-	if st.in.HTTPClient != nil {
-		opts = append(opts, config.WithHTTPClient(st.in.HTTPClient))
 	}
 	if u := st.env.get("AWS_ENDPOINT_URL"); u != "" && !st.env.ignoreEndpoints() {
 		opts = append(opts, config.WithBaseEndpoint(u))
@@ -235,7 +227,7 @@ func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
 func (st *setup) assumeParent(ctx context.Context, id *Identity, parentARN string) error {
 	assume := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(id.Config), parentARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = st.session
-		o.Duration = st.duration
+		o.Duration = sessionDuration
 	})
 	p := &loggedProvider{next: assume, log: st.log, step: "assume-role", role: parentARN}
 	st.providers = append(st.providers, p)

@@ -14,22 +14,22 @@ import (
 // Partitions the exporter accepts in ARNs.
 const partitionRE = `(?:aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-iso-f|aws-eusc)`
 
-// RegionRE matches AWS region codes, including GovCloud (us-gov-west-1),
+// regionPattern matches AWS region codes, including GovCloud (us-gov-west-1),
 // China (cn-northwest-1), the ISO regions and the European Sovereign Cloud.
-const RegionRE = `(?:[a-z]{2}(?:-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-\d{1,2}`
+const regionPattern = `(?:[a-z]{2}(?:-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-\d{1,2}`
 
 var (
-	clusterARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):eks:(` + RegionRE + `):(\d{12}):cluster/([a-zA-Z0-9][a-zA-Z0-9_-]{0,99})$`)
+	clusterARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):eks:(` + regionPattern + `):(\d{12}):cluster/([a-zA-Z0-9][a-zA-Z0-9_-]{0,99})$`)
 	roleARNRE    = regexp.MustCompile(`^arn:(` + partitionRE + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
-	regionRE     = regexp.MustCompile(`^` + RegionRE + `$`)
+	regionRE     = regexp.MustCompile(`^` + regionPattern + `$`)
 	// A secret is named, or, for one in another account, given by ARN.
-	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + RegionRE + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
+	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
 	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 	dnsLabelRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 	snipeAcctRE  = regexp.MustCompile(`\d{12}`)
 	// Only real-looking region codes trigger the warning: "cost-data-1"
 	// must not read as a region.
-	snipeRegionRE = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
+	sniperegionPattern = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
 )
 
 // Enumerations, shared with --help, the chart schema and the docs. They are
@@ -300,7 +300,7 @@ func SplitList(s string) []string {
 // Warnings are problems worth logging that do not stop the run.
 func (c *Config) Warnings() []string {
 	var w []string
-	if b := c.S3BucketName; b != "" && (snipeAcctRE.MatchString(b) || snipeRegionRE.MatchString(b)) {
+	if b := c.S3BucketName; b != "" && (snipeAcctRE.MatchString(b) || sniperegionPattern.MatchString(b)) {
 		w = append(w, fmt.Sprintf("S3_BUCKET_NAME %q contains an account ID or a region code: predictable bucket names invite bucket sniping; prefer a name without them", b))
 	}
 	if !bool(c.TLSVerify) && strings.HasPrefix(c.KubecostAPIEndpoint, "https://") {
