@@ -20,7 +20,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// Hooks lets tests and the demo replace the clock; production passes nil.
+// Hooks lets the end-to-end tests and the benchmark fix the clock, so the
+// simulator and the plan agree on which days exist; run passes none.
 type Hooks struct {
 	Now func() time.Time
 }
