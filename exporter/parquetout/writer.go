@@ -8,6 +8,7 @@
 package parquetout
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -120,10 +121,6 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 	if out == nil || p == nil {
 		return nil, errors.New("parquet: nil writer or projection")
 	}
-	codec, err := codecFor(opts.Codec)
-	if err != nil {
-		return nil, err
-	}
 	rgRows := opts.RowGroupRows
 	switch {
 	case rgRows == 0:
@@ -135,65 +132,16 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 	if err != nil {
 		return nil, err
 	}
-	dict := dictionaryFor
-	if opts.noDictionary {
-		dict = func(schema.Column) bool { return false }
+	options, err := writerOptions(cols, opts)
+	if err != nil {
+		return nil, err
 	}
-	var pages []parquet.WriterOption
-	if !opts.MemoryPageBuffers {
-		// Without this, a row group's compressed pages (64k rows are about
-		// 9 MB) sit on the heap until it is flushed, and the GC doubles
-		// that: peak memory grew with the day until the first row group was
-		// full. In files they cost page cache, not process memory, and the
-		// row groups stay as large as Athena likes them. See
-		// docs/performance.md for the measurements.
-		dir := opts.PageBufferDir
-		if dir == "" {
-			dir = os.TempDir()
-		}
-		pages = append(pages, parquet.ColumnPageBuffers(parquet.NewFileBufferPool(dir, "kubecost-s3-exporter-pages-*")))
-	}
+	pw := parquet.NewGenericWriter[any](out, options...)
 	meta := map[string]string{
 		MetaExporterVersion: exporter.Version,
 		MetaSchemaVersion:   schema.Version,
 	}
 	maps.Copy(meta, opts.Metadata)
-	sch, err := buildSchema(cols, dict)
-	if err != nil {
-		return nil, err
-	}
-	for _, path := range sch.Columns() {
-		// Min and max of map keys, list elements and struct fields say
-		// nothing a query engine can skip pages by, and computing them was
-		// a sixth of the writer's CPU with 20 labels a row.
-		if x := schema.ExtraIndex(path[0]); x >= 0 && schema.Extras()[x].Type.Nested() {
-			pages = append(pages, parquet.SkipPageBounds(path...))
-		}
-	}
-	options := append([]parquet.WriterOption{
-		sch,
-		parquet.Compression(codec),
-		// Version 1 data pages are what pyarrow writes by default and what
-		// every Athena, Glue and Spark version reads; with no nulls and no
-		// nesting, version 2 pages would not make the file smaller.
-		parquet.DataPageVersion(1),
-		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
-		parquet.PageBufferSize(pageBufferSize),
-		// Page header statistics are deprecated in favour of the column
-		// index, which parquet-go still writes along with the column chunk
-		// statistics; Athena and Spark use those, not the page headers.
-		// Turning them off saves computing every page's min and max twice.
-		parquet.DataPageStatistics(false),
-		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
-	}, pages...)
-	// Validated here so a bad option is an error, not a panic in
-	// NewGenericWriter. The options, not the resulting config, go to the
-	// writer: a *WriterConfig given as an option is merged into parquet-go's
-	// defaults with boolean OR, which turned DataPageStatistics back on.
-	if _, err := parquet.NewWriterConfig(options...); err != nil {
-		return nil, fmt.Errorf("parquet: writer config: %w", err)
-	}
-	pw := parquet.NewGenericWriter[any](out, options...)
 	// Keys are set one by one, sorted, so the footer is byte-for-byte
 	// reproducible for the same input.
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
@@ -207,6 +155,73 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		vals:   make([]parquet.Value, len(cols)*batchRows), // a little more than the flat columns need
 		arena:  make([]byte, 0, arenaSoftLimit+64*1024),
 	}
+	if err := w.place(cols, srcs); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// writerOptions returns parquet-go's options for the columns, validated.
+// The options, not a config built from them, go to NewGenericWriter: a
+// *WriterConfig given as an option is merged into parquet-go's defaults
+// with boolean OR, which turned DataPageStatistics back on.
+func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, error) {
+	codec, err := codecFor(opts.Codec)
+	if err != nil {
+		return nil, err
+	}
+	dict := dictionaryFor
+	if opts.noDictionary {
+		dict = func(schema.Column) bool { return false }
+	}
+	sch, err := buildSchema(cols, dict)
+	if err != nil {
+		return nil, err
+	}
+	options := []parquet.WriterOption{
+		sch,
+		parquet.Compression(codec),
+		// Version 1 data pages are what pyarrow writes by default and what
+		// every Athena, Glue and Spark version reads.
+		parquet.DataPageVersion(1),
+		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
+		parquet.PageBufferSize(pageBufferSize),
+		// Page header statistics are deprecated in favour of the column
+		// index, which parquet-go still writes along with the column chunk
+		// statistics; Athena and Spark use those, not the page headers.
+		// Turning them off saves computing every page's min and max twice.
+		parquet.DataPageStatistics(false),
+		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
+	}
+	if !opts.MemoryPageBuffers {
+		// Without this, a row group's compressed pages (64k rows are about
+		// 9 MB) sit on the heap until it is flushed, and the GC doubles
+		// that: peak memory grew with the day until the first row group was
+		// full. In files they cost page cache, not process memory, and the
+		// row groups stay as large as Athena likes them. See
+		// docs/performance.md for the measurements.
+		dir := cmp.Or(opts.PageBufferDir, os.TempDir())
+		options = append(options, parquet.ColumnPageBuffers(parquet.NewFileBufferPool(dir, "kubecost-s3-exporter-pages-*")))
+	}
+	for _, path := range sch.Columns() {
+		// Min and max of map keys, list elements and struct fields say
+		// nothing a query engine can skip pages by.
+		if x := schema.ExtraIndex(path[0]); x >= 0 && schema.Extras()[x].Type.Nested() {
+			options = append(options, parquet.SkipPageBounds(path...))
+		}
+	}
+	// Validated here so a bad option is an error, not a panic in
+	// NewGenericWriter.
+	if _, err := parquet.NewWriterConfig(options...); err != nil {
+		return nil, fmt.Errorf("parquet: writer config: %w", err)
+	}
+	return options, nil
+}
+
+// place records where each column's values come from: the CCA columns
+// first, one leaf each, in the batch; then the appended columns, whose
+// leaves follow in the file and are buffered in w.nested.
+func (w *Writer) place(cols []schema.Column, srcs []source) error {
 	leaf := 0
 	for c, s := range srcs {
 		w.names[c] = cols[c].Name
@@ -225,7 +240,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 			continue
 		}
 		if leaf != c {
-			return nil, fmt.Errorf("parquet: CCA column %q after an appended column", cols[c].Name)
+			return fmt.Errorf("parquet: CCA column %q after an appended column", cols[c].Name)
 		}
 		leaf++
 		w.flat++
@@ -245,7 +260,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 			w.scalars = append(w.scalars, sl)
 		}
 	}
-	return w, nil
+	return nil
 }
 
 // slot places one Record field: off is the start of its column in the
