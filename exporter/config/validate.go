@@ -87,6 +87,9 @@ func (c *Config) Validate() Errors {
 	if c.BackfillPeriodDays < 3 || c.BackfillPeriodDays > 3650 {
 		bad("BACKFILL_PERIOD_DAYS", fmt.Sprint(c.BackfillPeriodDays), "accepted: an integer from 3 to 3650")
 	}
+	if c.SettleHours < 0 || c.SettleHours > 720 {
+		bad("SETTLE_HOURS", fmt.Sprint(c.SettleHours), "accepted: an integer from 0 to 720")
+	}
 	oneOf("AGGREGATION", c.Aggregation, Aggregations)
 	oneOf("GRANULARITY", c.Granularity, Granularites)
 	if c.Retries < 0 || c.Retries > 20 {

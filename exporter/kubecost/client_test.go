@@ -347,14 +347,22 @@ func TestAvailableDays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []time.Time
+	var want, got []time.Time
 	for _, d := range srv.Sim.AvailableDays() {
 		if !d.Before(from) && d.Before(to) {
 			want = append(want, d)
 		}
 	}
-	if len(want) == 0 || !slices.Equal(days, want) {
-		t.Errorf("days %v, want %v", days, want)
+	for _, d := range days {
+		got = append(got, d.Day)
+		// The day's total is the sum of the cluster-level totalCost.
+		tr, err := srv.Sim.Truth(d.Day, 24*time.Hour, "cluster")
+		if err != nil || tr.TotalCost <= 0 || math.Abs(d.TotalCost-tr.TotalCost) > 1e-9*tr.TotalCost {
+			t.Errorf("%s: total %v, truth %v (%v)", d.Day.Format(time.DateOnly), d.TotalCost, tr.TotalCost, err)
+		}
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("days %v, want %v", got, want)
 	}
 	reqs := srv.Sim.Requests()
 	q := reqs[len(reqs)-1].Query
