@@ -397,3 +397,23 @@ func TestConcurrentDays(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestDayQuery: what the config fingerprint hashes is the day query without
+// its window, and it follows the options that change the rows.
+func TestDayQuery(t *testing.T) {
+	c, _ := newClient(t, "http://kubecost.example/model/allocation?team=a", nil)
+	q, err := url.ParseQuery(c.DayQuery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := url.Values{"aggregate": {containerAggregate}, "step": {"1h"}, "accumulate": {"false"}, "idle": {"true"},
+		"splitIdle": {"true"}, "idleByNode": {"true"}, "shareTenancyCosts": {"true"}, "team": {"a"}}
+	if q.Encode() != want.Encode() {
+		t.Errorf("DayQuery = %s, want %s", q.Encode(), want.Encode())
+	}
+	daily, _ := newClient(t, "http://kubecost.example/model/allocation?team=a", func(o *Options) { o.Step = 24 * time.Hour })
+	pod, _ := newClient(t, "http://kubecost.example/model/allocation?team=a", func(o *Options) { o.Aggregate = "namespace,pod" })
+	if daily.DayQuery() == c.DayQuery() || pod.DayQuery() == c.DayQuery() {
+		t.Errorf("DayQuery ignores step or aggregate: %s, %s", daily.DayQuery(), pod.DayQuery())
+	}
+}
