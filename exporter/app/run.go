@@ -30,7 +30,7 @@ type Options struct {
 	NewEncoder   EncoderFactory
 	Projection   *schema.Projection
 	BackfillDays int
-	Settle       time.Duration // a day is exported once it ended this long ago; 0 means exporter.DefaultSettle
+	Settle       time.Duration // a day is exported once it ended this long ago (SETTLE_HOURS; CCA's is exporter.DefaultSettle)
 	Concurrency  int           // days exported at once; <1 means 1
 	ForceDays    []time.Time   // exported again even when present
 	DryRun       bool
@@ -106,9 +106,6 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	// One reading of the clock: a run that straddles midnight must plan
 	// against the same window it asked Kubecost about.
 	now := o.Now()
-	if o.Settle == 0 {
-		o.Settle = exporter.DefaultSettle
-	}
 	first, last := exporter.Window(now, o.BackfillDays, o.Settle)
 	if last.Before(first) {
 		sum.Plan = exporter.Plan{First: first, Last: last}

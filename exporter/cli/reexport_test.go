@@ -248,4 +248,16 @@ func TestEmptyWindow(t *testing.T) {
 	if err != nil || len(out.Contents) != 0 {
 		t.Errorf("bucket not empty: %v %v", out, err)
 	}
+
+	// SETTLE_HOURS=24 at 2026-11-21 10:00: the 19th ended 34 hours ago,
+	// so the same window now holds it; the 20th ended only 10 hours ago.
+	code, logs = h.run(map[string]string{"BACKFILL_PERIOD_DAYS": "3", "SETTLE_HOURS": "24"})
+	if code != cli.ExitOK {
+		t.Fatalf("SETTLE_HOURS=24: exit %d\n%s", code, logs)
+	}
+	wantReasons(t, logs, map[string]string{"2026-11-19": "missing"})
+	want := prod.Key(time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), exporter.Snappy)
+	if got := slices.Sorted(maps.Keys(h.objects())); !slices.Equal(got, []string{want}) {
+		t.Errorf("SETTLE_HOURS=24 wrote %v, want %s", got, want)
+	}
 }
