@@ -141,14 +141,6 @@ func TestBackfillWindow(t *testing.T) {
 
 const fp = "0123456789abcdef"
 
-func totals(ts ...time.Time) []DayTotal {
-	out := make([]DayTotal, len(ts))
-	for i, t := range ts {
-		out[i] = DayTotal{Day: t, TotalCost: 100 + float64(i)}
-	}
-	return out
-}
-
 // ours is an object this exporter wrote with fingerprint f for total.
 func ours(l Layout, day time.Time, c Codec, f string, total float64) StoredObject {
 	return StoredObject{Key: l.Key(day, c), Day: day, Codec: c, Attrs: ObjectAttrs{ETag: `"etag-` + l.Key(day, c) + `"`,

@@ -120,7 +120,7 @@ func (c *suite) testHeadDuringOverwrites(t *testing.T) {
 				return
 			}
 			if a.Metadata["size"] != strconv.FormatInt(a.Size, 10) {
-				errs <- fmt.Errorf("Head paired size %d with metadata %v", a.Size, a.Metadata)
+				errs <- fmt.Errorf("head paired size %d with metadata %v", a.Size, a.Metadata)
 				return
 			}
 		}
