@@ -19,6 +19,7 @@ require (
 	github.com/minio/minio-go/v7 v7.0.90
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/zclconf/go-cty v1.19.0
+	golang.org/x/sys v0.47.0
 	k8s.io/api v0.37.2
 	sigs.k8s.io/yaml v1.6.0
 )
@@ -97,7 +98,6 @@ require (
 	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect

@@ -29,6 +29,7 @@ var envOf = map[string]string{
 	"kubecostApiFlavor":         "KUBECOST_API_FLAVOR",
 	"kubecostApiPath":           "KUBECOST_API_PATH",
 	"backfillPeriodDays":        "BACKFILL_PERIOD_DAYS",
+	"settleHours":               "SETTLE_HOURS",
 	"aggregation":               "AGGREGATION",
 	"granularity":               "GRANULARITY",
 	"paginate":                  "KUBECOST_ALLOCATION_API_PAGINATE",
@@ -52,6 +53,9 @@ var envOf = map[string]string{
 	"concurrency":               "CONCURRENCY",
 	"dryRun":                    "DRY_RUN",
 	"forceDates":                "FORCE_DATES",
+	"reexportOnConfigChange":    "REEXPORT_ON_CONFIG_CHANGE",
+	"driftTolerance":            "DRIFT_TOLERANCE",
+	"reexportLegacy":            "REEXPORT_LEGACY",
 	"logLevel":                  "LOG_LEVEL",
 	"logFormat":                 "LOG_FORMAT",
 }
