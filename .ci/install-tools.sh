@@ -126,7 +126,11 @@ recipe_key() {
 		echo "install-tools: $1/go.mod does not require $mod $version" >&2
 		return 1
 	fi
-	cat "$dir"/go.mod "$dir"/go.sum "$dir"/*.go 2>/dev/null | sha256sum | cut -c1-12
+	local files=("$dir"/go.mod "$dir"/go.sum)
+	shopt -s nullglob
+	files+=("$dir"/*.go)
+	shopt -u nullglob
+	cat "${files[@]}" | sha256sum | cut -c1-12
 }
 
 env_lines=()
