@@ -262,6 +262,19 @@ func TestExportJobOnControlPlane(t *testing.T) {
 		r.upgrade(t)
 		r.running(t) // a change still exports at once
 	})
+
+	t.Run("skipWhenUnchanged=false: every upgrade replaces the export", func(t *testing.T) {
+		r := k.newRelease(t, "every", "--set", "exportJob.skipWhenUnchanged=false")
+		r.install(t)
+		first, firstPod := r.running(t)
+		r.upgrade(t)
+		kubetest.Eventually(t, settle, "one export, not "+first.Name, func() (bool, string) {
+			jobs := r.exports(t)
+			return len(jobs) == 1 && jobs[0].Name != first.Name && !kubetest.JobFinished(&jobs[0]), jobNames(jobs)
+		})
+		r.k.ForceDeletePod(t, r.ns, firstPod.Name)
+		r.running(t)
+	})
 }
 
 // assertUnscheduled checks, for a few seconds, that the pod of selector

@@ -1,6 +1,7 @@
 package kubetest
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -78,11 +79,28 @@ func (c *Cluster) Pods(t testing.TB, ns, selector string) []corev1.Pod {
 
 // FinishPod does the kubelet's part when a container exits 0: the pod
 // becomes Succeeded, so the Job controller completes its Job.
+// The controllers update the pod too, so a stale read is retried.
 func (c *Cluster) FinishPod(t testing.TB, ns, name string) {
+	t.Helper()
+	for try := 0; ; try++ {
+		err := c.finishPod(t, ns, name)
+		var ae *APIError
+		if err == nil || !errors.As(err, &ae) || ae.Code != http.StatusConflict || try == 10 {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+}
+
+func (c *Cluster) finishPod(t testing.TB, ns, name string) error {
 	t.Helper()
 	var pod corev1.Pod
 	path := "/api/v1/namespaces/" + ns + "/pods/" + name
-	c.Must(t, http.MethodGet, path, nil, &pod)
+	if err := c.Do(t, http.MethodGet, path, nil, &pod); err != nil {
+		return err
+	}
 	now := metav1.Now()
 	pod.Status.Phase = corev1.PodSucceeded
 	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "PodCompleted", LastTransitionTime: now})
@@ -92,7 +110,7 @@ func (c *Cluster) FinishPod(t testing.TB, ns, name string) {
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: now, FinishedAt: now}},
 		})
 	}
-	c.Must(t, http.MethodPut, path+"/status", pod, nil)
+	return c.Do(t, http.MethodPut, path+"/status", pod, nil)
 }
 
 // ForceDeletePod does the kubelet's part after a graceful delete: a pod
