@@ -79,18 +79,30 @@ func Start(t testing.TB) *Cluster {
 			}
 		}
 	})
-	ctx := t.Context()
+	// Free ports are picked by listening and closing, so another process can
+	// take one first: retry on a bind clash.
+	for try := 0; ; try++ {
+		err := c.start(t.Context(), bins, filepath.Join(dir, fmt.Sprint(try)))
+		if err == nil {
+			return c
+		}
+		if try == 2 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatalf("kubetest: %v", err)
+		}
+		c.stop()
+		c.procs = nil
+	}
+}
+
+func (c *Cluster) start(ctx context.Context, bins binaries, dir string) error {
 	etcdURL, err := c.startEtcd(ctx, bins.etcd, filepath.Join(dir, "etcd"))
 	if err != nil {
-		t.Fatalf("kubetest: %v", err)
+		return err
 	}
 	if err := c.startAPIServer(ctx, bins.apiserver, filepath.Join(dir, "apiserver"), etcdURL); err != nil {
-		t.Fatalf("kubetest: %v", err)
+		return err
 	}
-	if err := c.startControllers(bins, dir); err != nil {
-		t.Fatalf("kubetest: %v", err)
-	}
-	return c
+	return c.startControllers(bins, dir)
 }
 
 func (c *Cluster) startEtcd(ctx context.Context, bin, dir string) (string, error) {
