@@ -4,8 +4,8 @@
 # them deterministically and later runs are instant.
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
-#   TOOL is any of: minio helm tflint terraform etcd kube-apiserver
-#   kube-controller-manager kube-scheduler (default: all).
+#   TOOL is any of: minio helm tflint terraform staticcheck etcd
+#   kube-apiserver kube-controller-manager kube-scheduler (default: all).
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
 # stderr), so callers can `eval "$(.ci/install-tools.sh helm)"`.
 # With --env-file the same lines are also written to FILE.
@@ -18,6 +18,8 @@ TOOLS=(
 	"tflint|github.com/terraform-linters/tflint@v0.64.0|TFLINT_BIN"
 	# 1.5.7 is the last MPL release that `go install` accepts (no replace directives).
 	"terraform|github.com/hashicorp/terraform@v1.5.7|TERRAFORM_BIN"
+	# 0.8.x (staticcheck 2026.1) understands the go directive in go.mod.
+	"staticcheck|honnef.co/go/tools/cmd/staticcheck@v0.8.2|STATICCHECK_BIN"
 	# A control plane for the chart's install/upgrade tests. These cannot be
 	# `go install`ed (their main modules use replace directives); each is built
 	# from a small recipe module under .ci/k8s-tools whose go.mod pins the
