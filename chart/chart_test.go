@@ -55,6 +55,7 @@ var envOf = map[string]string{
 	"forceDates":                "FORCE_DATES",
 	"logLevel":                  "LOG_LEVEL",
 	"logFormat":                 "LOG_FORMAT",
+	"pushgatewayUrl":            "PUSHGATEWAY_URL",
 }
 
 // loadMu serialises config.Load, which swaps the process environment.

@@ -110,6 +110,7 @@ they differ from the exporter's default.
   (list "FORCE_DATES" (join "," $e.forceDates))
   (list "LOG_LEVEL" $e.logLevel)
   (list "LOG_FORMAT" $e.logFormat)
+  (list "PUSHGATEWAY_URL" $e.pushgatewayUrl)
 }}
 {{- range $vars }}
 {{- $name := index . 0 }}

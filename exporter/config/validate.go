@@ -78,6 +78,11 @@ func (c *Config) Validate() Errors {
 	if u, err := url.Parse(c.KubecostAPIEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		bad("KUBECOST_API_ENDPOINT", c.KubecostAPIEndpoint, "accepted: http://<host>[:port][/path] or https://<host>[:port][/path]")
 	}
+	if p := c.PushgatewayURL; p != "" {
+		if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			bad("PUSHGATEWAY_URL", redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
+		}
+	}
 	if _, ok := Flavors[c.KubecostAPIFlavor]; !ok {
 		bad("KUBECOST_API_FLAVOR", c.KubecostAPIFlavor, "accepted: kubecost, cost-model, opencost")
 	}
@@ -227,4 +232,12 @@ func (c *Config) Warnings() []string {
 		w = append(w, "KUBECOST_ALLOCATION_API_PAGINATE only applies to GRANULARITY=hourly; ignored")
 	}
 	return w
+}
+
+// redact hides a password in a URL, which must never be printed.
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return "(unparsable URL)"
 }

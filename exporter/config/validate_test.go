@@ -92,6 +92,8 @@ func TestValidValues(t *testing.T) {
 		"FORCE_DATES": {"2024-01-01", "2024-02-29, 2024-03-01", "2024-01-01,"},
 		"LOG_LEVEL":   LogLevels,
 		"LOG_FORMAT":  LogFormats,
+		"PUSHGATEWAY_URL": {"http://prometheus-pushgateway.monitoring:9091", "https://push.example.com/prefix",
+			"http://ops:secret@10.0.0.1:9091"},
 	}
 	for _, v := range Vars() {
 		if _, ok := good[v.Name]; !ok {
@@ -249,6 +251,8 @@ func TestInvalidValues(t *testing.T) {
 		{"LOG_LEVEL", "warning", "accepted: debug, info, warn, error"},
 		{"LOG_LEVEL", "INFO", "accepted: debug, info, warn, error"},
 		{"LOG_FORMAT", "logfmt", "accepted: auto, json, text"},
+		{"PUSHGATEWAY_URL", "pushgateway:9091", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
+		{"PUSHGATEWAY_URL", "http://push.example.com/?job=x", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
 	}
 	covered := map[string]bool{}
 	for _, tc := range bad {
