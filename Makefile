@@ -19,7 +19,7 @@ tools:
 # because CI reads the closing lines and the linters print after go test.
 test: tools
 	@set -a; . ./$(TOOLS_ENV); set +a; \
-	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN"; \
+	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN CHROMIUM_BIN=$${CHROMIUM_BIN:-}"; \
 	failed=""; \
 	echo "== go vet ./..."; \
 	$(GO) vet ./... || failed="$$failed vet"; \

@@ -4,7 +4,9 @@
 # them deterministically and later runs are instant.
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
-#   TOOL is any of: minio helm tflint terraform (default: all).
+#   TOOL is any of: minio helm tflint terraform chromium (default: all).
+#   chromium is Debian's package (apt-get, as root), used by the HTML report's
+#   browser test; the others are built with go install.
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
 # stderr), so callers can `eval "$(.ci/install-tools.sh helm)"`.
 # With --env-file the same lines are also written to FILE.
@@ -17,6 +19,8 @@ TOOLS=(
 	"tflint|github.com/terraform-linters/tflint@v0.64.0|TFLINT_BIN"
 	# 1.5.7 is the last MPL release that `go install` accepts (no replace directives).
 	"terraform|github.com/hashicorp/terraform@v1.5.7|TERRAFORM_BIN"
+	# Not a Go module: installed from the distribution, never downloaded by a test.
+	"chromium|apt:chromium|CHROMIUM_BIN"
 )
 
 tools_dir="${KSE_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubecost-s3-exporter/tools}"
@@ -73,17 +77,49 @@ build() {
 	return "$rc"
 }
 
+# apt_install puts Debian's package on the machine unless /usr/bin/<name>
+# already exists. Without apt-get or root it fails; Require in the tests then
+# skips the browser test locally and fails it in CI.
+apt_install() {
+	local name="$1" start=$SECONDS
+	if [[ -x "/usr/bin/$name" ]]; then
+		log "$name: present /usr/bin/$name"
+		return 0
+	fi
+	if ! command -v apt-get >/dev/null || [[ "$(id -u)" != 0 ]]; then
+		log "$name: /usr/bin/$name missing and apt-get is unavailable or needs root; install the $name package"
+		return 1
+	fi
+	log "$name: apt-get install $name"
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$name"; } 2>&1 |
+		sed "s/^/[$name] /" >&2
+	if [[ -x "/usr/bin/$name" ]]; then
+		log "$name: installed in $((SECONDS - start))s"
+		return 0
+	fi
+	log "$name: FAILED"
+	return 1
+}
+
 env_lines=()
 pids=()
 names=()
 total_start=$SECONDS
 for name in "${requested[@]}"; do
 	if ! spec="$(lookup "$name")"; then
-		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform)" >&2
+		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform chromium)" >&2
 		exit 2
 	fi
 	pkg="${spec%%|*}"
 	var="${spec#*|}"
+	if [[ "$pkg" == apt:* ]]; then
+		if apt_install "${pkg#apt:}"; then
+			env_lines+=("$(printf '%s=%q' "$var" "/usr/bin/${pkg#apt:}")")
+		elif [[ -n "${CI:-}" ]]; then
+			exit 1
+		fi
+		continue
+	fi
 	version="${pkg##*@}"
 	dest="$tools_dir/$name@$version/$name"
 	env_lines+=("$(printf '%s=%q' "$var" "$dest")")
