@@ -213,7 +213,7 @@ func calendarSVG(name string, clusters []string, days []time.Time, cal map[strin
 	w := labelW + len(days)*cell + 20
 	h := padT + len(clusters)*(cell+6) + 30
 	var b svgBuf
-	b.open(name, max(w, 400), h)
+	b.open(name, max(w, labelW+4*130+20), h)
 	for i, d := range days {
 		if d.Day() == 1 || i == 0 {
 			b.f(`<text x="%d" y="%d" font-size="10">%s</text>`, labelW+i*cell, padT-6, d.Format("Jan 2"))
