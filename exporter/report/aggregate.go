@@ -147,7 +147,7 @@ type aggregator struct {
 
 func newAggregator() *aggregator {
 	return &aggregator{
-		d: &Data{Daily: map[string]map[time.Time]Amounts{}, ClusterDaily: map[time.Time]Amounts{}},
+		d:    &Data{Daily: map[string]map[time.Time]Amounts{}, ClusterDaily: map[time.Time]Amounts{}},
 		byNS: map[string]float64{}, work: map[string]float64{}, eff: map[string]*effAcc{},
 		labels: map[string]map[string]float64{},
 	}
