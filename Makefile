@@ -9,7 +9,7 @@ GO ?= go
 # Written by `make tools`: MINIO_BIN, HELM_BIN, TFLINT_BIN, TERRAFORM_BIN.
 TOOLS_ENV := .cache/tools.env
 
-.PHONY: tools test build demo bench fmt vet clean lint-chart lint-terraform
+.PHONY: tools test build demo bench bench-report fmt vet clean lint-chart lint-terraform
 
 tools:
 	@bash .ci/install-tools.sh --env-file $(TOOLS_ENV) >/dev/null
@@ -69,6 +69,10 @@ demo:
 
 bench:
 	@bash .ci/bench.sh
+
+# Peak RSS of the HTML report over a month of 1M-allocation days.
+bench-report:
+	@bash .ci/bench-report.sh
 
 fmt:
 	$(GO) fmt ./...
