@@ -74,7 +74,8 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	}
 	a := newAggregator()
 	for _, f := range files {
-		rows, err := scanFile(ctx, o, f.Key, func(keys []string, r *row) { a.add(f, keys, r) })
+		a.startFile(f)
+		rows, err := scanFile(ctx, o, f.Key, a.add)
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", f.Key, err)
 		}
@@ -136,28 +137,31 @@ func calendar(files []File, d *Data, o Options) map[string]map[time.Time]DayStat
 
 type effAcc struct{ cpu, ram, cpuW, ramW float64 }
 
+type workload struct{ ns, kind, controller string }
+
 type aggregator struct {
 	d      *Data
 	byNS   map[string]float64
-	work   map[string]float64
+	work   map[workload]float64
 	eff    map[string]*effAcc
 	labels map[string]map[string]float64
 	order  []string // label keys in first-seen order
+
+	dayNS, dayCluster Amounts // the current file's day
+	cluster           string
 }
 
 func newAggregator() *aggregator {
 	return &aggregator{
 		d:    &Data{Daily: map[string]map[time.Time]Amounts{}, ClusterDaily: map[time.Time]Amounts{}},
-		byNS: map[string]float64{}, work: map[string]float64{}, eff: map[string]*effAcc{},
+		byNS: map[string]float64{}, work: map[workload]float64{}, eff: map[string]*effAcc{},
 		labels: map[string]map[string]float64{},
 	}
 }
 
-// add sums one row. Sums are taken in file and row order, the order the
-// summary command uses, so both print the same totals.
-func (a *aggregator) add(f File, labelKeys []string, r *row) {
-	a.byNS[r.namespace] += r.total
-	a.d.Total += r.total
+// startFile points the per-day sums at f's cluster and day, so that add
+// does not look them up for every row.
+func (a *aggregator) startFile(f File) {
 	days := a.d.Daily[f.Cluster]
 	if days == nil {
 		days = map[time.Time]Amounts{}
@@ -166,13 +170,21 @@ func (a *aggregator) add(f File, labelKeys []string, r *row) {
 	if days[f.Day] == nil {
 		days[f.Day] = Amounts{}
 	}
-	days[f.Day][r.namespace] += r.total
 	if a.d.ClusterDaily[f.Day] == nil {
 		a.d.ClusterDaily[f.Day] = Amounts{}
 	}
-	a.d.ClusterDaily[f.Day][f.Cluster] += r.total
+	a.dayNS, a.dayCluster, a.cluster = days[f.Day], a.d.ClusterDaily[f.Day], f.Cluster
+}
+
+// add sums one row. Sums are taken in file and row order, the order the
+// summary command uses, so both print the same totals.
+func (a *aggregator) add(labelKeys []string, r *row) {
+	a.byNS[r.namespace] += r.total
+	a.d.Total += r.total
+	a.dayNS[r.namespace] += r.total
+	a.dayCluster[a.cluster] += r.total
 	if r.controller != "" {
-		a.work[r.namespace+"/"+r.kind+"/"+r.controller] += r.total
+		a.work[workload{r.namespace, r.kind, r.controller}] += r.total
 	}
 	e := a.eff[r.namespace]
 	if e == nil {
@@ -197,7 +209,11 @@ func (a *aggregator) add(f File, labelKeys []string, r *row) {
 func (a *aggregator) finish() *Data {
 	d := a.d
 	d.Namespaces = sorted(a.byNS)
-	d.Workloads = sorted(a.work)
+	work := make(map[string]float64, len(a.work))
+	for w, c := range a.work {
+		work[w.ns+"/"+w.kind+"/"+w.controller] += c
+	}
+	d.Workloads = sorted(work)
 	for ns, e := range a.eff {
 		ef := Efficiency{Namespace: ns, CPUCost: e.cpu, RAMCost: e.ram}
 		if e.cpu > 0 {

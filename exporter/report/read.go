@@ -166,13 +166,26 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 	}
 	var rows int64
 	r := row{labels: make([]string, len(labelCols))}
+	// The string columns the report reads have few distinct values
+	// (namespaces, controllers, label values); interning them spares an
+	// allocation per value. The table lives for one file only.
+	intern := map[string]string{}
+	str1 := func(v parquet.Value) string {
+		b := v.ByteArray()
+		if s, ok := intern[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		intern[s] = s
+		return s
+	}
 	for _, rg := range pf.RowGroups() {
 		if err := ctx.Err(); err != nil {
 			return rows, err
 		}
 		n := int(rg.NumRows())
 		chunks := rg.ColumnChunks()
-		str := func(name string) ([]string, error) { return readStrings(chunks, idx, name, n) }
+		str := func(name string) ([]string, error) { return readStrings(chunks, idx, name, n, str1) }
 		num := func(name string) ([]float64, error) { return readDoubles(chunks, idx, name, n) }
 		var errs []error
 		get := func(v []string, err error) []string { errs = append(errs, err); return v }
@@ -181,7 +194,7 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 		cpu, ram, cpuE, ramE, tot := getf(num(colCPUCost)), getf(num(colRAMCost)), getf(num(colCPUEff)), getf(num(colRAMEff)), getf(num(colTotal))
 		labels := make([][]string, len(labelCols))
 		for j, c := range labelCols {
-			labels[j] = get(readColumn(chunks[c], n, func(v parquet.Value) string { return string(v.ByteArray()) }))
+			labels[j] = get(readColumn(chunks[c], n, str1))
 		}
 		if err := errors.Join(errs...); err != nil {
 			return rows, err
@@ -199,12 +212,12 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 	return rows, nil
 }
 
-func readStrings(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int) ([]string, error) {
+func readStrings(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int, conv func(parquet.Value) string) ([]string, error) {
 	i, ok := idx[name]
 	if !ok {
 		return make([]string, n), nil // an older file without the column: "" as the contract says
 	}
-	return readColumn(chunks[i], n, func(v parquet.Value) string { return string(v.ByteArray()) })
+	return readColumn(chunks[i], n, conv)
 }
 
 func readDoubles(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int) ([]float64, error) {
