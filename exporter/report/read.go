@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"regexp"
@@ -106,6 +107,13 @@ type row struct {
 	labels                      []string // parallel to the file's label columns
 }
 
+// randomAccess is what *os.File offers and parquet needs.
+type randomAccess interface {
+	io.ReadCloser
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
+}
+
 // openFile opens key for random access. A store that hands out files (the
 // directory store) is read in place; anything else (S3) is spooled to a
 // temp file first, so memory does not grow with the object.
@@ -114,7 +122,7 @@ func openFile(ctx context.Context, o Options, key string) (io.ReaderAt, int64, f
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if f, ok := rc.(*os.File); ok {
+	if f, ok := rc.(randomAccess); ok {
 		st, err := f.Stat()
 		if err != nil {
 			f.Close()
