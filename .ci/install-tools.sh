@@ -4,7 +4,7 @@
 # them deterministically and later runs are instant.
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
-#   TOOL is any of: minio helm tflint terraform chromium (default: all).
+#   TOOL is any of: minio helm tflint terraform staticcheck chromium (default: all).
 #   chromium is Debian's package (apt-get, as root), used by the HTML report's
 #   browser test; the others are built with go install.
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
@@ -19,6 +19,8 @@ TOOLS=(
 	"tflint|github.com/terraform-linters/tflint@v0.64.0|TFLINT_BIN"
 	# 1.5.7 is the last MPL release that `go install` accepts (no replace directives).
 	"terraform|github.com/hashicorp/terraform@v1.5.7|TERRAFORM_BIN"
+	# 0.8.x (staticcheck 2026.1) understands the go directive in go.mod.
+	"staticcheck|honnef.co/go/tools/cmd/staticcheck@v0.8.2|STATICCHECK_BIN"
 	# Not a Go module: installed from the distribution, never downloaded by a test.
 	"chromium|apt:chromium|CHROMIUM_BIN"
 )
@@ -107,7 +109,7 @@ names=()
 total_start=$SECONDS
 for name in "${requested[@]}"; do
 	if ! spec="$(lookup "$name")"; then
-		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform chromium)" >&2
+		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform staticcheck chromium)" >&2
 		exit 2
 	fi
 	pkg="${spec%%|*}"

@@ -1,10 +1,12 @@
 // Package s3store is the exporter's ObjectStore on Amazon S3 (and
 // S3-compatible servers such as MinIO).
 //
-// Uploads stream through the SDK's upload manager: the Parquet encoder
-// writes into a pipe, so the body is never seekable and never held whole in
-// memory. Objects larger than one part go multipart, and a failed multipart
-// upload is aborted, so an object appears whole or not at all (CONTRACT §3).
+// Put accepts any io.Reader: the exporter hands it the day's finished spool
+// file (seekable), while other callers may stream a body of unknown length.
+// Either way memory is bounded by the part size and part concurrency, never
+// by the object. Objects larger than one part go multipart, and a failed
+// multipart upload is aborted, so an object appears whole or not at all
+// (CONTRACT §3).
 package s3store
 
 import (
