@@ -168,7 +168,7 @@ func parsePath(p string) (map[string]string, error) {
 			}
 			name, val = n, string(b)
 		}
-		if !model.LabelName(name).IsValid() {
+		if !model.UTF8Validation.IsValidLabelName(name) {
 			return nil, fmt.Errorf("invalid label name %q", name)
 		}
 		out[name] = val
