@@ -5,9 +5,8 @@
 // exporter/schema, so a renamed or removed column fails generation and the
 // tests instead of an empty panel.
 //
-// Rewrite the committed JSON with:
-//
-//	go test ./dashboards -run TestGenerated -args -update
+// `make generate` rewrites the committed JSON (terraform/internal/gen lists
+// every generated file); the tests only check it.
 package dashboards
 
 import (
