@@ -130,7 +130,8 @@ func TestReportCalendar(t *testing.T) {
 		t.Fatalf("%d calendar cells, want 2 clusters x 21 days", len(got))
 	}
 	// The simulator keeps 15 days and the exporter's window ended on the
-	// 19th; the report's window is 2026-11-12..19 (10 days back from the 21st).
+	// 18th (the last day that ended 48 hours before the run); the report's
+	// window, 10 days back from the 21st, is 2026-11-12..18.
 	for _, c := range []string{"prod", "prod-eu"} {
 		for d := 1; d <= 21; d++ {
 			day := time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
@@ -138,7 +139,7 @@ func TestReportCalendar(t *testing.T) {
 			switch {
 			case c == "prod" && d == 15:
 				want = "missing"
-			case d >= 20:
+			case d >= 19:
 				want = "pending"
 			case d >= 6:
 				want = "stored"

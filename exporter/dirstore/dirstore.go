@@ -6,9 +6,14 @@
 // into place, so a reader (or a crash) sees the old file or the new one,
 // never a partial one (CONTRACT §3).
 //
-// Object metadata is not stored: a local file has nowhere portable to keep
-// it, and sidecar files would show up for every tool that reads the tree
-// (Athena-style readers, rsync to S3). Put accepts and ignores it.
+// Object metadata is kept in one extended attribute of the file
+// (user.kubecost-s3-exporter.meta, JSON), set on the temp file before the
+// rename. The attribute belongs to the inode, so the rename publishes data
+// and metadata in one atomic step: no reader ever sees the new file with
+// the old metadata. Sidecar files could not give that, and they would show
+// up for every tool that reads the tree (Athena-style readers, rsync to S3).
+// On a filesystem or platform without extended attributes, Put logs one
+// warning and stores the file without metadata; Head then reports none.
 //
 // All file access goes through os.Root, so no key can reach outside the
 // root, not even through a symlink planted in the tree.
@@ -19,6 +24,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +36,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,8 +66,9 @@ type Errors = exporter.FieldErrors
 // Store is an exporter.ObjectStore on a directory. It is safe for
 // concurrent use, also by several processes: the last rename wins.
 type Store struct {
-	root string
-	log  *slog.Logger
+	root    string
+	log     *slog.Logger
+	noXattr sync.Once // warns once that metadata cannot be kept
 }
 
 // New returns a Store on root, creating root (and its parents) when
@@ -188,8 +196,8 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 
 // Put writes r to key through a temp file in the destination directory,
 // fsyncs it, renames it over key and fsyncs the directory. When r fails or
-// ctx ends, the temp file is removed and key is untouched. meta is ignored
-// (see the package comment).
+// ctx ends, the temp file is removed and key is untouched. meta goes into
+// an extended attribute of the temp file (see the package comment).
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string) (err error) {
 	defer func() {
 		if err != nil {
@@ -233,6 +241,9 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 
 	n, err := io.Copy(f, &ctxReader{ctx: ctx, r: r})
 	if err != nil {
+		return err
+	}
+	if err := s.setMeta(ctx, f, meta); err != nil {
 		return err
 	}
 	// Sync before rename: otherwise a crash can leave the new name pointing
@@ -327,6 +338,66 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	}
 	s.log.DebugContext(ctx, "dir delete", "root", s.root, "key", key)
 	return nil
+}
+
+// metaXattr is the extended attribute holding an object's user metadata.
+const metaXattr = "user.kubecost-s3-exporter.meta"
+
+// setMeta stores meta on the temp file f. Keys are lower-cased, as S3
+// returns them, so both stores read back alike.
+func (s *Store) setMeta(ctx context.Context, f *os.File, meta map[string]string) error {
+	if len(meta) == 0 {
+		return nil
+	}
+	lower := make(map[string]string, len(meta))
+	for k, v := range meta {
+		lower[strings.ToLower(k)] = v
+	}
+	b, err := json.Marshal(lower)
+	if err != nil {
+		return err
+	}
+	if err := setXattr(f, b); err != nil {
+		if !unsupported(err) {
+			return fmt.Errorf("store metadata: %w", err)
+		}
+		s.noXattr.Do(func() {
+			s.log.WarnContext(ctx, "dirstore: this filesystem keeps no extended attributes, so files are stored without metadata; "+
+				"days already stored will not be re-exported on config change or drift", "root", s.root, "error", err.Error())
+		})
+	}
+	return nil
+}
+
+// Head returns the file's size, ETag and metadata. A missing key, or one
+// that names a directory, gives an error wrapping exporter.ErrNotExist.
+func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
+	rc, err := s.Open(ctx, key)
+	if err != nil {
+		if errors.Is(err, exporter.ErrNotExist) {
+			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, exporter.ErrNotExist)
+		}
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
+	}
+	f := rc.(*os.File)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
+	}
+	// Data and attribute come from the same open file, hence the same
+	// inode: a concurrent Put cannot pair this file with other metadata.
+	raw, err := getXattr(f)
+	if err != nil {
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: read metadata: %w", key, err)
+	}
+	meta := map[string]string{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: metadata attribute is not JSON: %w", key, err)
+		}
+	}
+	return exporter.ObjectAttrs{Size: fi.Size(), ETag: etag(fi), Metadata: meta}, nil
 }
 
 // ctxReader stops a copy as soon as ctx ends, even while the producer

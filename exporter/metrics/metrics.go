@@ -107,7 +107,7 @@ func Registry(r Run) *prometheus.Registry {
 	gauge("last_run_end_timestamp_seconds", "Unix time at which the last run ended.", unix(r.End))
 	gauge("last_run_success", "1 when the last run succeeded (exit status 0), else 0.", success)
 	gauge("last_run_duration_seconds", "Duration of the last run.", r.End.Sub(r.Start).Seconds())
-	gauge("last_run_days_planned", "Days the last run planned to export.", float64(len(sum.Plan.Missing)))
+	gauge("last_run_days_planned", "Days the last run planned to export.", float64(len(sum.Plan.Exports())))
 	gauge("last_run_days_written", "Days the last run wrote.", float64(written))
 	gauge("last_run_days_failed", "Days the last run failed to export.", float64(len(sum.Failed())))
 	gauge("last_run_rows_written", "Rows (allocations) the last run wrote.", float64(rows))

@@ -91,6 +91,9 @@ func Run(t *testing.T, newStore func(t *testing.T) exporter.ObjectStore, opts ..
 	t.Run("FailingReaderKeepsOldObject", c.testFailingOverwrite)
 	t.Run("CancelledContext", c.testCancelled)
 	t.Run("ConcurrentPutsSameKey", c.testConcurrentSameKey)
+	t.Run("HeadMetadata", c.testHead)
+	t.Run("HeadMissing", c.testHeadMissing)
+	t.Run("HeadDuringOverwrites", c.testHeadDuringOverwrites)
 }
 
 // A key shaped like the ones the exporter writes (CONTRACT §3).

@@ -59,8 +59,11 @@ data "aws_iam_policy_document" "irsa_trust" {
   }
 }
 
-# What the writing role may do: list its own account/region prefix and put
-# (or abort the multipart upload of) its own cluster's daily files.
+# What the writing role may do: list its own account/region prefix, put (or
+# abort the multipart upload of) its own cluster's daily files, and read the
+# metadata of and delete those same files, to re-export a day whose config
+# or Kubecost total changed (HeadObject needs s3:GetObject) and to remove
+# the old-codec file after a codec switch.
 data "aws_iam_policy_document" "writer" {
   statement {
     sid       = "ListOwnPartitionPrefix"
@@ -77,6 +80,12 @@ data "aws_iam_policy_document" "writer" {
   statement {
     sid       = "WriteOwnDailyFiles"
     actions   = ["s3:PutObject", "s3:AbortMultipartUpload"]
+    resources = local.object_arns
+  }
+
+  statement {
+    sid       = "ReplaceOwnDailyFiles"
+    actions   = ["s3:GetObject", "s3:DeleteObject"]
     resources = local.object_arns
   }
 
