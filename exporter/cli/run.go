@@ -133,6 +133,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	proj := schema.NewProjection(cl.ARN, cl.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
 	src, err := kubecost.New(kubecost.Options{
 		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
+		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
 		Paginate: bool(cfg.Paginate), Retries: cfg.Retries,
 		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
 		TLS: tlsCfg, BearerToken: token, Projection: proj, Logger: log, Observer: obs,

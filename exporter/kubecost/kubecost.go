@@ -32,10 +32,13 @@ var ErrNoData = errors.New("kubecost returned no allocations")
 
 // Options configures a Client.
 type Options struct {
-	URL       string        // full Allocation API URL, e.g. http://kubecost-cost-analyzer.kubecost:9090/model/allocation
-	Aggregate string        // explicit aggregate parameter, e.g. "cluster,node,namespace,pod,container"
-	Step      time.Duration // 24h (daily rows) or 1h (hourly rows)
-	Paginate  bool          // hourly step only: one request per hour instead of one per day
+	URL       string // full Allocation API URL, e.g. http://kubecost-cost-analyzer.kubecost:9090/model/allocation
+	Aggregate string // explicit aggregate parameter, e.g. "cluster,node,namespace,pod,container"
+	// Flavor is the server's API (see Flavor): it decides the names of the
+	// idle and sharing parameters. "" means FlavorKubecost.
+	Flavor   Flavor
+	Step     time.Duration // 24h (daily rows) or 1h (hourly rows)
+	Paginate bool          // hourly step only: one request per hour instead of one per day
 	// Retries is how often a window is asked again after a transient
 	// failure. An hourly window that still fails is then split in halves,
 	// and a half that fails is split again at once, down to one hour.
@@ -139,6 +142,12 @@ func New(opts Options) (*Client, error) {
 	case opts.Retries < 0:
 		return nil, fmt.Errorf("kubecost: Retries %d: want >= 0", opts.Retries)
 	}
+	if opts.Flavor == "" {
+		opts.Flavor = FlavorKubecost
+	}
+	if _, ok := flavorParams[opts.Flavor]; !ok {
+		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: kubecost, cost-model, opencost)", opts.Flavor)
+	}
 	setDefault(&opts.ConnectTimeout, 10*time.Second)
 	setDefault(&opts.ReadTimeout, 60*time.Second)
 	setDefault(&opts.BackoffBase, time.Second)
@@ -159,6 +168,11 @@ func New(opts Options) (*Client, error) {
 		IdleConnTimeout:       90 * time.Second,
 	}}
 	c.decoders.New = func() any { return newDecoder(opts.Projection) }
+	if lim := flavorLimits[opts.Flavor]; lim != "" {
+		// Once per run (one Client per run): the archive differs from a
+		// Kubecost one, and the user should know why.
+		c.log.Info("API flavour limitation", "flavor", string(opts.Flavor), "limitation", lim)
+	}
 	return c, nil
 }
 
@@ -406,11 +420,9 @@ func (c *Client) query(j *job, w window) string {
 	q.Set("step", stepParam(j.step))
 	q.Set("accumulate", "false")
 	if j.full {
-		// What the Python CCA exporter sends, so the rows match its rows.
-		q.Set("idle", "true")
-		q.Set("splitIdle", "true")
-		q.Set("idleByNode", "true")
-		q.Set("shareTenancyCosts", "true")
+		for _, p := range flavorParams[c.opts.Flavor] {
+			q.Set(p[0], p[1])
+		}
 	}
 	u := *c.url
 	u.RawQuery = q.Encode()

@@ -160,7 +160,13 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 	var labelKeys []string
 	var labelCols []int
 	for i, path := range pf.Schema().Columns() {
-		name := strings.Join(path, ".")
+		// Flat columns only: their names hold the dots. The appended map
+		// and list columns (properties.labels as MAP, ...) have nested
+		// leaf paths and are not what the report draws.
+		if len(path) != 1 {
+			continue
+		}
+		name := path[0]
 		idx[name] = i
 		if k, ok := strings.CutPrefix(name, labelPrefix); ok {
 			labelKeys = append(labelKeys, k)

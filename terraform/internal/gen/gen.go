@@ -104,6 +104,9 @@ type CIDFiles struct {
 	Resources      []byte
 	ViewSQL        string   // the view's SELECT, as the pipeline module renders it
 	DatasetColumns []string // the dataset's input columns, in order
+	// ViewColumns are every column of the view, in order; the dataset
+	// leaves out those QuickSight cannot read (maps, lists, structs).
+	ViewColumns []string
 }
 
 // CID renders the cid-cmd resources: the view, dataset and dashboard the
@@ -116,7 +119,9 @@ func CID() (*CIDFiles, error) {
 	for _, c := range all {
 		n := strings.ToLower(c.Name)
 		names = append(names, cty.StringVal(n))
-		inputColumns = append(inputColumns, map[string]string{"Name": n, "Type": c.QuickSight})
+		if c.QuickSight != "" { // maps, lists and structs: Athena only
+			inputColumns = append(inputColumns, map[string]string{"Name": n, "Type": c.QuickSight})
+		}
 	}
 	m, err := tfeval.Load("modules/pipeline")
 	if err != nil {
@@ -188,14 +193,18 @@ func CID() (*CIDFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cols []string
+	var cols, viewCols []string
 	for _, c := range inputColumns {
 		cols = append(cols, c["Name"])
+	}
+	for _, n := range names {
+		viewCols = append(viewCols, n.AsString())
 	}
 	return &CIDFiles{
 		Resources:      append([]byte(cidHeader), y...),
 		ViewSQL:        strings.TrimRight(sql.AsString(), "\n"),
 		DatasetColumns: cols,
+		ViewColumns:    viewCols,
 	}, nil
 }
 
