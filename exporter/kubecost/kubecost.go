@@ -56,6 +56,32 @@ type Options struct {
 	// between retries; defaults 1s and 30s. RetryAfterMax caps a server's
 	// Retry-After; default 60s.
 	BackoffBase, BackoffMax, RetryAfterMax time.Duration
+	// Observer, when set, is told the outcome of every request, so a run
+	// can report them as metrics without this package knowing how.
+	Observer Observer
+}
+
+// Outcome is what became of one request.
+type Outcome string
+
+// Request outcomes. A failed request is retried, split, or given up on
+// (failed); a request that returned a whole body is ok.
+const (
+	OutcomeOK      Outcome = "ok"
+	OutcomeRetried Outcome = "retried"
+	OutcomeSplit   Outcome = "split"
+	OutcomeFailed  Outcome = "failed"
+)
+
+// Outcomes lists every outcome, in a stable order.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomeOK, OutcomeRetried, OutcomeSplit, OutcomeFailed}
+}
+
+// Observer receives request outcomes. It must be safe for concurrent use:
+// days are fetched in parallel.
+type Observer interface {
+	ObserveRequest(Outcome)
 }
 
 const (
@@ -287,14 +313,17 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		got, err := c.attempt(ctx, j, cur, sink, &st)
 		n += int64(got)
 		if err == nil {
+			c.observe(OutcomeOK)
 			i++
 			continue
 		}
 		if ctx.Err() != nil {
+			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, context.Cause(ctx))
 		}
 		var ae *attemptError
 		if !errors.As(err, &ae) || !ae.retry {
+			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, err)
 		}
 		dirty := got > 0
@@ -307,6 +336,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			c.log.Warn("kubecost window failed, splitting it", "window", w.String(),
 				"into", []string{halves[0].String(), halves[1].String()}, "reason", ae.Error())
 			st.Splits++
+			c.observe(OutcomeSplit)
 			j.plan = slices.Replace(j.plan, i, i+1, halves...)
 			if ae.retryAfter > 0 {
 				if err := sleep(ctx, min(ae.retryAfter, c.opts.RetryAfterMax)); err != nil {
@@ -316,6 +346,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		case w.attempts < c.opts.Retries:
 			w.attempts++
 			st.Retries++
+			c.observe(OutcomeRetried)
 			delay := c.backoff(w.attempts, ae.retryAfter)
 			c.log.Warn("kubecost request failed, retrying", "window", w.String(),
 				"attempt", w.attempts, "max_retries", c.opts.Retries, "reason", ae.Error(), "delay", delay)
@@ -323,6 +354,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 				return st, fmt.Errorf("kubecost: get %s: %w", w, err)
 			}
 		default:
+			c.observe(OutcomeFailed)
 			return st, c.giveUp(j, cur, ae)
 		}
 		if dirty {
@@ -342,6 +374,12 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		return st, ErrNoData
 	}
 	return st, nil
+}
+
+func (c *Client) observe(o Outcome) {
+	if c.opts.Observer != nil {
+		c.opts.Observer.ObserveRequest(o)
+	}
 }
 
 func (c *Client) giveUp(j *job, w window, err *attemptError) error {

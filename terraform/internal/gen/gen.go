@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/dashboards"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/quicksight"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
@@ -23,6 +24,7 @@ const (
 	ColumnsPath       = "modules/pipeline/columns.json"
 	CIDResourcesPath  = "../quicksight/cid/kubecost-s3-exporter.yaml"
 	CIDDefinitionPath = "../quicksight/cid/kubecost-s3-exporter-definition.yaml"
+	GrafanaPath       = "../dashboards/kubecost-athena.json"
 )
 
 // ModuleDirs and ExampleDirs are the Terraform modules and examples.
@@ -53,7 +55,11 @@ func Files() ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []File{{ColumnsPath, cols}, {CIDResourcesPath, cid.Resources}, {CIDDefinitionPath, def}}
+	grafana, err := dashboards.Generate()
+	if err != nil {
+		return nil, err
+	}
+	files := []File{{ColumnsPath, cols}, {CIDResourcesPath, cid.Resources}, {CIDDefinitionPath, def}, {GrafanaPath, grafana}}
 	for _, dir := range append(ModuleDirs(), ExampleDirs()...) {
 		b, err := README(dir)
 		if err != nil {
