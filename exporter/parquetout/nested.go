@@ -3,6 +3,7 @@ package parquetout
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -116,28 +117,49 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-// put appends v with its levels to leaf i (relative to nc).
+// put appends v with its levels to leaf i (relative to nc). The level
+// setters inline where Value.Level does not, which matters at 100 and more
+// values a row; the column index Level would also set is not read by
+// ColumnWriter.WriteRowValues, whose values all belong to its column.
 func (w *Writer) put(nc *nestedCol, i int, v parquet.Value, rep, def int) {
 	s := nc.slot + i
-	w.nested[s] = append(w.nested[s], levels(v, rep, def))
-}
-
-// levels sets the repetition and definition levels of v. Unlike
-// Value.Level it inlines, which matters at 60 values a row; the column
-// index Level would also set is not read by ColumnWriter.WriteRowValues,
-// whose values all belong to its column.
-func levels(v parquet.Value, rep, def int) parquet.Value {
 	v.SetRepetitionLevel(rep)
 	v.SetDefinitionLevel(def)
-	return v
+	w.nested[s] = append(w.nested[s], v)
 }
 
-// putNull writes a null (or empty) value with definition level def to
+// putAll writes a null (or empty) value with definition level def to
 // every leaf of nc.
 func (w *Writer) putAll(nc *nestedCol, n int, def int) {
-	for i := range n {
-		w.put(nc, i, parquet.Value{}, 0, def)
+	var null parquet.Value
+	null.SetDefinitionLevel(def)
+	for i := nc.slot; i < nc.slot+n; i++ {
+		w.nested[i] = append(w.nested[i], null)
 	}
+}
+
+// strMap appends the entries of a non-empty string map to its key and
+// value leaves. It is the hot loop of the writer (20 and more labels a
+// row, four map columns), so it grows both leaves once and fills them by
+// index, and the values point at the record's strings instead of copies.
+func (w *Writer) strMap(nc *nestedCol, kvs []schema.KV) {
+	keys, vals := w.nested[nc.slot], w.nested[nc.slot+1]
+	n, m := len(keys), len(keys)+len(kvs)
+	keys = slices.Grow(keys, len(kvs))[:m]
+	vals = slices.Grow(vals, len(kvs))[:m]
+	k, v := keys[n:m], vals[n:m]
+	rep := 0
+	for i := range kvs {
+		kv, vv := &k[i], &v[i]
+		*kv = parquet.ByteArrayValue(bytesOf(kvs[i].Key))
+		kv.SetRepetitionLevel(rep)
+		kv.SetDefinitionLevel(2)
+		*vv = parquet.ByteArrayValue(bytesOf(kvs[i].Value))
+		vv.SetRepetitionLevel(rep)
+		vv.SetDefinitionLevel(3)
+		rep = 1
+	}
+	w.nested[nc.slot], w.nested[nc.slot+1] = keys, vals
 }
 
 // shred appends the leaf values of one row's appended column.
@@ -154,14 +176,7 @@ func (w *Writer) shred(nc *nestedCol, x *schema.Nested) {
 			w.putAll(nc, 2, b2i(x.Set))
 			return
 		}
-		// The hot loop (20 and more labels a row): appends without put's
-		// indexing, one entry at a time.
-		keys, vals := &w.nested[nc.slot], &w.nested[nc.slot+1]
-		for i, kv := range x.KV {
-			rep := min(i, 1)
-			*keys = append(*keys, levels(w.str(kv.Key), rep, 2))
-			*vals = append(*vals, levels(w.str(kv.Value), rep, 3))
-		}
+		w.strMap(nc, x.KV)
 	case schema.StringList:
 		if !x.Set || len(x.List) == 0 {
 			w.putAll(nc, 1, b2i(x.Set))
@@ -211,6 +226,12 @@ func (w *Writer) fields(nc *nestedCol, first int, e *schema.Entry, rep, base int
 		w.put(nc, first+f, v, rep, base+1)
 	}
 }
+
+// bytesOf returns the bytes of s without copying them. parquet-go only
+// reads a value's bytes, and copies them into its page buffers and
+// dictionaries when the batch is flushed; Go strings are immutable, so the
+// batch may point at the record's strings until then.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 func b2i(b bool) int {
 	if b {
