@@ -3,7 +3,6 @@ package parquetout
 import (
 	"fmt"
 	"slices"
-	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -141,7 +140,7 @@ func (w *Writer) putAll(nc *nestedCol, n int, def int) {
 // strMap appends the entries of a non-empty string map to its key and
 // value leaves. It is the hot loop of the writer (20 and more labels a
 // row, four map columns), so it grows both leaves once and fills them by
-// index, and the values point at the record's strings instead of copies.
+// index, setting the levels in place.
 func (w *Writer) strMap(nc *nestedCol, kvs []schema.KV) {
 	keys, vals := w.nested[nc.slot], w.nested[nc.slot+1]
 	n, m := len(keys), len(keys)+len(kvs)
@@ -151,10 +150,10 @@ func (w *Writer) strMap(nc *nestedCol, kvs []schema.KV) {
 	rep := 0
 	for i := range kvs {
 		kv, vv := &k[i], &v[i]
-		*kv = parquet.ByteArrayValue(bytesOf(kvs[i].Key))
+		*kv = w.str(kvs[i].Key)
 		kv.SetRepetitionLevel(rep)
 		kv.SetDefinitionLevel(2)
-		*vv = parquet.ByteArrayValue(bytesOf(kvs[i].Value))
+		*vv = w.str(kvs[i].Value)
 		vv.SetRepetitionLevel(rep)
 		vv.SetDefinitionLevel(3)
 		rep = 1
@@ -226,12 +225,6 @@ func (w *Writer) fields(nc *nestedCol, first int, e *schema.Entry, rep, base int
 		w.put(nc, first+f, v, rep, base+1)
 	}
 }
-
-// bytesOf returns the bytes of s without copying them. parquet-go only
-// reads a value's bytes, and copies them into its page buffers and
-// dictionaries when the batch is flushed; Go strings are immutable, so the
-// batch may point at the record's strings until then.
-func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 func b2i(b bool) int {
 	if b {
