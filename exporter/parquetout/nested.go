@@ -147,18 +147,49 @@ func (w *Writer) strMap(nc *nestedCol, kvs []schema.KV) {
 	keys = slices.Grow(keys, len(kvs))[:m]
 	vals = slices.Grow(vals, len(kvs))[:m]
 	k, v := keys[n:m], vals[n:m]
+	rk, rv := w.recentFor(nc.slot, len(kvs)), w.recentFor(nc.slot+1, len(kvs))
 	rep := 0
 	for i := range kvs {
 		kv, vv := &k[i], &v[i]
-		*kv = w.str(kvs[i].Key)
+		*kv = w.strAt(&rk[i], kvs[i].Key)
 		kv.SetRepetitionLevel(rep)
 		kv.SetDefinitionLevel(2)
-		*vv = w.str(kvs[i].Value)
+		*vv = w.strAt(&rv[i], kvs[i].Value)
 		vv.SetRepetitionLevel(rep)
 		vv.SetDefinitionLevel(3)
 		rep = 1
 	}
 	w.nested[nc.slot], w.nested[nc.slot+1] = keys, vals
+}
+
+// recentFor returns the arena copies last written at each entry position
+// of a map leaf, at least n of them.
+func (w *Writer) recentFor(slot, n int) [][]byte {
+	r := w.recent[slot]
+	if len(r) < n {
+		r = append(r, make([][]byte, n-len(r))...)
+		w.recent[slot] = r
+	}
+	return r
+}
+
+// strAt is str for a map entry: rows of one pod, node or namespace repeat
+// the same keys and values at the same positions, so when s equals the
+// copy last made at this position of the batch, that copy is used again
+// instead of a new one. It is compared, not assumed: the caller may have
+// reused the memory behind s (TestMapDoesNotRetainRecord). Keeping the
+// arena small keeps it and the batch in cache, which measured about 15%
+// of the writer's CPU with 20 and more labels a row.
+func (w *Writer) strAt(last *[]byte, s string) parquet.Value {
+	if len(s) == 0 {
+		return parquet.ByteArrayValue(nil)
+	}
+	if string(*last) != s {
+		off := len(w.arena)
+		w.arena = append(w.arena, s...)
+		*last = w.arena[off:len(w.arena):len(w.arena)]
+	}
+	return parquet.ByteArrayValue(*last)
 }
 
 // shred appends the leaf values of one row's appended column.

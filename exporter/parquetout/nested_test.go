@@ -143,6 +143,13 @@ func TestMapDoesNotRetainRecord(t *testing.T) {
 	if err := w.Write(r); err != nil {
 		t.Fatal(err)
 	}
+	// The same memory again, now with other bytes, at the same position:
+	// the writer must not take it for the entry it copied before.
+	labels.Set = true
+	labels.KV = append(labels.KV, schema.KV{Key: unsafe.String(&scratch[0], 4), Value: unsafe.String(&scratch[5], 8)})
+	if err := w.Write(r); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +157,11 @@ func TestMapDoesNotRetainRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []any{[]pqcheck.Entry{{Key: "team", Value: "payments"}, {Key: "app", Value: "web"}}, nil}
+	want := []any{
+		[]pqcheck.Entry{{Key: "team", Value: "payments"}, {Key: "app", Value: "web"}},
+		nil,
+		[]pqcheck.Entry{{Key: "XXXX", Value: "XXXXXXXX"}},
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("properties.labels = %#v, want %#v", got, want)
 	}
