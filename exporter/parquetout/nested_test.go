@@ -1,8 +1,10 @@
 package parquetout
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
@@ -113,5 +115,54 @@ func TestNestedRoundTrip(t *testing.T) {
 	labels, _ := f.Values("properties.labels")
 	if m := labels[0].([]pqcheck.Entry); len(m) < 20 {
 		t.Errorf("row 0 has %d labels, want the generator's 20 or more", len(m))
+	}
+}
+
+// TestMapDoesNotRetainRecord is TestDoesNotRetainRecord for the map
+// columns, which the writer fills on a path of their own: the caller may
+// reuse the memory behind a record's label strings once Write returns.
+func TestMapDoesNotRetainRecord(t *testing.T) {
+	p := testProjection()
+	var out bytes.Buffer
+	w, err := NewWriter(&out, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := []byte("team-payments")
+	r := p.NewRecord()
+	labels := &r.X[schema.XLabels]
+	labels.Set = true
+	labels.KV = append(labels.KV,
+		schema.KV{Key: unsafe.String(&scratch[0], 4), Value: unsafe.String(&scratch[5], 8)},
+		schema.KV{Key: "app", Value: "web"})
+	if err := w.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	copy(scratch, "XXXXXXXXXXXXX")
+	p.Reset(r)
+	if err := w.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	// The same memory again, now with other bytes, at the same position:
+	// the writer must not take it for the entry it copied before.
+	labels.Set = true
+	labels.KV = append(labels.KV, schema.KV{Key: unsafe.String(&scratch[0], 4), Value: unsafe.String(&scratch[5], 8)})
+	if err := w.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := pqcheck.Check(t, out.Bytes(), p).Values("properties.labels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{
+		[]pqcheck.Entry{{Key: "team", Value: "payments"}, {Key: "app", Value: "web"}},
+		nil,
+		[]pqcheck.Entry{{Key: "XXXX", Value: "XXXXXXXX"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("properties.labels = %#v, want %#v", got, want)
 	}
 }

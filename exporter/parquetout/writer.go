@@ -113,6 +113,9 @@ type Writer struct {
 	flat   int
 	extras []nestedCol
 	nested [][]parquet.Value
+	// recent[i][j] is the arena copy of the string last written as entry
+	// j of a map in leaf flat+i during this batch (see strMap).
+	recent [][][]byte
 }
 
 // NewWriter starts a Parquet file on out with the columns of p. Nothing is
@@ -233,6 +236,7 @@ func (w *Writer) place(cols []schema.Column, srcs []source) error {
 			n := leaves(cols[c])
 			for i := range n {
 				w.nested = append(w.nested, nil)
+				w.recent = append(w.recent, nil)
 				w.leafNames = append(w.leafNames, fmt.Sprintf("%s[%d]", cols[c].Name, i))
 			}
 			w.extras = append(w.extras, nc)
@@ -354,6 +358,10 @@ func (w *Writer) flushBatch() error {
 	}
 	w.n = 0
 	w.arena = w.arena[:0]
+	for i := range w.recent {
+		clear(w.recent[i]) // they point into the arena
+		w.recent[i] = w.recent[i][:0]
+	}
 	w.inGroup += n
 	if w.inGroup >= w.rgRows {
 		if err := w.pw.Flush(); err != nil {
