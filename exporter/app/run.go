@@ -34,9 +34,12 @@ type Options struct {
 	ForceDays    []time.Time // exported again even when present
 	DryRun       bool
 	Now          func() time.Time
-	TempDir      string            // where day files are spooled; "" = os.TempDir()
-	Metadata     map[string]string // added to every object's metadata
-	Logger       *slog.Logger
+	// WallClock dates the clean-up of abandoned uploads, which compares
+	// with the server's clock rather than the plan's; nil means time.Now.
+	WallClock func() time.Time
+	TempDir   string            // where day files are spooled; "" = os.TempDir()
+	Metadata  map[string]string // added to every object's metadata
+	Logger    *slog.Logger
 }
 
 // DayResult is what happened to one day.
@@ -46,7 +49,10 @@ type DayResult struct {
 	Rows     int64
 	Bytes    int64
 	Duration time.Duration
-	Err      error
+	// Lost is set when another run wrote the day first (a failed
+	// precondition): the day is done, but not by this run.
+	Lost bool
+	Err  error
 }
 
 // Summary is the outcome of a run; its fields are the run's last log line.
@@ -59,13 +65,24 @@ type Summary struct {
 // Written counts the days uploaded successfully.
 func (s Summary) Written() (days int, rows, bytes int64) {
 	for _, d := range s.Days {
-		if d.Err == nil {
+		if d.Err == nil && !d.Lost {
 			days++
 			rows += d.Rows
 			bytes += d.Bytes
 		}
 	}
 	return days, rows, bytes
+}
+
+// Lost counts the days another run wrote first.
+func (s Summary) Lost() int {
+	n := 0
+	for _, d := range s.Days {
+		if d.Lost {
+			n++
+		}
+	}
+	return n
 }
 
 // Failed returns the days that failed.
@@ -110,10 +127,15 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	if err != nil {
 		return sum, fmt.Errorf("ask Kubecost for available days: %w", err)
 	}
+	if !o.DryRun {
+		abortStale(ctx, o)
+	}
 	var keys []string
+	etags := map[string]string{}
 	prefix := o.Layout.PartitionPrefix()
 	err = o.Store.List(ctx, prefix, o.Layout.MonthPrefix(first), func(oi exporter.ObjectInfo) error {
 		keys = append(keys, oi.Key)
+		etags[oi.Key] = oi.ETag
 		return nil
 	})
 	if err != nil {
@@ -142,7 +164,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		return sum, nil
 	}
 
-	sum.Days = exportAll(ctx, o, plan.Missing)
+	sum.Days = exportAll(ctx, o, plan.Missing, etags)
 	if failed := sum.Failed(); len(failed) > 0 {
 		return sum, fmt.Errorf("%w: %d of %d (first: %s: %v)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
 	}
@@ -165,7 +187,7 @@ func withForced(p exporter.Plan, force []time.Time) []time.Time {
 // exportAll exports days oldest first with at most o.Concurrency at once.
 // A failed day does not stop the others: each uploaded day is progress the
 // next run keeps.
-func exportAll(ctx context.Context, o Options, missing []time.Time) []DayResult {
+func exportAll(ctx context.Context, o Options, missing []time.Time, etags map[string]string) []DayResult {
 	n := max(o.Concurrency, 1)
 	results := make([]DayResult, len(missing))
 	next := make(chan int)
@@ -175,7 +197,15 @@ func exportAll(ctx context.Context, o Options, missing []time.Time) []DayResult 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = exportDay(ctx, o, missing[i], i+1, len(missing))
+				key := o.Layout.Key(missing[i], o.Codec)
+				// A new day is created only if absent; a forced day replaces
+				// only the version listed when planning. Either way a run that
+				// planned against an older state never overwrites newer work.
+				cond := exporter.CreateOnly
+				if etag, ok := etags[key]; ok {
+					cond = exporter.ReplaceOnly(etag)
+				}
+				results[i] = exportDay(ctx, o, missing[i], cond, i+1, len(missing))
 			}
 		}()
 	}
@@ -191,7 +221,7 @@ func exportAll(ctx context.Context, o Options, missing []time.Time) []DayResult 
 	return results
 }
 
-func exportDay(ctx context.Context, o Options, d time.Time, n, total int) (res DayResult) {
+func exportDay(ctx context.Context, o Options, d time.Time, cond exporter.Precondition, n, total int) (res DayResult) {
 	start := time.Now()
 	res = DayResult{Day: d, Key: o.Layout.Key(d, o.Codec)}
 	log := o.Logger.With("day", day(d), "key", res.Key)
@@ -249,13 +279,43 @@ func exportDay(ctx context.Context, o Options, d time.Time, n, total int) (res D
 	meta["window-end"] = d.Add(24 * time.Hour).UTC().Format(time.RFC3339)
 	meta["schema-version"] = schema.Version
 	meta["exporter-version"] = exporter.Version
-	if err := o.Store.Put(ctx, res.Key, f, meta); err != nil {
+	if err := o.Store.Put(ctx, res.Key, f, meta, cond); errors.Is(err, exporter.ErrPreconditionFailed) {
+		res.Lost = true
+		log.Info("another run wrote this day first; counting it as done", "duration", time.Since(start).Round(time.Millisecond).String())
+		return res
+	} else if err != nil {
 		res.Err = fmt.Errorf("upload: %w", err)
 		return res
 	}
 	res.Rows, res.Bytes = rows, size
 	log.Info("day written", "rows", rows, "bytes", size, "duration", time.Since(start).Round(time.Millisecond).String())
 	return res
+}
+
+// staleUploadAge is how old an unfinished upload of this cluster must be
+// before a run aborts it: far longer than any upload of one day takes, so
+// a concurrent run's upload in progress is never touched.
+const staleUploadAge = time.Hour
+
+// abortStale removes the unfinished uploads of this cluster's day files
+// that a killed run left behind. It is housekeeping: a failure (a policy
+// without s3:ListBucketMultipartUploads, say) is logged and the run goes on.
+func abortStale(ctx context.Context, o Options) {
+	j, ok := o.Store.(exporter.UploadJanitor)
+	if !ok {
+		return
+	}
+	wall := o.WallClock
+	if wall == nil {
+		wall = time.Now
+	}
+	match := func(key string) bool { _, ok := o.Layout.ParseDay(key); return ok }
+	n, err := j.AbortStale(ctx, o.Layout.PartitionPrefix(), wall().Add(-staleUploadAge), match)
+	if err != nil {
+		o.Logger.Warn("could not clean up unfinished uploads of earlier runs; continuing", "aborted", n, "error", err.Error())
+	} else if n > 0 {
+		o.Logger.Info("cleaned up unfinished uploads of earlier runs", "aborted", n)
+	}
 }
 
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }

@@ -68,8 +68,14 @@ type Input struct {
 	// Logger receives credential events; never secrets. nil discards.
 	Logger *slog.Logger
 	// HTTPClient overrides the SDK's HTTP client for AWS calls. Never pass
-	// the Kubecost client here: the Kubecost CA bundle is not for AWS.
+	// the Kubecost client here: the Kubecost CA bundle is not for AWS. nil
+	// means NewHTTPClient(RequestTimeout, RequestTimeoutSetting).
 	HTTPClient config.HTTPClient
+	// RequestTimeout bounds how long an S3, STS or Secrets Manager call may
+	// make no progress (see NewHTTPClient); 0 means DefaultRequestTimeout.
+	// RequestTimeoutSetting names the variable that sets it, for errors.
+	RequestTimeout        time.Duration
+	RequestTimeoutSetting string
 	// ExpiryWindow and SessionDuration override the defaults above.
 	ExpiryWindow    time.Duration
 	SessionDuration time.Duration
@@ -132,9 +138,11 @@ func Load(ctx context.Context, in Input) (*Identity, error) {
 		config.WithLogger(sdkLogger(log)),
 		config.WithClientLogMode(0),
 	}
-	if in.HTTPClient != nil {
-		opts = append(opts, config.WithHTTPClient(in.HTTPClient))
+	httpClient := in.HTTPClient
+	if httpClient == nil {
+		httpClient = NewHTTPClient(in.RequestTimeout, in.RequestTimeoutSetting)
 	}
+	opts = append(opts, config.WithHTTPClient(httpClient))
 	if u := env.get("AWS_ENDPOINT_URL"); u != "" && !env.ignoreEndpoints() {
 		opts = append(opts, config.WithBaseEndpoint(u))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,7 +25,12 @@ import (
 // Hooks lets tests and the demo replace the clock; production passes nil.
 type Hooks struct {
 	Now func() time.Time
+	// WallClock dates the clean-up of abandoned uploads (see app.Options).
+	WallClock func() time.Time
 }
+
+// timeoutSetting is the variable that bounds AWS calls, named in errors.
+const timeoutSetting = "S3_REQUEST_TIMEOUT"
 
 func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.Writer) int {
 	return RunWith(ctx, lookup, stderr, Hooks{})
@@ -34,7 +40,7 @@ func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.W
 func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) int {
 	cfg, err := config.Load(lookup)
 	if err != nil {
-		fmt.Fprintf(stderr, "configuration error: %v\n", err)
+		fmt.Fprintf(stderr, "configuration error: %s\n", exporter.RedactText(err.Error()))
 		return ExitConfig
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
@@ -45,13 +51,13 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		h.Now = time.Now
 	}
 	start := time.Now()
-	opts, err := wire(ctx, cfg, lookup, log)
+	opts, err := wire(ctx, cfg, lookup, log, h)
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
 		summarize(log, app.Summary{Duration: time.Since(start)}, err)
 		return ExitRuntime
 	}
-	opts.Now = h.Now
+	opts.Now, opts.WallClock = h.Now, h.WallClock
 	sum, err := app.Run(ctx, opts)
 	sum.Duration = time.Since(start)
 	if err != nil && !errors.Is(err, app.ErrDaysFailed) {
@@ -64,7 +70,9 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	return ExitOK
 }
 
-// summarize writes the run's last line (CONTRACT §5).
+// summarize writes the run's last line (CONTRACT §5). It stays short (at
+// most about 300 characters): counts and one sentence on what went wrong.
+// The full errors are in the ERROR lines before it.
 func summarize(log *slog.Logger, sum app.Summary, err error) {
 	days, rows, bytes := sum.Written()
 	attrs := []any{
@@ -72,16 +80,43 @@ func summarize(log *slog.Logger, sum app.Summary, err error) {
 		"days_written", days, "days_failed", len(sum.Failed()),
 		"rows", rows, "bytes", bytes, "duration", sum.Duration.Round(time.Millisecond).String(),
 	}
+	if n := sum.Lost(); n > 0 {
+		attrs = append(attrs, "days_written_by_another_run", n)
+	}
 	if err != nil {
-		log.Error("run summary: failed", append(attrs, "error", err.Error())...)
+		log.Error("run summary: failed", append(attrs, "error", briefError(sum, err))...)
 		return
 	}
 	log.Info("run summary: ok", attrs...)
 }
 
+// briefError is the summary's account of a failure, at most maxBrief
+// characters.
+func briefError(sum app.Summary, err error) string {
+	msg := err.Error()
+	if failed := sum.Failed(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
+		msg = fmt.Sprintf("%d of %d days failed (see the ERROR lines above); first %s: %v",
+			len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
+	}
+	return clip(exporter.RedactText(msg), maxBrief)
+}
+
+// maxBrief keeps the summary line near 300 characters with its counts.
+const maxBrief = 160
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
 // wire builds the run's parts from a validated config. AWS is touched only
 // when something needs it, so OUTPUT_DIR runs work without credentials.
-func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger) (app.Options, error) {
+func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, h Hooks) (app.Options, error) {
 	cl := cfg.Cluster()
 	var id *awsauth.Identity
 	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
@@ -89,6 +124,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		id, err = awsauth.Load(ctx, awsauth.Input{
 			Region: cl.Region, ParentRoleARN: cfg.IRSAParentRoleARN, ClusterName: cl.Name,
 			Lookup: lookup, Logger: log,
+			RequestTimeout: cfg.S3RequestTimeout.Duration(), RequestTimeoutSetting: timeoutSetting,
 		})
 		if err != nil {
 			return app.Options{}, err
@@ -109,6 +145,8 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		store, err = s3store.New(s3store.NewClient(id.Config), s3store.Options{
 			Bucket: cfg.S3BucketName, ExpectedBucketOwner: cfg.BucketOwner(),
 			SSE: cfg.SSE, SSEKMSKeyID: cfg.SSEKMSKeyID, Logger: log,
+			RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
+			PartSize: int64(cfg.S3PartSizeMiB) << 20,
 		})
 		dest = "s3://" + cfg.S3BucketName + "/" + cfg.S3Prefix
 	}
@@ -129,7 +167,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	codec := exporter.Codec(cfg.Compression)
 	layout := exporter.Layout{Prefix: cfg.S3Prefix, Account: cl.Account, Region: cl.Region, Cluster: cl.Name}
 	log.Info("starting export",
-		"version", exporter.Version, "cluster", cl.ARN, "kubecost", cfg.AllocationURL(),
+		"version", exporter.Version, "cluster", cl.ARN, "kubecost", exporter.RedactURL(cfg.AllocationURL()),
 		"aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity, "destination", dest,
 		"bucket_owner", cfg.BucketOwner(), "codec", codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
 	return app.Options{

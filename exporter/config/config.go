@@ -41,10 +41,12 @@ type Config struct {
 	BearerFile     string `envconfig:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
 	BearerSecret   string `envconfig:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
 
-	IRSAParentRoleARN   string `envconfig:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
-	ExpectedBucketOwner string `envconfig:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
-	SSE                 string `envconfig:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
-	SSEKMSKeyID         string `envconfig:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
+	IRSAParentRoleARN   string  `envconfig:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
+	ExpectedBucketOwner string  `envconfig:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
+	SSE                 string  `envconfig:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
+	SSEKMSKeyID         string  `envconfig:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
+	S3PartSizeMiB       int     `envconfig:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
+	S3RequestTimeout    Seconds `envconfig:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
 
 	Labels      string `envconfig:"LABELS" desc:"comma-separated Kubernetes label keys to export as columns"`
 	Annotations string `envconfig:"ANNOTATIONS" desc:"comma-separated Kubernetes annotation keys to export as columns"`

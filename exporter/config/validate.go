@@ -98,6 +98,12 @@ func (c *Config) Validate() Errors {
 	if c.ReadTimeout <= 0 {
 		bad("KUBECOST_ALLOCATION_API_READ_TIMEOUT", fmt.Sprint(time.Duration(c.ReadTimeout).Seconds()), "accepted: a number of seconds > 0")
 	}
+	if c.S3PartSizeMiB < 5 || c.S3PartSizeMiB > 5120 {
+		bad("S3_PART_SIZE_MIB", fmt.Sprint(c.S3PartSizeMiB), "accepted: an integer from 5 to 5120")
+	}
+	if c.S3RequestTimeout <= 0 {
+		bad("S3_REQUEST_TIMEOUT", fmt.Sprint(time.Duration(c.S3RequestTimeout).Seconds()), "accepted: a number of seconds > 0")
+	}
 	if c.CASecretName != "" && !secretNameRE.MatchString(c.CASecretName) {
 		bad("KUBECOST_CA_CERTIFICATE_SECRET_NAME", c.CASecretName, "accepted: a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN")
 	}

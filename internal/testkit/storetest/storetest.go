@@ -91,6 +91,9 @@ func Run(t *testing.T, newStore func(t *testing.T) exporter.ObjectStore, opts ..
 	t.Run("FailingReaderKeepsOldObject", c.testFailingOverwrite)
 	t.Run("CancelledContext", c.testCancelled)
 	t.Run("ConcurrentPutsSameKey", c.testConcurrentSameKey)
+	t.Run("CreateOnly", c.testCreateOnly)
+	t.Run("ReplaceOnly", c.testReplaceOnly)
+	t.Run("ConcurrentCreateOnlyOneWins", c.testConcurrentCreateOnly)
 }
 
 // A key shaped like the ones the exporter writes (CONTRACT §3).
@@ -102,7 +105,7 @@ func (c *suite) testLargeStream(t *testing.T) {
 	s := c.newStore(t)
 	ctx := t.Context()
 	want := sha256.New()
-	if err := s.Put(ctx, partitionKey, io.TeeReader(stream(1, c.large), want), map[string]string{"rows": "42"}); err != nil {
+	if err := s.Put(ctx, partitionKey, io.TeeReader(stream(1, c.large), want), map[string]string{"rows": "42"}, exporter.Precondition{}); err != nil {
 		t.Fatalf("Put %d bytes: %v", c.large, err)
 	}
 	if got := hashOf(t, s, partitionKey); !bytes.Equal(got, want.Sum(nil)) {
@@ -128,7 +131,7 @@ func (c *suite) testSeekableFile(t *testing.T) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Put(t.Context(), partitionKey, f, map[string]string{"rows": "7"}); err != nil {
+	if err := s.Put(t.Context(), partitionKey, f, map[string]string{"rows": "7"}, exporter.Precondition{}); err != nil {
 		t.Fatalf("Put file of %d bytes: %v", c.large, err)
 	}
 	if got := hashOf(t, s, partitionKey); !bytes.Equal(got, want.Sum(nil)) {
@@ -255,7 +258,7 @@ func (c *suite) testPagination(t *testing.T) {
 	for range 16 {
 		wg.Go(func() {
 			for k := range next {
-				if err := s.Put(t.Context(), k, bytes.NewReader([]byte("x")), nil); err != nil {
+				if err := s.Put(t.Context(), k, bytes.NewReader([]byte("x")), nil, exporter.Precondition{}); err != nil {
 					errs <- err
 				}
 			}
@@ -324,7 +327,7 @@ func (c *suite) testFailingReader(t *testing.T) {
 	for _, n := range []int64{0, 1 << 10, c.failAfter} {
 		t.Run(fmt.Sprintf("after%dBytes", n), func(t *testing.T) {
 			s := c.newStore(t)
-			err := s.Put(t.Context(), partitionKey, failAfter(stream(2, c.large), n), nil)
+			err := s.Put(t.Context(), partitionKey, failAfter(stream(2, c.large), n), nil, exporter.Precondition{})
 			if !errors.Is(err, errBoom) {
 				t.Fatalf("Put with a reader failing after %d bytes = %v, want an error wrapping the reader's", n, err)
 			}
@@ -336,7 +339,7 @@ func (c *suite) testFailingReader(t *testing.T) {
 func (c *suite) testFailingOverwrite(t *testing.T) {
 	s := c.newStore(t)
 	put(t, s, partitionKey, "yesterday's good file")
-	if err := s.Put(t.Context(), partitionKey, failAfter(stream(3, c.large), c.failAfter), nil); !errors.Is(err, errBoom) {
+	if err := s.Put(t.Context(), partitionKey, failAfter(stream(3, c.large), c.failAfter), nil, exporter.Precondition{}); !errors.Is(err, errBoom) {
 		t.Fatalf("Put = %v, want the reader's error", err)
 	}
 	if got := read(t, s, partitionKey); got != "yesterday's good file" {
@@ -350,7 +353,7 @@ func (c *suite) testCancelled(t *testing.T) {
 		s := c.newStore(t)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if err := s.Put(ctx, partitionKey, stream(4, 1<<10), nil); !errors.Is(err, context.Canceled) {
+		if err := s.Put(ctx, partitionKey, stream(4, 1<<10), nil, exporter.Precondition{}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Put with a cancelled ctx = %v, want context.Canceled", err)
 		}
 		c.assertNothing(t, s, partitionKey)
@@ -362,7 +365,7 @@ func (c *suite) testCancelled(t *testing.T) {
 		// The producer cancels after failAfter bytes but keeps producing
 		// until the end: only the store's own ctx checks can stop it.
 		r := &hook{r: stream(5, c.large), at: c.failAfter, fn: cancel}
-		if err := s.Put(ctx, partitionKey, r, nil); !errors.Is(err, context.Canceled) {
+		if err := s.Put(ctx, partitionKey, r, nil, exporter.Precondition{}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Put cancelled after %d bytes = %v, want context.Canceled", c.failAfter, err)
 		}
 		c.assertNothing(t, s, partitionKey)
@@ -379,7 +382,7 @@ func (c *suite) testConcurrentSameKey(t *testing.T) {
 		_, _ = io.Copy(h, stream(uint64(100+i), size))
 		sums[i] = h.Sum(nil)
 		wg.Go(func() {
-			if err := s.Put(t.Context(), partitionKey, stream(uint64(100+i), size), nil); err != nil {
+			if err := s.Put(t.Context(), partitionKey, stream(uint64(100+i), size), nil, exporter.Precondition{}); err != nil {
 				t.Errorf("Put %d: %v", i, err)
 			}
 		})
@@ -457,7 +460,7 @@ func (h *hook) Read(p []byte) (int, error) {
 
 func put(t *testing.T, s exporter.ObjectStore, key, content string) {
 	t.Helper()
-	if err := s.Put(t.Context(), key, struct{ io.Reader }{bytes.NewReader([]byte(content))}, nil); err != nil {
+	if err := s.Put(t.Context(), key, struct{ io.Reader }{bytes.NewReader([]byte(content))}, nil, exporter.Precondition{}); err != nil {
 		t.Fatalf("Put(%q): %v", key, err)
 	}
 }
@@ -504,7 +507,14 @@ func list(t *testing.T, s exporter.ObjectStore, prefix, startAfter string) []exp
 
 func assertList(t *testing.T, s exporter.ObjectStore, prefix, startAfter string, want []exporter.ObjectInfo) {
 	t.Helper()
-	if got := list(t, s, prefix, startAfter); !slices.Equal(got, want) {
+	got := list(t, s, prefix, startAfter)
+	for i := range got {
+		if got[i].ETag == "" {
+			t.Errorf("List(%q, %q): %s has no ETag", prefix, startAfter, got[i].Key)
+		}
+		got[i].ETag = "" // compared by the precondition tests
+	}
+	if !slices.Equal(got, want) {
 		t.Errorf("List(%q, %q) = %v, want %v", prefix, startAfter, got, want)
 	}
 }
@@ -531,4 +541,84 @@ func firstDiff(a, b []string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// sizes are a small body and one past the part size (multipart on S3):
+// conditions must hold on both paths.
+func (c *suite) sizes() []int64 { return []int64{1 << 10, c.large} }
+
+func (c *suite) testCreateOnly(t *testing.T) {
+	for _, size := range c.sizes() {
+		s := c.newStore(t)
+		if err := s.Put(t.Context(), partitionKey, stream(5, size), nil, exporter.CreateOnly); err != nil {
+			t.Fatalf("create-only Put of an absent key (%d bytes): %v", size, err)
+		}
+		before := hashOf(t, s, partitionKey)
+		err := s.Put(t.Context(), partitionKey, stream(6, size), nil, exporter.CreateOnly)
+		if !errors.Is(err, exporter.ErrPreconditionFailed) {
+			t.Fatalf("create-only Put over an existing key (%d bytes) = %v, want ErrPreconditionFailed", size, err)
+		}
+		if !bytes.Equal(hashOf(t, s, partitionKey), before) {
+			t.Fatalf("a failed create-only Put (%d bytes) changed the object", size)
+		}
+		assertKeys(t, s, "", "", partitionKey)
+		c.assertNoLeftovers(t, s)
+	}
+}
+
+func (c *suite) testReplaceOnly(t *testing.T) {
+	for _, size := range c.sizes() {
+		s := c.newStore(t)
+		if err := s.Put(t.Context(), partitionKey, stream(7, 16), nil, exporter.ReplaceOnly(`"no-such-etag"`)); !errors.Is(err, exporter.ErrPreconditionFailed) {
+			t.Fatalf("replace-only Put of an absent key = %v, want ErrPreconditionFailed", err)
+		}
+		assertKeys(t, s, "", "")
+		put(t, s, partitionKey, "v1")
+		seen := list(t, s, "", "")[0].ETag
+		if err := s.Put(t.Context(), partitionKey, stream(8, size), nil, exporter.ReplaceOnly(seen)); err != nil {
+			t.Fatalf("replace-only Put with the listed ETag (%d bytes): %v", size, err)
+		}
+		newer := list(t, s, "", "")[0].ETag
+		if newer == seen {
+			t.Fatalf("the ETag did not change on replacement: %s", seen)
+		}
+		want := hashOf(t, s, partitionKey)
+		// A writer that planned against v1 must not overwrite the newer object.
+		err := s.Put(t.Context(), partitionKey, stream(9, size), nil, exporter.ReplaceOnly(seen))
+		if !errors.Is(err, exporter.ErrPreconditionFailed) {
+			t.Fatalf("replace-only Put with a stale ETag (%d bytes) = %v, want ErrPreconditionFailed", size, err)
+		}
+		if !bytes.Equal(hashOf(t, s, partitionKey), want) {
+			t.Fatalf("a stale replace-only Put (%d bytes) overwrote the newer object", size)
+		}
+		c.assertNoLeftovers(t, s)
+	}
+}
+
+func (c *suite) testConcurrentCreateOnly(t *testing.T) {
+	s := c.newStore(t)
+	const writers, size = 4, 256 << 10
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won, lost := 0, 0
+	for i := range writers {
+		wg.Go(func() {
+			err := s.Put(t.Context(), partitionKey, stream(uint64(200+i), size), nil, exporter.CreateOnly)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, exporter.ErrPreconditionFailed):
+				lost++
+			default:
+				t.Errorf("Put %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if won != 1 || lost != writers-1 {
+		t.Fatalf("%d create-only Puts of one key: %d succeeded, %d lost; want exactly one winner", writers, won, lost)
+	}
+	c.assertNoLeftovers(t, s)
 }
