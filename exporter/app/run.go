@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		return sum, fmt.Errorf("ask Kubecost for available days: %w", err)
 	}
 	if !o.DryRun {
-		abortStale(ctx, o)
+		abortStale(ctx, o, first, last)
 	}
 	var keys []string
 	etags := map[string]string{}
@@ -300,7 +300,12 @@ const staleUploadAge = time.Hour
 // abortStale removes the unfinished uploads of this cluster's day files
 // that a killed run left behind. It is housekeeping: a failure (a policy
 // without s3:ListBucketMultipartUploads, say) is logged and the run goes on.
-func abortStale(ctx context.Context, o Options) {
+//
+// It lists the partition prefix, which S3 answers with every upload under
+// it, and then each day file of the window by its exact key, because some
+// S3-compatible servers (MinIO) list uploads only for an exact key. The
+// second pass costs one cheap LIST per day and finds nothing more on S3.
+func abortStale(ctx context.Context, o Options, first, last time.Time) {
 	j, ok := o.Store.(exporter.UploadJanitor)
 	if !ok {
 		return
@@ -309,8 +314,21 @@ func abortStale(ctx context.Context, o Options) {
 	if wall == nil {
 		wall = time.Now
 	}
+	olderThan := wall().Add(-staleUploadAge)
 	match := func(key string) bool { _, ok := o.Layout.ParseDay(key); return ok }
-	n, err := j.AbortStale(ctx, o.Layout.PartitionPrefix(), wall().Add(-staleUploadAge), match)
+	prefixes := []string{o.Layout.PartitionPrefix()}
+	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
+		prefixes = append(prefixes, o.Layout.Key(d, o.Codec))
+	}
+	n := 0
+	var err error
+	for _, p := range prefixes {
+		var k int
+		if k, err = j.AbortStale(ctx, p, olderThan, match); err != nil {
+			break
+		}
+		n += k
+	}
 	if err != nil {
 		o.Logger.Warn("could not clean up unfinished uploads of earlier runs; continuing", "aborted", n, "error", err.Error())
 	} else if n > 0 {

@@ -93,23 +93,35 @@ func summarize(log *slog.Logger, sum app.Summary, err error) {
 // briefError is the summary's account of a failure, at most maxBrief
 // characters.
 func briefError(sum app.Summary, err error) string {
-	msg := err.Error()
 	if failed := sum.Failed(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
-		msg = fmt.Sprintf("%d of %d days failed (see the ERROR lines above); first %s: %v",
-			len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
+		// days_failed gives the count; the first failure stands for all.
+		return day(failed[0].Day) + ": " + reason(failed[0].Err)
 	}
-	return clip(exporter.RedactText(msg), maxBrief)
+	return reason(err)
 }
 
-// maxBrief keeps the summary line near 300 characters with its counts.
-const maxBrief = 160
+// reason is the short form of err: a store error's own brief message (the
+// failing call, status and attempts, without the long key), else err.
+func reason(err error) string {
+	var b interface{ Brief() string }
+	if errors.As(err, &b) {
+		return clip(exporter.RedactText(b.Brief()), maxReason)
+	}
+	return clip(exporter.RedactText(err.Error()), maxReason)
+}
 
+// maxReason keeps the summary line near 300 characters with its counts.
+const maxReason = 80
+
+// clip shortens s to n bytes by cutting out its middle: the start says
+// what was being done, the end is usually the root cause.
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
 	}
-	return s[:n-3] + "..."
+	head := n / 3
+	return s[:head] + " ... " + s[len(s)-(n-head-5):]
 }
 
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }

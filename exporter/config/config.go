@@ -32,7 +32,7 @@ type Config struct {
 	Granularity         string  `envconfig:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
 	Paginate            Flag    `envconfig:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
 	ConnectionTimeout   Seconds `envconfig:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
-	ReadTimeout         Seconds `envconfig:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"time to wait for Kubecost's response headers, seconds > 0"`
+	ReadTimeout         Seconds `envconfig:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0"`
 	TLSVerify           Flag    `envconfig:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
 	Retries             int     `envconfig:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 

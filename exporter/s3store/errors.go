@@ -29,6 +29,9 @@ type Error struct {
 func (e *Error) Error() string { return "s3: " + e.Op + " " + e.Key + ": " + e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
 
+// Brief is the message without the key, for a summary that names the day.
+func (e *Error) Brief() string { return "S3 " + e.Msg }
+
 // callError names the S3 API call that failed inside a store operation.
 type callError struct {
 	call string
@@ -78,21 +81,23 @@ func (s *Store) brief(err error) string {
 	var re *awshttp.ResponseError
 	var ae smithy.APIError
 	var timeout interface{ Timeout() bool }
+	// Timeouts first: net/http's header timeout also matches
+	// context.DeadlineExceeded, but it is our bound, not a cancellation.
 	switch {
-	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		b.WriteString("cancelled")
 	case errors.As(err, &timeout) && timeout.Timeout():
 		fmt.Fprintf(&b, "no progress for %s", s.opts.RequestTimeout)
 		if s.opts.TimeoutSetting != "" {
 			fmt.Fprintf(&b, " (%s)", s.opts.TimeoutSetting)
 		}
-	case errors.As(err, &re):
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		b.WriteString("cancelled")
+	case errors.As(err, &re) && re.HTTPStatusCode() != 0:
 		fmt.Fprintf(&b, "HTTP %d", re.HTTPStatusCode())
 		if errors.As(err, &ae) {
-			fmt.Fprintf(&b, " %s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 100))
+			fmt.Fprintf(&b, " %s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 60))
 		}
 	case errors.As(err, &ae):
-		fmt.Fprintf(&b, "%s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 100))
+		fmt.Fprintf(&b, "%s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 60))
 	default:
 		b.WriteString(clip(innermost(err).Error(), 120))
 	}

@@ -53,6 +53,11 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	}
 	if err != nil {
 		s.log.DebugContext(ctx, "s3 put failed", "bucket", s.opts.Bucket, "key", key, "error", err)
+		if cond.IfMatch != "" && apiCode(err) == "NoSuchKey" {
+			// If-Match on a key that is gone: S3 and MinIO answer 404
+			// rather than 412, but for the caller it is the same lost race.
+			return fmt.Errorf("%w (%w)", &Error{Op: "put", Key: key, Msg: "the object to replace is gone", Err: err}, exporter.ErrPreconditionFailed)
+		}
 		return s.fail("put", key, err)
 	}
 	s.log.DebugContext(ctx, "s3 put", "bucket", s.opts.Bucket, "key", key, "bytes", src.total,

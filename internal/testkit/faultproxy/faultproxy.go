@@ -90,9 +90,10 @@ type Proxy struct {
 	ln     net.Listener
 	closed chan struct{}
 
-	mu    sync.Mutex
-	rules []*Rule
-	log   []Entry
+	mu      sync.Mutex
+	rules   []*Rule
+	log     []Entry
+	started map[string]int
 }
 
 // New starts a proxy on 127.0.0.1 in front of target (a base URL).
@@ -105,7 +106,7 @@ func New(target string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{URL: "http://" + ln.Addr().String(), target: u, ln: ln, closed: make(chan struct{})}
+	p := &Proxy{URL: "http://" + ln.Addr().String(), target: u, ln: ln, closed: make(chan struct{}), started: map[string]int{}}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
@@ -152,7 +153,16 @@ func (p *Proxy) Log() []Entry {
 func (p *Proxy) ResetLog() {
 	p.mu.Lock()
 	p.log = nil
+	p.started = map[string]int{}
 	p.mu.Unlock()
+}
+
+// Started returns how many requests of op have arrived, including ones
+// still in flight (stalled ones, say); Log only holds finished ones.
+func (p *Proxy) Started(op string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started[op]
 }
 
 // Count returns how many requests of op on keys containing key got status.
@@ -169,6 +179,7 @@ func (p *Proxy) Count(op, key string, status int) int {
 func (p *Proxy) match(op, key string) *Rule {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.started[op]++
 	for _, r := range p.rules {
 		if (r.Op == "" || r.Op == op) && strings.Contains(key, r.Key) && (r.Times == 0 || r.used < r.Times) {
 			r.used++
