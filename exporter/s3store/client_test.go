@@ -117,9 +117,9 @@ func TestNewClientStandardRetryer(t *testing.T) {
 	}
 }
 
-// TestExpectedBucketOwnerOnAbort covers the one request the upload
-// manager builds without ExpectedBucketOwner: the abort of a failed
-// multipart upload. The fake server accepts the upload and fails a part.
+// TestExpectedBucketOwnerOnAbort checks that the abort of a failed
+// multipart upload, sent on a detached context, still names the owner.
+// The fake server accepts the upload and fails a part.
 func TestExpectedBucketOwnerOnAbort(t *testing.T) {
 	rec := &recorder{}
 	rec.respond = func(req *http.Request) *http.Response {

@@ -24,7 +24,7 @@ const (
 	// DefaultContentType is the IANA media type registered for Parquet.
 	DefaultContentType = "application/vnd.apache.parquet"
 	// DefaultChecksum is the flexible checksum sent with every PutObject and
-	// UploadPart. CRC32 is what the SDK's uploader picks on its own, S3
+	// UploadPart. CRC32 is what the SDK picks on its own, S3
 	// accepts it as a composite checksum for multipart uploads, and MinIO
 	// and the other common S3-compatible servers verify it.
 	DefaultChecksum = types.ChecksumAlgorithmCrc32

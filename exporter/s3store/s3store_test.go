@@ -212,7 +212,7 @@ func TestWrongBucketOwner(t *testing.T) {
 
 // TestPutMemoryBounded streams objects of 50 and 160 MiB through Put with
 // the default options and checks that the heap does not grow with the
-// object: the uploader buffers a few parts, never the whole body.
+// object: a stream is cut into a few pooled part buffers, never held whole.
 func TestPutMemoryBounded(t *testing.T) {
 	srv := miniotest.Start(t)
 	client := minioClient(t, srv, nil)
@@ -236,9 +236,8 @@ func TestPutMemoryBounded(t *testing.T) {
 		grew := heapPeak - min(heapPeak, before.HeapAlloc)
 		t.Logf("%d MiB Put (PartSize %d MiB, Concurrency %d): heap peak +%.1f MiB (live and not yet collected), %.1f MiB allocated in total",
 			size>>20, DefaultPartSize>>20, DefaultConcurrency, mib(grew), mib(allocated))
-		// Concurrency+1 pooled part buffers, the first part and io.ReadAll's
-		// growth garbage while the uploader reads it, plus the SDK's own
-		// working set. None of it depends on the object's size.
+		// Concurrency+1 pooled part buffers plus the SDK's own working set
+		// (the checksum pass, request buffers). None of it depends on the object's size.
 		limit := uint64(DefaultConcurrency+4)*uint64(DefaultPartSize) + 16<<20
 		if grew > limit {
 			t.Errorf("%d MiB Put: heap peak grew by %.1f MiB, want at most %.1f MiB", size>>20, mib(grew), mib(limit))
