@@ -183,6 +183,10 @@ func TestWriterPolicyMatchesKeyLayout(t *testing.T) {
 				}
 			}
 
+			if !allowed(stmts, "s3:ListBucketMultipartUploads", "arn:aws:s3:::"+testBucket) {
+				t.Error("the writer may not list unfinished uploads, so runs cannot clean up after killed ones")
+			}
+
 			var others []string
 			for _, name := range []string{"prod-eu", "eu_prod", "xprod", "prod_", "pro", "prod-prod", "PROD"} {
 				others = append(others, exporter.Layout{Prefix: tc.prefix, Account: tc.account, Region: "eu-west-1", Cluster: name}.Key(days[0], exporter.Snappy))

@@ -59,8 +59,10 @@ data "aws_iam_policy_document" "irsa_trust" {
   }
 }
 
-# What the writing role may do: list its own account/region prefix and put
-# (or abort the multipart upload of) its own cluster's daily files.
+# What the writing role may do: list its own account/region prefix, put (or
+# abort the multipart upload of) its own cluster's daily files, and list the
+# bucket's unfinished uploads so that a run can abort the ones a killed run
+# left behind.
 data "aws_iam_policy_document" "writer" {
   statement {
     sid       = "ListOwnPartitionPrefix"
@@ -72,6 +74,15 @@ data "aws_iam_policy_document" "writer" {
       variable = "s3:prefix"
       values   = ["${local.partition_prefix}*"]
     }
+  }
+
+  # ListBucketMultipartUploads has no s3:prefix condition key, so it cannot
+  # be narrowed to the partition prefix. It shows the keys of unfinished
+  # uploads, never data; aborting stays limited to this cluster's files.
+  statement {
+    sid       = "ListUnfinishedUploads"
+    actions   = ["s3:ListBucketMultipartUploads"]
+    resources = [local.bucket_arn]
   }
 
   statement {
