@@ -44,7 +44,8 @@ func (e *StallError) Temporary() bool { return true }
 
 // NewHTTPClient is the HTTP client of every AWS call (S3, STS, Secrets
 // Manager). On top of the SDK's defaults it bounds each call: the response
-// headers must come within timeout of the request being sent, and neither
+// headers must come within timeout of the request being sent (the
+// transport's ResponseHeaderTimeout, twice that, is a backstop), and neither
 // the request body nor the response body may stall for longer than
 // timeout. A stalled connection is closed with a StallError, which the
 // SDK's retryer retries like any timeout. A whole call is never bounded by
@@ -55,7 +56,10 @@ func NewHTTPClient(timeout time.Duration, setting string) *awshttp.BuildableClie
 		timeout = DefaultRequestTimeout
 	}
 	return awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
-		tr.ResponseHeaderTimeout = timeout
+		// The watchdog below fails a silent wait for the response after
+		// timeout, with a message naming the setting; the transport's own
+		// header timeout is the backstop should a read never be pending.
+		tr.ResponseHeaderTimeout = 2 * timeout
 		dial := tr.DialContext
 		if dial == nil {
 			dial = (&net.Dialer{Timeout: timeout}).DialContext
@@ -80,6 +84,26 @@ type watchdogConn struct {
 	timeout   time.Duration
 	setting   string
 	lastWrite atomic.Int64 // unix nanoseconds of the last written byte
+	// stall is the first StallError on this connection. The transport
+	// closes the connection after it, and the other direction then fails
+	// with "use of closed network connection"; reporting the stall instead
+	// keeps the cause, and its Timeout(), whichever error the transport
+	// happens to surface.
+	stall atomic.Pointer[StallError]
+}
+
+func (c *watchdogConn) stalled(dir string) error {
+	e := &StallError{Dir: dir, After: c.timeout, Setting: c.setting}
+	c.stall.CompareAndSwap(nil, e)
+	return c.stall.Load()
+}
+
+// cause replaces a later error on a stalled connection by the stall.
+func (c *watchdogConn) cause(err error) error {
+	if s := c.stall.Load(); err != nil && s != nil {
+		return s
+	}
+	return err
 }
 
 // chunk is how much one Write sends under one deadline, so that a large
@@ -87,18 +111,22 @@ type watchdogConn struct {
 const chunk = 64 << 10
 
 func (c *watchdogConn) Read(p []byte) (int, error) {
+	deadline := time.Now().Add(c.timeout)
 	for {
-		if err := c.Conn.SetReadDeadline(time.Now().Add(c.timeout)); err != nil {
+		if err := c.Conn.SetReadDeadline(deadline); err != nil {
 			return 0, err
 		}
 		n, err := c.Conn.Read(p)
 		if n > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
-			return n, err
+			return n, c.cause(err)
 		}
-		if time.Since(time.Unix(0, c.lastWrite.Load())) < c.timeout {
-			continue // the request body is still moving
+		// The request body is still moving: wait until timeout after its
+		// last byte.
+		if next := time.Unix(0, c.lastWrite.Load()).Add(c.timeout); next.After(time.Now()) {
+			deadline = next
+			continue
 		}
-		return 0, &StallError{Dir: "read", After: c.timeout, Setting: c.setting}
+		return 0, c.stalled("read")
 	}
 }
 
@@ -115,10 +143,10 @@ func (c *watchdogConn) Write(p []byte) (int, error) {
 			c.lastWrite.Store(time.Now().UnixNano())
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return written, &StallError{Dir: "write", After: c.timeout, Setting: c.setting}
+			return written, c.stalled("write")
 		}
 		if err != nil {
-			return written, err
+			return written, c.cause(err)
 		}
 	}
 	return written, nil

@@ -105,7 +105,7 @@ func briefError(sum app.Summary, err error) string {
 func reason(err error) string {
 	var b interface{ Brief() string }
 	if errors.As(err, &b) {
-		return clip(exporter.RedactText(b.Brief()), maxReason)
+		return exporter.RedactText(b.Brief()) // short by construction
 	}
 	return clip(exporter.RedactText(err.Error()), maxReason)
 }

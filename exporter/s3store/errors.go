@@ -94,10 +94,10 @@ func (s *Store) brief(err error) string {
 	case errors.As(err, &re) && re.HTTPStatusCode() != 0:
 		fmt.Fprintf(&b, "HTTP %d", re.HTTPStatusCode())
 		if errors.As(err, &ae) {
-			fmt.Fprintf(&b, " %s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 60))
+			fmt.Fprintf(&b, " %s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 40))
 		}
 	case errors.As(err, &ae):
-		fmt.Fprintf(&b, "%s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 60))
+		fmt.Fprintf(&b, "%s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 40))
 	default:
 		b.WriteString(clip(innermost(err).Error(), 120))
 	}

@@ -10,6 +10,7 @@ package faultproxy
 import (
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -114,7 +115,7 @@ func New(target string) (*Proxy, error) {
 		},
 		// Errors towards the client are the point of the tests; keep the
 		// proxy's own log quiet.
-		ErrorLog: nil,
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	p.srv = &http.Server{Handler: p}
 	go p.srv.Serve(ln)
