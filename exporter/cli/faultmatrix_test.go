@@ -67,6 +67,11 @@ type mcase struct {
 	rules     []faultproxy.Rule
 	wantCode  int
 	wantLast  []string // in the last line
+	// bounded: the faulty run must end within this (a hang never would).
+	// Generous: two days × two attempts × about 2 s of S3_REQUEST_TIMEOUT
+	// and backoff take under 15 s; 90 s only separates "bounded" from
+	// "hangs", it measures nothing.
+	bounded time.Duration
 	// exec runs the faulty run; nil runs it in-process.
 	exec func(t *testing.T, m *matrix, env map[string]string) (int, string)
 }
@@ -113,6 +118,9 @@ func (m *matrix) check(t *testing.T, c mcase) {
 	}
 	took := time.Since(start)
 	m.proxy.SetRules()
+	if c.bounded > 0 && took > c.bounded {
+		t.Errorf("the stalled run took %s, more than the bound plus retries allow (%s)", took, c.bounded)
+	}
 	if code != c.wantCode {
 		t.Fatalf("exit %d, want %d\n%s", code, c.wantCode, logs)
 	}
@@ -230,9 +238,9 @@ func TestS3FaultMatrix(t *testing.T) {
 			wantCode: 1, wantLast: []string{"UploadPart"}},
 		{name: "403 on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Status, Status: 403, Code: "AccessDenied"}},
 			wantCode: 1, wantLast: []string{"HTTP 403 AccessDenied"}},
-		{name: "stall on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall},
-		{name: "stall on ListObjectsV2", rules: []faultproxy.Rule{{Op: faultproxy.ListObjectsV2, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall},
-		{name: "stall on UploadPart", multipart: true, rules: []faultproxy.Rule{{Op: faultproxy.UploadPart, Action: faultproxy.StallBeforeBody}}, wantCode: 1, wantLast: stall},
+		{name: "stall on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second},
+		{name: "stall on ListObjectsV2", rules: []faultproxy.Rule{{Op: faultproxy.ListObjectsV2, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second},
+		{name: "stall on UploadPart", multipart: true, rules: []faultproxy.Rule{{Op: faultproxy.UploadPart, Action: faultproxy.StallBeforeBody}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second},
 		{name: "tiny TMPDIR", exec: execWith(t, nil, "--fsize=4096"), wantCode: 1, wantLast: []string{"file too large"}},
 		{name: "SIGTERM during a multipart upload", multipart: true, exec: execWith(t, signalDuringUpload(syscall.SIGTERM)),
 			rules: []faultproxy.Rule{{Op: faultproxy.UploadPart, Action: faultproxy.StallBeforeBody}}, wantCode: 1, wantLast: []string{"cancel"}},
