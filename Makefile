@@ -6,62 +6,76 @@ SHELL := bash
 MAKEFLAGS += --no-print-directory
 
 GO ?= go
-# Written by `make tools`: MINIO_BIN, HELM_BIN, TFLINT_BIN, TERRAFORM_BIN.
+# Written by `make tools`: MINIO_BIN, HELM_BIN, TFLINT_BIN, TERRAFORM_BIN,
+# STATICCHECK_BIN.
 TOOLS_ENV := .cache/tools.env
+MODULE := github.com/kubecost-s3-exporter/kubecost-s3-exporter
+# Stamped into the binaries as the Dockerfile does (its VERSION build arg).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
+# The product and the test kit start goroutines, so their tests run under
+# the race detector; chart, terraform, quicksight, cmd and the benchmark
+# driver run without it, where it would only multiply their time.
+RACE_PKGS := ./exporter/... ./internal/testkit/...
 
-.PHONY: tools test build demo bench fmt vet clean lint-chart lint-terraform
+.PHONY: tools test check build generate demo bench fmt vet clean lint-chart lint-terraform
 
 tools:
 	@bash .ci/install-tools.sh --env-file $(TOOLS_ENV) >/dev/null
 
-# Runs vet, tests and linters even after a failure so one CI run reports
-# everything. go test's per-package summary is repeated as the last lines,
-# because CI reads the closing lines and the linters print after go test.
+# Runs every check even after a failure so one CI run reports everything.
+# go test's per-package summary is repeated as the last lines, because CI
+# reads the closing lines. helm lint, terraform fmt and tflint run inside
+# go test (chart and terraform packages), so they run once.
 test: tools
 	@set -a; . ./$(TOOLS_ENV); set +a; \
-	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN"; \
+	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN STATICCHECK_BIN=$$STATICCHECK_BIN"; \
 	failed=""; \
-	echo "== go vet ./..."; \
-	$(GO) vet ./... || failed="$$failed vet"; \
-	echo "== go test ./..."; \
-	$(GO) test -count=1 -timeout 40m ./... 2>&1 | tee .cache/go-test.log || failed="$$failed go-test"; \
-	$(MAKE) lint-chart || failed="$$failed lint-chart"; \
-	$(MAKE) lint-terraform || failed="$$failed lint-terraform"; \
+	$(MAKE) check || failed="$$failed check"; \
+	race=$$($(GO) list $(RACE_PKGS)); \
+	plain=$$($(GO) list ./... | grep -vxF "$$race"); \
+	echo "== go test -race $(RACE_PKGS)"; \
+	$(GO) test -race -count=1 -timeout 40m $$race 2>&1 | tee .cache/go-test.log || failed="$$failed go-test-race"; \
+	echo "== go test (chart, terraform, quicksight, cmd, bench)"; \
+	$(GO) test -count=1 -timeout 40m $$plain 2>&1 | tee -a .cache/go-test.log || failed="$$failed go-test"; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; else echo "make test: all steps passed"; fi; \
 	echo "== go test summary"; \
 	grep -E '^(ok|FAIL|---)' .cache/go-test.log || true; \
 	[ -z "$$failed" ]
 
-# Linters skip cleanly until the chart / terraform trees exist. They fetch
-# their own tool path when run alone (instant once cached). fmt needs no CLI
-# config, and a dangling TF_CLI_CONFIG_FILE would only print a warning.
+# The static checks reviewers make: formatting, a tidy go.mod, vet,
+# staticcheck, and no testing package in the shipped binaries.
+check:
+	@failed=""; \
+	if [ -z "$${STATICCHECK_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh staticcheck)"; fi; \
+	echo "== gofmt -l"; \
+	unformatted=$$(find . -name '*.go' -not -path './.git/*' -not -path './.cache/*' -not -path './bin/*' -print0 | xargs -0 gofmt -l); \
+	if [ -n "$$unformatted" ]; then echo "not gofmt-ed (run make fmt):"; echo "$$unformatted"; failed="$$failed gofmt"; fi; \
+	echo "== go mod tidy -diff"; \
+	$(GO) mod tidy -diff || failed="$$failed go-mod-tidy"; \
+	echo "== go vet ./..."; \
+	$(GO) vet ./... || failed="$$failed vet"; \
+	echo "== staticcheck ./..."; \
+	"$$STATICCHECK_BIN" ./... || failed="$$failed staticcheck"; \
+	echo "== no testing package in ./cmd/..."; \
+	if $(GO) list -deps ./cmd/... | grep -x testing >/dev/null; then \
+		echo "a command links the testing package; test helpers must take a small interface (see internal/testkit/tooltest.TB)"; \
+		failed="$$failed testing-import"; fi; \
+	if [ -n "$$failed" ]; then echo "check: FAILED:$$failed"; exit 1; fi
+
+# Rewrites every generated file (see terraform/internal/gen).
+generate:
+	$(GO) generate ./terraform/...
+
+# The linters run as Go tests; these targets run them alone.
 lint-chart:
-	@if [ ! -f chart/Chart.yaml ]; then echo "== lint-chart: no chart/Chart.yaml, skipped"; exit 0; fi; \
-	if [ -z "$${HELM_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh helm)"; fi; \
-	echo "== helm lint --strict chart"; \
-	"$$HELM_BIN" lint --strict chart; \
-	for f in chart/ci/*-values.yaml; do \
-		[ -e "$$f" ] || continue; \
-		echo "== helm lint --strict chart -f $$f"; \
-		"$$HELM_BIN" lint --strict chart -f "$$f"; \
-	done
+	$(GO) test -count=1 ./chart -run 'TestLintStrict'
 
 lint-terraform:
-	@if [ ! -d terraform ]; then echo "== lint-terraform: no terraform/, skipped"; exit 0; fi; \
-	if [ -z "$${TERRAFORM_BIN:-}" ] || [ -z "$${TFLINT_BIN:-}" ]; then \
-		eval "$$(bash .ci/install-tools.sh terraform tflint)"; fi; \
-	if [ -n "$${TF_CLI_CONFIG_FILE:-}" ] && [ ! -f "$$TF_CLI_CONFIG_FILE" ]; then \
-		unset TF_CLI_CONFIG_FILE; fi; \
-	echo "== terraform fmt -check -recursive terraform"; \
-	CHECKPOINT_DISABLE=1 "$$TERRAFORM_BIN" fmt -check -recursive -diff terraform; \
-	cfg=(); \
-	if [ -f terraform/.tflint.hcl ]; then cfg=(--config "$$PWD/terraform/.tflint.hcl"); \
-	elif [ -f .tflint.hcl ]; then cfg=(--config "$$PWD/.tflint.hcl"); fi; \
-	echo "== tflint --recursive $${cfg[*]:-} (in terraform/)"; \
-	cd terraform && "$$TFLINT_BIN" --recursive "$${cfg[@]}"
+	$(GO) test -count=1 ./terraform -run 'TestTerraformFmt|TestTFLint'
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
 # demo and bench need only Go: no slow tool installs here.
 demo:

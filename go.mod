@@ -13,7 +13,6 @@ require (
 	github.com/aws/smithy-go v1.28.8
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/hashicorp/hcl/v2 v2.25.0
-	github.com/kelseyhightower/envconfig v1.4.0
 	github.com/minio/madmin-go/v3 v3.0.109
 	github.com/minio/minio-go/v7 v7.0.90
 	github.com/parquet-go/parquet-go v0.32.0

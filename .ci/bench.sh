@@ -18,8 +18,8 @@ cd "$(dirname "$0")/.."
 log() { printf '%s bench: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
 log "building binaries into bin/"
-# The Makefile's `build` flags, so the measured binary is the shipped one.
-CGO_ENABLED=0 go build -trimpath -o bin/ ./cmd/...
+# `make build`, so the measured binary is the shipped one (stripped, stamped).
+make --no-print-directory build >&2
 
 args=(
 	-exporter bin/kubecost-s3-exporter

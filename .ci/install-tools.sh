@@ -4,7 +4,7 @@
 # them deterministically and later runs are instant.
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
-#   TOOL is any of: minio helm tflint terraform (default: all).
+#   TOOL is any of: minio helm tflint terraform staticcheck (default: all).
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
 # stderr), so callers can `eval "$(.ci/install-tools.sh helm)"`.
 # With --env-file the same lines are also written to FILE.
@@ -17,6 +17,8 @@ TOOLS=(
 	"tflint|github.com/terraform-linters/tflint@v0.64.0|TFLINT_BIN"
 	# 1.5.7 is the last MPL release that `go install` accepts (no replace directives).
 	"terraform|github.com/hashicorp/terraform@v1.5.7|TERRAFORM_BIN"
+	# 0.8.x (staticcheck 2026.1) understands the go directive in go.mod.
+	"staticcheck|honnef.co/go/tools/cmd/staticcheck@v0.8.2|STATICCHECK_BIN"
 )
 
 tools_dir="${KSE_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubecost-s3-exporter/tools}"
@@ -79,7 +81,7 @@ names=()
 total_start=$SECONDS
 for name in "${requested[@]}"; do
 	if ! spec="$(lookup "$name")"; then
-		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform)" >&2
+		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform staticcheck)" >&2
 		exit 2
 	fi
 	pkg="${spec%%|*}"

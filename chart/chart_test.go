@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -59,13 +58,8 @@ var envOf = map[string]string{
 	"logFormat":                 "LOG_FORMAT",
 }
 
-// loadMu serialises config.Load, which swaps the process environment.
-var loadMu sync.Mutex
-
 // exporterAccepts runs the exporter's own validation over env.
 func exporterAccepts(env map[string]string) error {
-	loadMu.Lock()
-	defer loadMu.Unlock()
 	_, err := config.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	return err
 }

@@ -8,11 +8,14 @@ package chart_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 )
 
 // set is one value: its path under exporter, the value, and the variable
@@ -173,6 +176,36 @@ func parityCases() []parityCase {
 		{[]set{{"s3BucketName", ""}}, false},
 	}
 	return cases
+}
+
+// TestParityCoversEveryRule reuses the exporter's rule table: each variable
+// the exporter validates beyond its type must be rejected by at least one
+// parity case, so a new rule cannot land without a chart check beside it.
+func TestParityCoversEveryRule(t *testing.T) {
+	t.Parallel()
+	rejected := map[string]bool{}
+	for _, c := range parityCases() {
+		if c.ok {
+			continue
+		}
+		env := map[string]string{"CLUSTER_ID": clusterARN, "S3_BUCKET_NAME": bucket}
+		for _, s := range c.sets {
+			k, v := s.env()
+			env[k] = v
+		}
+		var errs config.Errors
+		if !errors.As(exporterAccepts(env), &errs) {
+			continue // TestSchemaMirrorsExporter reports the case
+		}
+		for _, e := range errs {
+			rejected[e.Field] = true
+		}
+	}
+	for _, r := range config.Rules() {
+		if !rejected[r.Var] {
+			t.Errorf("no parity case makes the exporter reject %s: add one to parityCases", r.Var)
+		}
+	}
 }
 
 func TestSchemaMirrorsExporter(t *testing.T) {

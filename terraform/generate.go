@@ -4,9 +4,9 @@
 // key layout) without Terraform providers or AWS.
 //
 // Generated files (columns.json, the cid-cmd resources under quicksight/cid
-// and the input/output tables of the READMEs) are rewritten with:
-//
-//	go generate ./terraform/...
+// and the tables of the module and example READMEs) are rendered by
+// internal/gen and written with `make generate`; the tests only check
+// that they are current.
 package terraform
 
-//go:generate go test . -count=1 -run ^TestGenerated -args -update
+//go:generate go run ./internal/generate

@@ -1,10 +1,6 @@
 package terraform_test
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,15 +9,14 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/gocty"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
 )
 
-var update = flag.Bool("update", false, "rewrite generated files (go generate ./terraform/...)")
-
 // Directories of the Terraform modules and examples.
 var (
-	moduleDirs  = []string{"modules/pipeline", "modules/exporter", "modules/quicksight"}
-	exampleDirs = []string{"examples/single-account", "examples/cross-account"}
+	moduleDirs  = gen.ModuleDirs()
+	exampleDirs = gen.ExampleDirs()
 )
 
 // Sample accounts, cluster and bucket of the tests.
@@ -38,28 +33,6 @@ func load(t *testing.T, dir string) *tfeval.Module {
 		t.Fatal(err)
 	}
 	return m
-}
-
-// checkGenerated compares a committed generated file with want, or rewrites
-// it with -update.
-func checkGenerated(t *testing.T, path string, want []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run: go generate ./terraform/...)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale; run: go generate ./terraform/...\n%s", path, firstDiff(string(got), string(want)))
-	}
 }
 
 func firstDiff(got, want string) string {

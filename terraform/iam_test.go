@@ -18,11 +18,11 @@ import (
 // `*` matches any run of characters (slashes included), `?` exactly one
 // character, everything else itself, case-sensitively.
 func iamMatch(pattern, s string) bool {
-	p, n := []rune(pattern), []rune(s)
+	n := []rune(s)
 	// match[j] = pattern[:i] matches s[:j]; iterate over the pattern.
 	match := make([]bool, len(n)+1)
 	match[0] = true
-	for _, pc := range p {
+	for _, pc := range pattern {
 		next := make([]bool, len(n)+1)
 		switch pc {
 		case '*':

@@ -1,7 +1,6 @@
 package terraform_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -18,16 +17,6 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/quicksight"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
 )
-
-// TestGeneratedColumnsJSON fails when modules/pipeline/columns.json is not
-// byte for byte what `kubecost-s3-exporter schema --format json` prints.
-func TestGeneratedColumnsJSON(t *testing.T) {
-	var b bytes.Buffer
-	if err := schema.Describe(nil, nil).Write(&b, "json"); err != nil {
-		t.Fatal(err)
-	}
-	checkGenerated(t, "modules/pipeline/columns.json", b.Bytes())
-}
 
 type column struct{ Name, Type string }
 

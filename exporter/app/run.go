@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -33,13 +32,25 @@ type Options struct {
 	Concurrency  int         // days exported at once; <1 means 1
 	ForceDays    []time.Time // exported again even when present
 	DryRun       bool
-	Now          func() time.Time
+	Now          func() time.Time // nil: time.Now
 	// WallClock dates the clean-up of abandoned uploads, which compares
-	// with the server's clock rather than the plan's; nil means time.Now.
+	// with the server's clock rather than the plan's; nil: time.Now.
 	WallClock func() time.Time
-	TempDir   string            // where day files are spooled; "" = os.TempDir()
 	Metadata  map[string]string // added to every object's metadata
-	Logger    *slog.Logger
+	Logger    *slog.Logger      // nil: discard
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.WallClock == nil {
+		o.WallClock = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
 }
 
 // DayResult is what happened to one day.
@@ -90,19 +101,6 @@ func (s Summary) Failed() []DayResult {
 	return slices.DeleteFunc(slices.Clone(s.Days), func(d DayResult) bool { return d.Err == nil })
 }
 
-// gcPercent is the GOGC a run uses unless GOGC is set. A day's live heap is
-// small (about 17 MB: parquet-go's column buffers and dictionaries, the
-// decoder's caches, the batches between the goroutines) and the pipeline
-// allocates little, so a GC cycle is cheap, while Go's default of 100 lets
-// the heap grow to twice the live heap before collecting: that headroom was
-// most of the difference in peak RSS between a small day and a large one.
-// At 25 a 1M-allocation day ran 79 GC cycles instead of 17 for about 1% of
-// its CPU time, and peak RSS fell from 52 to 39 MiB (docs/performance.md).
-// A soft memory limit (SetMemoryLimit) was the other option; it would have
-// to grow with CONCURRENCY, and a limit set too low makes the GC spin, a
-// percentage cannot.
-const gcPercent = 25
-
 // ErrDaysFailed is returned when at least one day could not be exported.
 // Days that succeeded stay uploaded; the next run retries the rest.
 var ErrDaysFailed = errors.New("some days failed")
@@ -110,9 +108,7 @@ var ErrDaysFailed = errors.New("some days failed")
 // Run plans and exports. It returns an error wrapping ErrDaysFailed when a
 // day failed, or the error that stopped planning.
 func Run(ctx context.Context, o Options) (sum Summary, err error) {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
-	}
+	o = o.withDefaults()
 	start := time.Now()
 	log := o.Logger
 	defer func() { sum.Duration = time.Since(start) }()
@@ -166,7 +162,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 
 	sum.Days = exportAll(ctx, o, plan.Missing, etags)
 	if failed := sum.Failed(); len(failed) > 0 {
-		return sum, fmt.Errorf("%w: %d of %d (first: %s: %v)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
+		return sum, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
 	}
 	return sum, nil
 }
@@ -224,6 +220,11 @@ func exportAll(ctx context.Context, o Options, missing []time.Time, etags map[st
 func exportDay(ctx context.Context, o Options, d time.Time, cond exporter.Precondition, n, total int) (res DayResult) {
 	start := time.Now()
 	res = DayResult{Day: d, Key: o.Layout.Key(d, o.Codec)}
+	// A worker may pick a day up just after the run was cancelled.
+	if err := ctx.Err(); err != nil {
+		res.Err = err
+		return res
+	}
 	log := o.Logger.With("day", day(d), "key", res.Key)
 	log.Info("exporting day", "progress", fmt.Sprintf("%d/%d", n, total))
 	defer func() {
@@ -233,7 +234,7 @@ func exportDay(ctx context.Context, o Options, d time.Time, cond exporter.Precon
 		}
 	}()
 
-	f, err := os.CreateTemp(o.TempDir, "kubecost-s3-exporter-*.parquet")
+	f, err := os.CreateTemp("", "kubecost-s3-exporter-*.parquet")
 	if err != nil {
 		res.Err = fmt.Errorf("create spool file: %w", err)
 		return res
@@ -258,7 +259,7 @@ func exportDay(ctx context.Context, o Options, d time.Time, cond exporter.Precon
 		return res
 	}
 	if rows == 0 {
-		res.Err = errors.New("Kubecost reported the day available but returned no allocations")
+		res.Err = errors.New("the day was reported available but Kubecost returned no allocations")
 		return res
 	}
 	size, err := f.Seek(0, io.SeekEnd)
@@ -310,11 +311,7 @@ func abortStale(ctx context.Context, o Options, first, last time.Time) {
 	if !ok {
 		return
 	}
-	wall := o.WallClock
-	if wall == nil {
-		wall = time.Now
-	}
-	olderThan := wall().Add(-staleUploadAge)
+	olderThan := o.WallClock().Add(-staleUploadAge)
 	match := func(key string) bool { _, ok := o.Layout.ParseDay(key); return ok }
 	prefixes := []string{o.Layout.PartitionPrefix()}
 	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {

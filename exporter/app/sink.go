@@ -24,10 +24,9 @@ type EncoderFactory func(w io.Writer) (Encoder, error)
 // Batches decouple the decoder (the caller of Write) from the encoder
 // goroutine so that JSON decoding and Parquet encoding use both cores.
 // batchLen×(batches+1) records are all that is ever buffered, which keeps
-// memory constant however large the day is. A record is about 1 KB with
-// the strings it points to; 1024-record batches held about 4 MB, which the
-// GC's headroom doubles in RSS, while 256 records are still few enough
-// handoffs (one per ~600 KB of JSON) not to show in CPU time.
+// memory constant however large the day is. 256 records are small enough
+// not to show in peak RSS and few enough handoffs not to show in CPU time
+// (docs/performance.md, "Fewer, smaller buffers").
 const (
 	batchLen = 256
 	batches  = 3

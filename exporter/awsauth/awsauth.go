@@ -1,6 +1,7 @@
 // Package awsauth builds the AWS configuration every S3 and Secrets
-// Manager call of the exporter uses, and fetches the secrets that reach
-// Kubecost (CA bundle, bearer token).
+// Manager call of the exporter uses, and reads Secrets Manager secrets
+// (FetchSecret). What a secret means (a Kubecost CA bundle, a bearer
+// token) is the kubecost package's business.
 //
 // In production the pod runs with IRSA: EKS injects AWS_ROLE_ARN and
 // AWS_WEB_IDENTITY_TOKEN_FILE, and the web-identity role (the child) is the
@@ -16,6 +17,7 @@
 package awsauth
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,13 +37,13 @@ import (
 )
 
 const (
-	// DefaultExpiryWindow is how long before expiry cached credentials are
+	// defaultExpiryWindow is how long before expiry cached credentials are
 	// refreshed: far more than any single S3 upload or retry sequence.
-	DefaultExpiryWindow = 5 * time.Minute
-	// DefaultSessionDuration is the parent session length. Role chaining
-	// caps sessions at one hour, and every role allows at least one hour,
-	// so asking for exactly that never fails and keeps STS calls rare.
-	DefaultSessionDuration = time.Hour
+	defaultExpiryWindow = 5 * time.Minute
+	// sessionDuration is the parent session length. Role chaining caps
+	// sessions at one hour, and every role allows at least one hour, so
+	// asking for exactly that never fails and keeps STS calls rare.
+	sessionDuration = time.Hour
 	// identityCheckTimeout bounds the start-up GetCallerIdentity call.
 	identityCheckTimeout = 15 * time.Second
 
@@ -67,18 +69,14 @@ type Input struct {
 	Lookup func(string) (string, bool)
 	// Logger receives credential events; never secrets. nil discards.
 	Logger *slog.Logger
-	// HTTPClient overrides the SDK's HTTP client for AWS calls. Never pass
-	// the Kubecost client here: the Kubecost CA bundle is not for AWS. nil
-	// means NewHTTPClient(RequestTimeout, RequestTimeoutSetting).
-	HTTPClient config.HTTPClient
+	// ExpiryWindow is how long before expiry cached credentials are
+	// refreshed; 0 means 5 minutes.
+	ExpiryWindow time.Duration
 	// RequestTimeout bounds how long an S3, STS or Secrets Manager call may
 	// make no progress (see NewHTTPClient); 0 means DefaultRequestTimeout.
 	// RequestTimeoutSetting names the variable that sets it, for errors.
 	RequestTimeout        time.Duration
 	RequestTimeoutSetting string
-	// ExpiryWindow and SessionDuration override the defaults above.
-	ExpiryWindow    time.Duration
-	SessionDuration time.Duration
 }
 
 // Identity is the resolved AWS identity of the run.
@@ -112,105 +110,142 @@ type Identity struct {
 //     unreachable (S3-only VPC with node credentials) Load logs a warning
 //     and continues.
 func Load(ctx context.Context, in Input) (*Identity, error) {
+	st, err := newSetup(in)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := st.loadConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := &Identity{Config: cfg, SessionName: st.session, S3Endpoint: st.env.s3Endpoint()}
+	if err := st.childCredentials(ctx, id); err != nil {
+		return nil, err
+	}
+	if in.ParentRoleARN != "" {
+		if err := st.assumeParent(ctx, id, in.ParentRoleARN); err != nil {
+			return nil, err
+		}
+	}
+	if err := id.checkCaller(ctx, st.log); err != nil {
+		return nil, err
+	}
+	for _, p := range st.providers {
+		p.loaded.Store(true)
+	}
+	st.log.Info("aws credentials ready", "chain", id.Chain, "caller", id.CallerARN, "account", id.Account,
+		"region", id.Config.Region, "session", id.SessionName, "s3_endpoint", id.S3Endpoint)
+	return id, nil
+}
+
+// setup is Load's resolved input, shared by its steps.
+type setup struct {
+	in        Input
+	env       envSource
+	log       *slog.Logger
+	window    time.Duration
+	region    string
+	session   string
+	providers []*loggedProvider // logged once Load has returned
+}
+
+func newSetup(in Input) (*setup, error) {
 	lookup := in.Lookup
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	log := in.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	st := &setup{
+		in:      in,
+		env:     envSource{lookup},
+		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
+		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
+		session: SessionName(in.ClusterName),
 	}
-	env := envSource{lookup}
-	window := orDefault(in.ExpiryWindow, DefaultExpiryWindow)
-	duration := orDefault(in.SessionDuration, DefaultSessionDuration)
-
-	region := firstNonEmpty(env.get("AWS_REGION"), env.get("AWS_DEFAULT_REGION"), in.Region)
-	if region == "" {
+	st.region = cmp.Or(st.env.get("AWS_REGION"), st.env.get("AWS_DEFAULT_REGION"), in.Region)
+	if st.region == "" {
 		return nil, errors.New("awsauth: no AWS region: set AWS_REGION or give the cluster's region")
 	}
-	session := SessionName(in.ClusterName)
+	return st, nil
+}
 
+// loadConfig is the SDK's default configuration with our region, logger,
+// cache window and endpoints.
+func (st *setup) loadConfig(ctx context.Context) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{
-		config.WithRegion(region),
-		config.WithCredentialsCacheOptions(func(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = window }),
+		config.WithRegion(st.region),
+		config.WithCredentialsCacheOptions(st.cacheOptions),
 		// SDK warnings become structured log lines like ours. Request and
 		// response logging stays off: it would print signed headers.
-		config.WithLogger(sdkLogger(log)),
+		config.WithLogger(sdkLogger(st.log)),
 		config.WithClientLogMode(0),
 	}
-	httpClient := in.HTTPClient
-	if httpClient == nil {
-		httpClient = NewHTTPClient(in.RequestTimeout, in.RequestTimeoutSetting)
-	}
-	opts = append(opts, config.WithHTTPClient(httpClient))
-	if u := env.get("AWS_ENDPOINT_URL"); u != "" && !env.ignoreEndpoints() {
+	// Every AWS call is bounded (see NewHTTPClient).
+	opts = append(opts, config.WithHTTPClient(NewHTTPClient(st.in.RequestTimeout, st.in.RequestTimeoutSetting)))
+	if u := st.env.get("AWS_ENDPOINT_URL"); u != "" && !st.env.ignoreEndpoints() {
 		opts = append(opts, config.WithBaseEndpoint(u))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("awsauth: load AWS config: %w", err)
+		return aws.Config{}, fmt.Errorf("awsauth: load AWS config: %w", err)
 	}
 	// Consulted first by every service client for AWS_ENDPOINT_URL_<SERVICE>,
 	// so endpoints follow Lookup like the rest of the configuration.
-	cfg.ConfigSources = append([]any{env}, cfg.ConfigSources...)
+	cfg.ConfigSources = append([]any{st.env}, cfg.ConfigSources...)
+	return cfg, nil
+}
 
-	var providers []*loggedProvider
-	roleARN, tokenFile := env.get("AWS_ROLE_ARN"), env.get("AWS_WEB_IDENTITY_TOKEN_FILE")
-	chain := "default credential chain"
+func (st *setup) cacheOptions(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = st.window }
+
+// childCredentials sets up the pod's own credentials (web identity, or
+// the default chain) in id.Config and retrieves them once.
+func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
+	roleARN, tokenFile := st.env.get("AWS_ROLE_ARN"), st.env.get("AWS_WEB_IDENTITY_TOKEN_FILE")
+	id.Chain = "default credential chain"
 	switch {
 	case roleARN != "" && tokenFile != "":
 		// Built here rather than left to LoadDefaultConfig so that Lookup
 		// decides, and so the session carries our recognisable name.
-		webSession := firstNonEmpty(env.get("AWS_ROLE_SESSION_NAME"), session)
-		web := stscreds.NewWebIdentityRoleProvider(sts.NewFromConfig(cfg), roleARN, stscreds.IdentityTokenFile(tokenFile),
+		webSession := cmp.Or(st.env.get("AWS_ROLE_SESSION_NAME"), st.session)
+		web := stscreds.NewWebIdentityRoleProvider(sts.NewFromConfig(id.Config), roleARN, stscreds.IdentityTokenFile(tokenFile),
 			func(o *stscreds.WebIdentityRoleOptions) { o.RoleSessionName = webSession })
-		p := &loggedProvider{next: web, log: log, step: "web-identity", role: roleARN}
-		providers = append(providers, p)
-		cfg.Credentials = aws.NewCredentialsCache(p, func(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = window })
-		chain = "web-identity " + roleARN
+		p := &loggedProvider{next: web, log: st.log, step: "web-identity", role: roleARN}
+		st.providers = append(st.providers, p)
+		id.Config.Credentials = aws.NewCredentialsCache(p, st.cacheOptions)
+		id.Chain = "web-identity " + roleARN
 	case roleARN != "" || tokenFile != "":
 		// The SDK would silently fall through to other credentials; a
 		// half-configured IRSA is a mistake worth stopping for.
-		return nil, fmt.Errorf("awsauth: AWS_ROLE_ARN=%q and AWS_WEB_IDENTITY_TOKEN_FILE=%q must be set together (IRSA sets both)", roleARN, tokenFile)
+		return fmt.Errorf("awsauth: AWS_ROLE_ARN=%q and AWS_WEB_IDENTITY_TOKEN_FILE=%q must be set together (IRSA sets both)", roleARN, tokenFile)
 	}
+	child, err := id.Config.Credentials.Retrieve(ctx)
+	switch {
+	case err != nil && roleARN != "":
+		return fmt.Errorf("awsauth: web identity %s (token file %s): %w", roleARN, tokenFile, err)
+	case err != nil:
+		return fmt.Errorf("awsauth: no AWS credentials found (IRSA not configured, and the default chain failed): %w", err)
+	case roleARN == "":
+		id.Chain += " (" + child.Source + ")"
+	}
+	return nil
+}
 
-	child, err := cfg.Credentials.Retrieve(ctx)
-	if err != nil {
-		if roleARN != "" {
-			return nil, fmt.Errorf("awsauth: web identity %s (token file %s): %w", roleARN, tokenFile, err)
-		}
-		return nil, fmt.Errorf("awsauth: no AWS credentials found (IRSA not configured, and the default chain failed): %w", err)
+// assumeParent switches id.Config to the parent role's credentials,
+// assumed with the child's, and proves the assumption works.
+func (st *setup) assumeParent(ctx context.Context, id *Identity, parentARN string) error {
+	assume := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(id.Config), parentARN, func(o *stscreds.AssumeRoleOptions) {
+		o.RoleSessionName = st.session
+		o.Duration = sessionDuration
+	})
+	p := &loggedProvider{next: assume, log: st.log, step: "assume-role", role: parentARN}
+	st.providers = append(st.providers, p)
+	id.Config = id.Config.Copy()
+	id.Config.Credentials = aws.NewCredentialsCache(p, st.cacheOptions)
+	if _, err := id.Config.Credentials.Retrieve(ctx); err != nil {
+		return fmt.Errorf("awsauth: cannot assume parent role %s (IRSA_PARENT_IAM_ROLE_ARN) with %s: %w%s",
+			parentARN, id.Chain, err, assumeHint(err))
 	}
-	if roleARN == "" {
-		chain += " (" + child.Source + ")"
-	}
-
-	if in.ParentRoleARN != "" {
-		assume := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(cfg), in.ParentRoleARN, func(o *stscreds.AssumeRoleOptions) {
-			o.RoleSessionName = session
-			o.Duration = duration
-		})
-		p := &loggedProvider{next: assume, log: log, step: "assume-role", role: in.ParentRoleARN}
-		providers = append(providers, p)
-		cfg = cfg.Copy()
-		cfg.Credentials = aws.NewCredentialsCache(p, func(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = window })
-		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-			return nil, fmt.Errorf("awsauth: cannot assume parent role %s (IRSA_PARENT_IAM_ROLE_ARN) with %s: %w%s",
-				in.ParentRoleARN, chain, err, assumeHint(err))
-		}
-		chain += " -> assume-role " + in.ParentRoleARN
-	}
-
-	id := &Identity{Config: cfg, Chain: chain, SessionName: session, S3Endpoint: env.s3Endpoint()}
-	if err := id.checkCaller(ctx, log); err != nil {
-		return nil, err
-	}
-	for _, p := range providers {
-		p.loaded.Store(true)
-	}
-	log.Info("aws credentials ready", "chain", id.Chain, "caller", id.CallerARN, "account", id.Account,
-		"region", cfg.Region, "session", id.SessionName, "s3_endpoint", id.S3Endpoint)
-	return id, nil
+	id.Chain += " -> assume-role " + parentARN
+	return nil
 }
 
 // checkCaller runs sts:GetCallerIdentity; see Load for when it is fatal.
@@ -300,20 +335,4 @@ func sdkLogger(log *slog.Logger) logging.Logger {
 		}
 		log.Log(context.Background(), level, fmt.Sprintf(format, v...), "source", "aws-sdk")
 	})
-}
-
-func orDefault(v, def time.Duration) time.Duration {
-	if v > 0 {
-		return v
-	}
-	return def
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package awsauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -49,7 +50,7 @@ func (e envSource) s3Endpoint() string {
 	if e.ignoreEndpoints() {
 		return ""
 	}
-	return firstNonEmpty(e.get("AWS_ENDPOINT_URL_S3"), e.get("AWS_ENDPOINT_URL"))
+	return cmp.Or(e.get("AWS_ENDPOINT_URL_S3"), e.get("AWS_ENDPOINT_URL"))
 }
 
 func shortHash(s string) string {

@@ -174,17 +174,22 @@ func TestWildcardPolicyAdmitsSmuggledFileNames(t *testing.T) {
 	}
 }
 
-// A backfill outlives its credentials: with a 3-second session and a
-// 1-second expiry window, both the child and the parent session are
-// refreshed several times while uploads continue, the rotated token file
-// is re-read, and the gate never sees an expired credential.
+// A backfill outlives its credentials. Sessions last one minute of the
+// fake's clock, which moves a minute between uploads, so each upload comes
+// after the previous session expired; the expiry window (an hour) makes the
+// SDK see every cached credential as due. Each upload therefore has both
+// the child and the parent session issued again, the rotated token file is
+// re-read, and the gate, which rejects expired sessions, never sees one.
+// No test time is spent waiting for an expiry.
 func TestCredentialsRefreshDuringLongRun(t *testing.T) {
 	t.Parallel()
 	p := newPipeline(t)
-	p.fake.SetTTL(3 * time.Second)
+	clock := awsfake.NewManualClock(time.Now())
+	p.fake.SetClock(clock.Now)
+	p.fake.SetTTL(time.Minute)
 	log, logs := newLogger(t)
 	in := p.input(log, parentARN)
-	in.ExpiryWindow = time.Second
+	in.ExpiryWindow = time.Hour
 	id, err := Load(t.Context(), in)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -197,28 +202,29 @@ func TestCredentialsRefreshDuringLongRun(t *testing.T) {
 	own := exporter.Layout{Account: clusterAccount, Region: region, Cluster: cluster}
 
 	rotated := "eyJhbGciOiJSUzI1NiJ9.rotated-by-kubelet." + t.Name()
-	start := time.Now()
-	const run = 8 * time.Second
-	for i := 0; time.Since(start) < run; i++ {
-		if i == 10 { // kubelet rotates the projected token mid-run
+	const uploads = 6
+	assumesBefore := len(p.fake.CallsTo("AssumeRole"))
+	for i := range uploads {
+		clock.Advance(time.Minute) // the session of the previous upload expires
+		if i == uploads/2 {        // kubelet rotates the projected token mid-run
 			p.fake.AllowWebIdentity(childARN, rotated)
 			writeFile(t, p.tokenFile, rotated)
 		}
 		if err := put(t, c, own.Key(day.AddDate(0, 0, -i), exporter.Snappy)); err != nil {
-			t.Fatalf("upload %d at +%v: %v", i, time.Since(start).Round(time.Millisecond), err)
+			t.Fatalf("upload %d: %v", i, err)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 
-	t.Logf("%v run: %d AssumeRole, %d AssumeRoleWithWebIdentity, %d S3 requests", run,
+	t.Logf("%d uploads: %d AssumeRole, %d AssumeRoleWithWebIdentity, %d S3 requests", uploads,
 		len(p.fake.CallsTo("AssumeRole")), len(p.fake.CallsTo("AssumeRoleWithWebIdentity")), len(p.gate.Signers()))
 	if n := p.gate.Rejected(); n != 0 {
 		t.Errorf("%d S3 requests carried expired credentials", n)
 	}
 	assumes := p.fake.CallsTo("AssumeRole")
 	webs := p.fake.CallsTo("AssumeRoleWithWebIdentity")
-	if len(assumes) < 3 || len(webs) < 3 {
-		t.Errorf("%d AssumeRole and %d AssumeRoleWithWebIdentity calls in %v with 3s sessions; want >= 3 each", len(assumes), len(webs), run)
+	if len(assumes)-assumesBefore < uploads || len(webs) < uploads {
+		t.Errorf("%d new AssumeRole and %d AssumeRoleWithWebIdentity calls for %d uploads with credentials always due; want a refresh per upload",
+			len(assumes)-assumesBefore, len(webs), uploads)
 	}
 	for _, a := range append(assumes, webs...) {
 		if a.ErrorCode != "" {
@@ -232,8 +238,8 @@ func TestCredentialsRefreshDuringLongRun(t *testing.T) {
 		t.Errorf("no refresh event logged")
 	}
 
-	// Control: the gate does reject a stale session, so zero rejections
-	// above means the refresh worked, not that nothing was checked.
+	// Control: the gate does reject the first, expired session, so zero
+	// rejections above means the refresh worked, not that nothing was checked.
 	stale := s3.New(s3.Options{
 		Region: region, BaseEndpoint: aws.String(p.gate.URL), UsePathStyle: true,
 		Credentials: credentials.NewStaticCredentialsProvider(first.AccessKeyID, first.SecretAccessKey, first.SessionToken),

@@ -2,18 +2,15 @@ package awsauth
 
 import (
 	"crypto/tls"
-	"fmt"
 	"io"
 	stdlog "log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/awsfake"
@@ -79,11 +76,19 @@ func TestSecretsManagerCABundleReachesPrivateKubecost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	tlsCfg, err := KubecostTLS(t.Context(), id.Config, "eu-central-1", "kubecost/ca-bundle", true)
+	bundle, err := FetchSecret(t.Context(), id.Config, "eu-central-1", "kubecost/ca-bundle")
 	if err != nil {
-		t.Fatalf("KubecostTLS: %v", err)
+		t.Fatalf("FetchSecret: %v", err)
 	}
-	tok, err := BearerToken(t.Context(), id.Config, "eu-central-1", "", "kubecost/bearer")
+	tlsCfg, err := kubecost.TLSConfig([]byte(bundle), true)
+	if err != nil {
+		t.Fatalf("TLSConfig: %v", err)
+	}
+	raw, err := FetchSecret(t.Context(), id.Config, "eu-central-1", "kubecost/bearer")
+	if err != nil {
+		t.Fatalf("FetchSecret: %v", err)
+	}
+	tok, err := kubecost.ParseBearerToken(raw, "secret kubecost/bearer")
 	if err != nil || tok != bearer {
 		t.Fatalf("BearerToken = %d chars, %v; want the stored token without its newline", len(tok), err)
 	}
@@ -106,7 +111,7 @@ func TestSecretsManagerCABundleReachesPrivateKubecost(t *testing.T) {
 	}
 
 	// Same run, system roots only: the private CA is unknown.
-	noBundle, err := TLSConfig(nil, true)
+	noBundle, err := kubecost.TLSConfig(nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +122,7 @@ func TestSecretsManagerCABundleReachesPrivateKubecost(t *testing.T) {
 	}
 	t.Logf("without the bundle: %v", err)
 	// TLS_VERIFY=false connects without checking (config warns about it).
-	insecure, err := TLSConfig(nil, false)
+	insecure, err := kubecost.TLSConfig(nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,94 +162,12 @@ func TestFetchSecretErrors(t *testing.T) {
 		t.Errorf("child reading the parent's secret: %v, want AccessDeniedException", err)
 	}
 	// A secret that is not a CA bundle is reported without its content.
-	_, err = KubecostTLS(t.Context(), parent.Config, "", "kubecost/binary", true)
-	if err == nil || strings.Contains(err.Error(), "binary-secret-value") || !strings.Contains(err.Error(), "kubecost/binary") {
-		t.Errorf("non-PEM secret: %v", err)
-	}
-	assertNoSecrets(t, logs.String(), s.secrets())
-}
-
-func TestTLSConfigBundles(t *testing.T) {
-	t.Parallel()
-	caPEM, _, err := kubecostsim.GenerateCert()
+	v, err := FetchSecret(t.Context(), parent.Config, "", "kubecost/binary")
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyPEM := "-----BEGIN PRIVATE KEY-----\nTUlJQ1hRSUJBQUtCZ1FDcXNlY3JldC1rZXktbWF0ZXJpYWw=\n-----END PRIVATE KEY-----\n"
-	for _, tc := range []struct {
-		name, pem string
-		verify    bool
-		wantErr   string
-		wantRoots bool // RootCAs holds a custom pool
-	}{
-		{"no bundle: system roots", "", true, "", false},
-		{"blank bundle: system roots", " \n", true, "", false},
-		{"private CA", string(caPEM), true, "", true},
-		{"two certificates with comments", "# internal CA\n" + string(caPEM) + "# again\n" + string(caPEM), true, "", true},
-		{"garbage", "not a certificate", true, "contains no PEM certificates", false},
-		{"private key pasted by mistake", keyPEM, true, `block 1 is a "PRIVATE KEY" block`, false},
-		{"key after a certificate", string(caPEM) + keyPEM, true, `block 2 is a "PRIVATE KEY" block`, false},
-		{"corrupt certificate", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", true, "CA bundle certificate 1", false},
-		{"garbage is reported even with TLS_VERIFY off", "not a certificate", false, "contains no PEM certificates", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := TLSConfig([]byte(tc.pem), tc.verify)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
-				if strings.Contains(err.Error(), "TUlJ") {
-					t.Errorf("error echoes the block content: %v", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (cfg.RootCAs != nil) != tc.wantRoots || cfg.InsecureSkipVerify != !tc.verify || cfg.MinVersion != tls.VersionTLS12 {
-				t.Errorf("cfg: RootCAs set %v, InsecureSkipVerify %v, MinVersion %x", cfg.RootCAs != nil, cfg.InsecureSkipVerify, cfg.MinVersion)
-			}
-		})
+	if _, err := kubecost.TLSConfig([]byte(v), true); err == nil || strings.Contains(err.Error(), "binary-secret-value") {
+		t.Errorf("non-PEM secret: %v", err)
 	}
-}
-
-func TestBearerToken(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	n := 0
-	file := func(content string) string {
-		n++
-		p := filepath.Join(dir, fmt.Sprintf("token-%d", n)) // never the content: the test checks errors for it
-		writeFile(t, p, content)
-		return p
-	}
-	const tok = "eyJhbGciOi.payload-bearer.signature"
-	for _, tc := range []struct {
-		name, file, want, wantErr string
-	}{
-		{"trailing newline", file(tok + "\n"), tok, ""},
-		{"header value pasted", file("Bearer " + tok), tok, ""},
-		{"empty file", file(" \n"), "", "is empty"},
-		{"space inside", file("abc def-secret-part"), "", "contains whitespace or control characters"},
-		{"missing file", filepath.Join(dir, "nope"), "", "bearer token file"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := BearerToken(t.Context(), aws.Config{}, "", tc.file, "")
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
-				if strings.Contains(err.Error(), "def-secret-part") {
-					t.Errorf("error echoes the token: %v", err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
-	if got, err := BearerToken(t.Context(), aws.Config{}, "", "", ""); got != "" || err != nil {
-		t.Errorf("no token configured: %q, %v; want empty", got, err)
-	}
+	assertNoSecrets(t, logs.String(), s.secrets())
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/awsauth"
@@ -22,7 +21,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// Hooks lets tests and the demo replace the clock; production passes nil.
+// Hooks lets the end-to-end tests and the benchmark fix the clock, so the
+// simulator and the plan agree on which days exist; run passes none.
 type Hooks struct {
 	Now func() time.Time
 	// WallClock dates the clean-up of abandoned uploads (see app.Options).
@@ -193,30 +193,36 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	}, nil
 }
 
-// kubecostAuth resolves the Kubecost TLS config and bearer token. The CA
-// bundle stays in memory and is used only by the Kubecost client.
+// kubecostAuth resolves the Kubecost TLS config and bearer token; the
+// secrets come from Secrets Manager through id (set whenever a secret is
+// configured). The CA bundle stays in memory and is used only by the
+// Kubecost client.
 func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity) (*tls.Config, string, error) {
 	var tlsCfg *tls.Config
-	var err error
+	if cfg.CASecretName != "" || !bool(cfg.TLSVerify) {
+		var bundle string
+		if cfg.CASecretName != "" {
+			var err error
+			if bundle, err = awsauth.FetchSecret(ctx, id.Config, cfg.SecretRegion(), cfg.CASecretName); err != nil {
+				return nil, "", err
+			}
+		}
+		var err error
+		if tlsCfg, err = kubecost.TLSConfig([]byte(bundle), bool(cfg.TLSVerify)); err != nil {
+			return nil, "", fmt.Errorf("%w (secret %s)", err, cfg.CASecretName)
+		}
+	}
 	switch {
-	case cfg.CASecretName != "":
-		tlsCfg, err = awsauth.KubecostTLS(ctx, id.Config, cfg.SecretRegion(), cfg.CASecretName, bool(cfg.TLSVerify))
+	case cfg.BearerFile != "":
+		token, err := kubecost.BearerTokenFile(cfg.BearerFile)
+		return tlsCfg, token, err
+	case cfg.BearerSecret != "":
+		raw, err := awsauth.FetchSecret(ctx, id.Config, cfg.SecretRegion(), cfg.BearerSecret)
 		if err != nil {
 			return nil, "", err
 		}
-	case !bool(cfg.TLSVerify):
-		tlsCfg, err = awsauth.TLSConfig(nil, false)
-		if err != nil {
-			return nil, "", err
-		}
+		token, err := kubecost.ParseBearerToken(raw, "secret "+cfg.BearerSecret)
+		return tlsCfg, token, err
 	}
-	if cfg.BearerFile == "" && cfg.BearerSecret == "" {
-		return tlsCfg, "", nil
-	}
-	var awsCfg aws.Config // a token file needs no AWS; a secret does, and then id is set
-	if id != nil {
-		awsCfg = id.Config
-	}
-	token, err := awsauth.BearerToken(ctx, awsCfg, cfg.SecretRegion(), cfg.BearerFile, cfg.BearerSecret)
-	return tlsCfg, token, err
+	return tlsCfg, "", nil
 }

@@ -6,19 +6,22 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/kelseyhightower/envconfig"
-
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Config is the whole configuration. The envconfig tags are the contract's
-// variable names; `default` and `desc` also feed --help.
+// variable names; `default` and `desc` also feed --help and the docs.
+//
+// To add a variable: add a field here with its tags (string, int, float64,
+// Flag and Seconds decode themselves), and when its type does not say
+// everything, one entry in rules() (validate.go). --help, the README check
+// and the chart tests pick it up from there.
 type Config struct {
 	S3BucketName string `envconfig:"S3_BUCKET_NAME" req:"unless OUTPUT_DIR" desc:"destination bucket (required unless OUTPUT_DIR is set)"`
 	S3Prefix     string `envconfig:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
@@ -63,7 +66,7 @@ type Config struct {
 // Python exporter accepted.
 type Flag bool
 
-// Decode implements envconfig.Decoder.
+// Decode parses v.
 func (f *Flag) Decode(v string) error {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "yes", "y", "true":
@@ -79,7 +82,7 @@ func (f *Flag) Decode(v string) error {
 // Seconds is a positive number of seconds, fractions allowed.
 type Seconds time.Duration
 
-// Decode implements envconfig.Decoder.
+// Decode parses v.
 func (s *Seconds) Decode(v string) error {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	// The negated range test also rejects NaN.
@@ -99,13 +102,16 @@ type FieldError = exporter.FieldError
 // Errors is every invalid variable, in declaration order.
 type Errors = exporter.FieldErrors
 
-// Load reads the environment and validates it. Variables set to an empty
-// string count as unset, because Helm and Terraform render optional values
-// that way and users expect the default then.
+// Load reads the environment through lookup and validates it. It never
+// touches the process environment, so concurrent loads (parallel tests, the
+// AWS SDK reading its own variables) cannot see each other's values.
+// Variables set to an empty string count as unset, because Helm and
+// Terraform render optional values that way and users expect the default
+// then.
 func Load(lookup func(string) (string, bool)) (*Config, error) {
 	var c Config
-	if err := processWith(lookup, &c); err != nil {
-		return nil, err
+	if errs := decode(lookup, &c); len(errs) > 0 {
+		return nil, errs
 	}
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs
@@ -113,46 +119,63 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	return &c, nil
 }
 
-// processWith runs envconfig over a view of the environment given by
-// lookup, so that tests do not have to mutate the process environment.
-func processWith(lookup func(string) (string, bool), c *Config) error {
-	// envconfig only reads os.LookupEnv; give it a private copy holding
-	// exactly our variables, then restore.
-	saved := map[string]*string{}
-	for _, v := range Vars() {
-		if old, ok := os.LookupEnv(v.Name); ok {
-			saved[v.Name] = &old
-		} else {
-			saved[v.Name] = nil
+// decoder is a type that parses its own variable, such as Flag or Seconds.
+type decoder interface{ Decode(string) error }
+
+// decode fills c from lookup by the struct tags: the envconfig tag names the
+// variable (the tags keep envconfig's spelling, which the docs and --help
+// generators read), default applies when it is unset or blank. It returns
+// one error per variable that does not parse as its type.
+func decode(lookup func(string) (string, bool), c *Config) Errors {
+	var errs Errors
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := f.Tag.Get("envconfig")
+		raw, ok := lookup(name)
+		if !ok || strings.TrimSpace(raw) == "" {
+			raw, ok = f.Tag.Get("default"), f.Tag.Get("default") != ""
 		}
-		if val, ok := lookup(v.Name); ok && strings.TrimSpace(val) != "" {
-			os.Setenv(v.Name, val)
-		} else {
-			os.Unsetenv(v.Name)
+		if !ok {
+			continue
+		}
+		if msg := decodeField(v.Field(i), raw); msg != "" {
+			errs = append(errs, &FieldError{Field: name, Value: raw, Msg: msg})
 		}
 	}
-	defer func() {
-		for k, v := range saved {
-			if v == nil {
-				os.Unsetenv(k)
-			} else {
-				os.Setenv(k, *v)
-			}
+	return errs
+}
+
+// decodeField parses raw into field and returns what is accepted when it
+// cannot.
+func decodeField(field reflect.Value, raw string) string {
+	if d, ok := field.Addr().Interface().(decoder); ok {
+		if err := d.Decode(raw); err != nil {
+			return err.Error()
 		}
-	}()
-	err := envconfig.Process("", c)
-	var pe *envconfig.ParseError
-	switch {
-	case errors.As(err, &pe):
-		msg := pe.Err.Error()
-		if pe.TypeName == "int" {
-			msg = "accepted: an integer"
-		}
-		return Errors{{Field: pe.KeyName, Value: pe.Value, Msg: msg}}
-	case err != nil:
-		return err
+		return ""
 	}
-	return nil
+	switch field.Kind() {
+	case reflect.String:
+		field.SetString(raw)
+	case reflect.Int:
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil {
+			return "accepted: an integer"
+		}
+		field.SetInt(int64(n))
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return "accepted: a number"
+		}
+		field.SetFloat(x)
+	default:
+		// A programming error, caught by the tests of every field.
+		panic(fmt.Sprintf("config: no decoder for %s", field.Type()))
+	}
+	return ""
 }
 
 // Var documents one variable for --help and the docs.

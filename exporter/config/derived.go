@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"strings"
 	"time"
 )
@@ -69,10 +70,7 @@ func (c *Config) AggregateParam() string {
 
 // AllocationURL is the full URL of the Allocation API.
 func (c *Config) AllocationURL() string {
-	path := c.KubecostAPIPath
-	if path == "" {
-		path = Flavors[c.KubecostAPIFlavor]
-	}
+	path := cmp.Or(c.KubecostAPIPath, FlavorPath(c.KubecostAPIFlavor))
 	return strings.TrimRight(c.KubecostAPIEndpoint, "/") + path
 }
 

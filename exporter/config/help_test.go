@@ -7,6 +7,7 @@ import (
 )
 
 func TestUsageListsEveryVariable(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	Usage(&b)
 	for _, v := range Vars() {
@@ -22,6 +23,7 @@ func TestUsageListsEveryVariable(t *testing.T) {
 // TestReadmeListsEveryVariable keeps the README's configuration table in
 // step with the code, which is the source of truth.
 func TestReadmeListsEveryVariable(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

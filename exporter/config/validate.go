@@ -2,187 +2,266 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Partitions the exporter accepts in ARNs.
 const partitionRE = `(?:aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-iso-f|aws-eusc)`
 
-// RegionRE matches AWS region codes, including GovCloud (us-gov-west-1),
+// regionPattern matches AWS region codes, including GovCloud (us-gov-west-1),
 // China (cn-northwest-1), the ISO regions and the European Sovereign Cloud.
-const RegionRE = `(?:[a-z]{2}(?:-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-\d{1,2}`
+const regionPattern = `(?:[a-z]{2}(?:-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-\d{1,2}`
 
 var (
-	clusterARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):eks:(` + RegionRE + `):(\d{12}):cluster/([a-zA-Z0-9][a-zA-Z0-9_-]{0,99})$`)
+	clusterARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):eks:(` + regionPattern + `):(\d{12}):cluster/([a-zA-Z0-9][a-zA-Z0-9_-]{0,99})$`)
 	roleARNRE    = regexp.MustCompile(`^arn:(` + partitionRE + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
-	regionRE     = regexp.MustCompile(`^` + RegionRE + `$`)
+	regionRE     = regexp.MustCompile(`^` + regionPattern + `$`)
 	// A secret is named, or, for one in another account, given by ARN.
-	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + RegionRE + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
-	accountRE    = regexp.MustCompile(`^\d{12}$`)
-	bucketRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
 	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 	dnsLabelRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 	snipeAcctRE  = regexp.MustCompile(`\d{12}`)
 	// Only real-looking region codes trigger the warning: "cost-data-1"
 	// must not read as a region.
-	snipeRegionRE = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
+	sniperegionPattern = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
 )
 
-// Enumerations, shared with --help, the chart schema and the docs.
-var (
-	Aggregations = []string{"container", "pod", "namespace", "controller", "controllerKind", "node", "cluster"}
-	Granularites = []string{"daily", "hourly"}
-	Flavors      = map[string]string{"kubecost": "/model/allocation", "cost-model": "/allocation", "opencost": "/allocation/compute"}
-	Codecs       = []string{"snappy", "zstd", "gzip"}
-	SSEModes     = []string{"AES256", "aws:kms"}
-	LogLevels    = []string{"debug", "info", "warn", "error"}
-	LogFormats   = []string{"auto", "json", "text"}
-)
+// Enumerations, shared with --help, the chart schema and the docs. They are
+// functions so that no caller can change what the validation accepts.
 
-// Validate checks every variable and returns one error per invalid
-// variable. It has no side effects, so it is safe to call at any time.
+// Aggregations are the accepted AGGREGATION values.
+func Aggregations() []string {
+	return []string{"container", "pod", "namespace", "controller", "controllerKind", "node", "cluster"}
+}
+
+// Granularities are the accepted GRANULARITY values.
+func Granularities() []string { return []string{"daily", "hourly"} }
+
+// Flavors are the accepted KUBECOST_API_FLAVOR values.
+func Flavors() []string { return []string{"kubecost", "cost-model", "opencost"} }
+
+// FlavorPath is the allocation path of an API flavour.
+func FlavorPath(flavor string) string {
+	switch flavor {
+	case "cost-model":
+		return "/allocation"
+	case "opencost":
+		return "/allocation/compute"
+	}
+	return "/model/allocation"
+}
+
+// Codecs are the accepted COMPRESSION values.
+func Codecs() []string {
+	var out []string
+	for _, c := range exporter.Codecs() {
+		out = append(out, string(c))
+	}
+	return out
+}
+
+// SSEModes are the accepted S3_SSE values.
+func SSEModes() []string { return []string{"AES256", "aws:kms"} }
+
+// LogLevels are the accepted LOG_LEVEL values.
+func LogLevels() []string { return []string{"debug", "info", "warn", "error"} }
+
+// LogFormats are the accepted LOG_FORMAT values.
+func LogFormats() []string { return []string{"auto", "json", "text"} }
+
+// Rule checks one variable. Check calls bad once per problem, with the
+// value as the user wrote it and what is accepted.
+type Rule struct {
+	Var   string
+	Check func(c *Config, bad func(value, format string, args ...any))
+}
+
+// Rules lists the checks in declaration order, one entry per variable that
+// its type alone does not validate. The chart's parity test requires a
+// rejected case for each.
+func Rules() []Rule { return rules() }
+
+// Validate checks every variable and returns one error per problem, in
+// rule order. It has no side effects, so it is safe to call at any time.
 func (c *Config) Validate() Errors {
 	var errs Errors
-	bad := func(name, value, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: name, Value: value, Msg: fmt.Sprintf(format, args...)})
+	for _, r := range rules() {
+		r.Check(c, func(value, format string, args ...any) {
+			errs = append(errs, &FieldError{Field: r.Var, Value: value, Msg: fmt.Sprintf(format, args...)})
+		})
 	}
-	oneOf := func(name, value string, allowed []string) {
-		for _, a := range allowed {
-			if value == a {
-				return
-			}
-		}
-		bad(name, value, "accepted: %s", strings.Join(allowed, ", "))
-	}
-
-	if c.OutputDir == "" && c.S3BucketName == "" {
-		bad("S3_BUCKET_NAME", "", "required unless OUTPUT_DIR is set")
-	}
-	if c.S3BucketName != "" {
-		if msg := BucketNameProblem(c.S3BucketName); msg != "" {
-			bad("S3_BUCKET_NAME", c.S3BucketName, "%s", msg)
-		}
-	}
-	if p := c.S3Prefix; p != "" && (!strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00\n\r")) {
-		bad("S3_PREFIX", p, "accepted: a key prefix like team-a/costs/ that ends with / and does not start with /")
-	}
-	if c.ClusterID == "" {
-		bad("CLUSTER_ID", "", "required: the EKS cluster ARN, arn:<partition>:eks:<region>:<account>:cluster/<name>")
-	} else if !clusterARNRE.MatchString(c.ClusterID) {
-		bad("CLUSTER_ID", c.ClusterID, "accepted: an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>")
-	}
-	if u, err := url.Parse(c.KubecostAPIEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		bad("KUBECOST_API_ENDPOINT", c.KubecostAPIEndpoint, "accepted: http://<host>[:port][/path] or https://<host>[:port][/path]")
-	}
-	if _, ok := Flavors[c.KubecostAPIFlavor]; !ok {
-		bad("KUBECOST_API_FLAVOR", c.KubecostAPIFlavor, "accepted: kubecost, cost-model, opencost")
-	}
-	if p := c.KubecostAPIPath; p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?#")) {
-		bad("KUBECOST_API_PATH", p, "accepted: a path starting with /, such as /model/allocation")
-	}
-	if c.BackfillPeriodDays < 3 || c.BackfillPeriodDays > 3650 {
-		bad("BACKFILL_PERIOD_DAYS", fmt.Sprint(c.BackfillPeriodDays), "accepted: an integer from 3 to 3650")
-	}
-	oneOf("AGGREGATION", c.Aggregation, Aggregations)
-	oneOf("GRANULARITY", c.Granularity, Granularites)
-	if c.Retries < 0 || c.Retries > 20 {
-		bad("KUBECOST_MAX_RETRIES", fmt.Sprint(c.Retries), "accepted: an integer from 0 to 20")
-	}
-	if c.ConnectionTimeout <= 0 {
-		bad("CONNECTION_TIMEOUT", fmt.Sprint(time.Duration(c.ConnectionTimeout).Seconds()), "accepted: a number of seconds > 0")
-	}
-	if c.ReadTimeout <= 0 {
-		bad("KUBECOST_ALLOCATION_API_READ_TIMEOUT", fmt.Sprint(time.Duration(c.ReadTimeout).Seconds()), "accepted: a number of seconds > 0")
-	}
-	if c.S3PartSizeMiB < 5 || c.S3PartSizeMiB > 5120 {
-		bad("S3_PART_SIZE_MIB", fmt.Sprint(c.S3PartSizeMiB), "accepted: an integer from 5 to 5120")
-	}
-	if c.S3RequestTimeout <= 0 {
-		bad("S3_REQUEST_TIMEOUT", fmt.Sprint(time.Duration(c.S3RequestTimeout).Seconds()), "accepted: a number of seconds > 0")
-	}
-	if c.CASecretName != "" && !secretNameRE.MatchString(c.CASecretName) {
-		bad("KUBECOST_CA_CERTIFICATE_SECRET_NAME", c.CASecretName, "accepted: a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN")
-	}
-	if c.CASecretRegion != "" && !regionRE.MatchString(c.CASecretRegion) {
-		bad("KUBECOST_CA_CERTIFICATE_SECRET_REGION", c.CASecretRegion, "accepted: an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1")
-	}
-	if c.BearerSecret != "" && !secretNameRE.MatchString(c.BearerSecret) {
-		bad("KUBECOST_BEARER_TOKEN_SECRET_NAME", c.BearerSecret, "accepted: a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN")
-	}
-	if c.BearerSecret != "" && c.BearerFile != "" {
-		bad("KUBECOST_BEARER_TOKEN_FILE", c.BearerFile, "set KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, not both")
-	}
-	if r := c.IRSAParentRoleARN; r != "" {
-		if m := roleARNRE.FindStringSubmatch(r); m == nil {
-			bad("IRSA_PARENT_IAM_ROLE_ARN", r, "accepted: an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>")
-		} else if cm := clusterARNRE.FindStringSubmatch(c.ClusterID); cm != nil && cm[1] != m[1] {
-			bad("IRSA_PARENT_IAM_ROLE_ARN", r, "the role's partition %q differs from the cluster's %q; roles cannot be assumed across partitions", m[1], cm[1])
-		}
-	}
-	if o := c.ExpectedBucketOwner; o != "" && o != "disabled" && !accountRE.MatchString(o) {
-		bad("S3_EXPECTED_BUCKET_OWNER", o, "accepted: a 12-digit account ID, or disabled")
-	}
-	if c.SSE != "" {
-		oneOf("S3_SSE", c.SSE, SSEModes)
-	}
-	if c.SSEKMSKeyID != "" && c.SSE != "aws:kms" {
-		bad("S3_SSE_KMS_KEY_ID", c.SSEKMSKeyID, "only valid with S3_SSE=aws:kms")
-	}
-	for _, kv := range []struct{ name, value string }{{"LABELS", c.Labels}, {"ANNOTATIONS", c.Annotations}} {
-		seen := map[string]bool{}
-		for _, k := range SplitList(kv.value) {
-			if msg := KeyProblem(k); msg != "" {
-				bad(kv.name, kv.value, "%q %s", k, msg)
-				break
-			}
-			if seen[k] {
-				bad(kv.name, kv.value, "%q is listed twice", k)
-				break
-			}
-			seen[k] = true
-		}
-	}
-	oneOf("COMPRESSION", c.Compression, Codecs)
-	if c.Concurrency < 1 || c.Concurrency > 8 {
-		bad("CONCURRENCY", fmt.Sprint(c.Concurrency), "accepted: an integer from 1 to 8")
-	}
-	for _, d := range SplitList(c.ForceDates) {
-		if _, err := time.Parse(time.DateOnly, d); err != nil {
-			bad("FORCE_DATES", c.ForceDates, "%q is not a YYYY-MM-DD date", d)
-			break
-		}
-	}
-	oneOf("LOG_LEVEL", c.LogLevel, LogLevels)
-	oneOf("LOG_FORMAT", c.LogFormat, LogFormats)
 	return errs
 }
 
-// BucketNameProblem returns why name is not a valid general-purpose S3
-// bucket name, or "" when it is.
-func BucketNameProblem(name string) string {
+type badFunc = func(value, format string, args ...any)
+
+// oneOf accepts the listed values (and "" when optional).
+func oneOf(get func(*Config) string, optional bool, allowed func() []string) func(*Config, badFunc) {
+	return func(c *Config, bad badFunc) {
+		v := get(c)
+		if (optional && v == "") || slices.Contains(allowed(), v) {
+			return
+		}
+		bad(v, "accepted: %s", strings.Join(allowed(), ", "))
+	}
+}
+
+// intRange accepts lo..hi inclusive.
+func intRange(get func(*Config) int, lo, hi int) func(*Config, badFunc) {
+	return func(c *Config, bad badFunc) {
+		if v := get(c); v < lo || v > hi {
+			bad(fmt.Sprint(v), "accepted: an integer from %d to %d", lo, hi)
+		}
+	}
+}
+
+// positive accepts a duration above zero; Seconds.Decode already refuses
+// others, this catches a Config built in code.
+func positive(get func(*Config) Seconds) func(*Config, badFunc) {
+	return func(c *Config, bad badFunc) {
+		if v := get(c); v <= 0 {
+			bad(fmt.Sprint(v.Duration().Seconds()), "accepted: a number of seconds > 0")
+		}
+	}
+}
+
+// matches accepts "" and values matching re.
+func matches(get func(*Config) string, re *regexp.Regexp, accepted string) func(*Config, badFunc) {
+	return func(c *Config, bad badFunc) {
+		if v := get(c); v != "" && !re.MatchString(v) {
+			bad(v, "accepted: %s", accepted)
+		}
+	}
+}
+
+const secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
+
+func rules() []Rule {
+	return []Rule{
+		{"S3_BUCKET_NAME", checkBucket},
+		{"S3_PREFIX", checkPrefix},
+		{"CLUSTER_ID", checkCluster},
+		{"KUBECOST_API_ENDPOINT", checkEndpoint},
+		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
+		{"KUBECOST_API_PATH", checkAPIPath},
+		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, 3, 3650)},
+		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, false, Aggregations)},
+		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, false, Granularities)},
+		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
+		{"CONNECTION_TIMEOUT", positive(func(c *Config) Seconds { return c.ConnectionTimeout })},
+		{"KUBECOST_ALLOCATION_API_READ_TIMEOUT", positive(func(c *Config) Seconds { return c.ReadTimeout })},
+		{"KUBECOST_CA_CERTIFICATE_SECRET_NAME", matches(func(c *Config) string { return c.CASecretName }, secretNameRE, secretAccepted)},
+		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", matches(func(c *Config) string { return c.CASecretRegion }, regionRE,
+			"an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1")},
+		{"KUBECOST_BEARER_TOKEN_FILE", func(c *Config, bad badFunc) {
+			if c.BearerSecret != "" && c.BearerFile != "" {
+				bad(c.BearerFile, "set KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, not both")
+			}
+		}},
+		{"KUBECOST_BEARER_TOKEN_SECRET_NAME", matches(func(c *Config) string { return c.BearerSecret }, secretNameRE, secretAccepted)},
+		{"IRSA_PARENT_IAM_ROLE_ARN", checkParentRole},
+		{"S3_EXPECTED_BUCKET_OWNER", func(c *Config, bad badFunc) {
+			if o := c.ExpectedBucketOwner; o != "" && o != "disabled" && !exporter.IsAccountID(o) {
+				bad(o, "accepted: a 12-digit account ID, or disabled")
+			}
+		}},
+		{"S3_SSE", oneOf(func(c *Config) string { return c.SSE }, true, SSEModes)},
+		{"S3_SSE_KMS_KEY_ID", func(c *Config, bad badFunc) {
+			if c.SSEKMSKeyID != "" && c.SSE != "aws:kms" {
+				bad(c.SSEKMSKeyID, "only valid with S3_SSE=aws:kms")
+			}
+		}},
+		{"S3_PART_SIZE_MIB", intRange(func(c *Config) int { return c.S3PartSizeMiB }, 5, 5120)},
+		{"S3_REQUEST_TIMEOUT", positive(func(c *Config) Seconds { return c.S3RequestTimeout })},
+		{"LABELS", func(c *Config, bad badFunc) { checkKeys(c.Labels, bad) }},
+		{"ANNOTATIONS", func(c *Config, bad badFunc) { checkKeys(c.Annotations, bad) }},
+		{"COMPRESSION", oneOf(func(c *Config) string { return c.Compression }, false, Codecs)},
+		{"CONCURRENCY", intRange(func(c *Config) int { return c.Concurrency }, 1, 8)},
+		{"FORCE_DATES", checkForceDates},
+		{"LOG_LEVEL", oneOf(func(c *Config) string { return c.LogLevel }, false, LogLevels)},
+		{"LOG_FORMAT", oneOf(func(c *Config) string { return c.LogFormat }, false, LogFormats)},
+	}
+}
+
+func checkBucket(c *Config, bad badFunc) {
 	switch {
-	case !bucketRE.MatchString(name):
-		return "accepted: 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit"
-	case strings.Contains(name, ".."):
-		return "must not contain two adjacent dots"
-	case net.ParseIP(name) != nil:
-		return "must not be formatted as an IP address"
-	}
-	for _, p := range []string{"xn--", "sthree-", "amzn-s3-demo-"} {
-		if strings.HasPrefix(name, p) {
-			return fmt.Sprintf("must not start with %q (reserved by AWS)", p)
+	case c.S3BucketName == "" && c.OutputDir == "":
+		bad("", "required unless OUTPUT_DIR is set")
+	case c.S3BucketName != "":
+		if msg := exporter.BucketNameProblem(c.S3BucketName); msg != "" {
+			bad(c.S3BucketName, "%s", msg)
 		}
 	}
-	for _, s := range []string{"-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"} {
-		if strings.HasSuffix(name, s) {
-			return fmt.Sprintf("must not end with %q (reserved by AWS)", s)
+}
+
+func checkPrefix(c *Config, bad badFunc) {
+	if p := c.S3Prefix; p != "" && (!strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00\n\r")) {
+		bad(p, "accepted: a key prefix like team-a/costs/ that ends with / and does not start with /")
+	}
+}
+
+func checkCluster(c *Config, bad badFunc) {
+	if c.ClusterID == "" {
+		bad("", "required: the EKS cluster ARN, arn:<partition>:eks:<region>:<account>:cluster/<name>")
+	} else if !clusterARNRE.MatchString(c.ClusterID) {
+		bad(c.ClusterID, "accepted: an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>")
+	}
+}
+
+func checkEndpoint(c *Config, bad badFunc) {
+	u, err := url.Parse(c.KubecostAPIEndpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		bad(c.KubecostAPIEndpoint, "accepted: http://<host>[:port][/path] or https://<host>[:port][/path]")
+	}
+}
+
+func checkAPIPath(c *Config, bad badFunc) {
+	if p := c.KubecostAPIPath; p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?#")) {
+		bad(p, "accepted: a path starting with /, such as /model/allocation")
+	}
+}
+
+func checkParentRole(c *Config, bad badFunc) {
+	r := c.IRSAParentRoleARN
+	if r == "" {
+		return
+	}
+	if m := roleARNRE.FindStringSubmatch(r); m == nil {
+		bad(r, "accepted: an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>")
+	} else if cm := clusterARNRE.FindStringSubmatch(c.ClusterID); cm != nil && cm[1] != m[1] {
+		bad(r, "the role's partition %q differs from the cluster's %q; roles cannot be assumed across partitions", m[1], cm[1])
+	}
+}
+
+// checkKeys reports the first bad or repeated key of a LABELS-style list.
+func checkKeys(list string, bad badFunc) {
+	seen := map[string]bool{}
+	for _, k := range SplitList(list) {
+		if msg := KeyProblem(k); msg != "" {
+			bad(list, "%q %s", k, msg)
+			return
+		}
+		if seen[k] {
+			bad(list, "%q is listed twice", k)
+			return
+		}
+		seen[k] = true
+	}
+}
+
+func checkForceDates(c *Config, bad badFunc) {
+	for _, d := range SplitList(c.ForceDates) {
+		if _, err := time.Parse(time.DateOnly, d); err != nil {
+			bad(c.ForceDates, "%q is not a YYYY-MM-DD date", d)
+			return
 		}
 	}
-	return ""
 }
 
 // KeyProblem returns why k is not a valid Kubernetes label or annotation
@@ -223,7 +302,7 @@ func SplitList(s string) []string {
 // Warnings are problems worth logging that do not stop the run.
 func (c *Config) Warnings() []string {
 	var w []string
-	if b := c.S3BucketName; b != "" && (snipeAcctRE.MatchString(b) || snipeRegionRE.MatchString(b)) {
+	if b := c.S3BucketName; b != "" && (snipeAcctRE.MatchString(b) || sniperegionPattern.MatchString(b)) {
 		w = append(w, fmt.Sprintf("S3_BUCKET_NAME %q contains an account ID or a region code: predictable bucket names invite bucket sniping; prefer a name without them", b))
 	}
 	if !bool(c.TLSVerify) && strings.HasPrefix(c.KubecostAPIEndpoint, "https://") {

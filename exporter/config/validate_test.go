@@ -49,6 +49,7 @@ func knownBug(t *testing.T, name string, failed bool) bool {
 
 // Every variable, with values that must be accepted.
 func TestValidValues(t *testing.T) {
+	t.Parallel()
 	good := map[string][]string{
 		"S3_BUCKET_NAME": {"abc", "a.b", "kubecost-cost-data", "cost.data.2024", strings.Repeat("a", 63), "1bucket"},
 		"S3_PREFIX":      {"team-a/", "team-a/costs/", "a b/", "x=1/"},
@@ -63,7 +64,7 @@ func TestValidValues(t *testing.T) {
 		"KUBECOST_API_FLAVOR":                  {"kubecost", "cost-model", "opencost"},
 		"KUBECOST_API_PATH":                    {"/model/allocation", "/allocation/compute", "/"},
 		"BACKFILL_PERIOD_DAYS":                 {"3", "15", "3650"},
-		"AGGREGATION":                          Aggregations,
+		"AGGREGATION":                          Aggregations(),
 		"GRANULARITY":                          {"daily", "hourly"},
 		"KUBECOST_ALLOCATION_API_PAGINATE":     {"yes", "no", "y", "n", "true", "false", "YES", "True", " n "},
 		"CONNECTION_TIMEOUT":                   {"10", "0.5", "86400", "1e1"},
@@ -92,8 +93,8 @@ func TestValidValues(t *testing.T) {
 		"CONCURRENCY": {"1", "8"},
 		"DRY_RUN":     {"yes", "false"},
 		"FORCE_DATES": {"2024-01-01", "2024-02-29, 2024-03-01", "2024-01-01,"},
-		"LOG_LEVEL":   LogLevels,
-		"LOG_FORMAT":  LogFormats,
+		"LOG_LEVEL":   LogLevels(),
+		"LOG_FORMAT":  LogFormats(),
 	}
 	for _, v := range Vars() {
 		if _, ok := good[v.Name]; !ok {
@@ -105,6 +106,7 @@ func TestValidValues(t *testing.T) {
 	for name, values := range good {
 		for _, value := range values {
 			t.Run(name+"="+value, func(t *testing.T) {
+				t.Parallel()
 				env := map[string]string{name: value}
 				for k, v := range with[name] {
 					env[k] = v
@@ -133,6 +135,7 @@ func TestValidValues(t *testing.T) {
 // Every bad value yields exactly one error, on one line, naming the
 // variable, the value as given and what is accepted.
 func TestInvalidValues(t *testing.T) {
+	t.Parallel()
 	secretMsg := "or a Secrets Manager secret ARN"
 	regionMsg := "accepted: an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
 	roleMsg := "accepted: an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
@@ -264,6 +267,7 @@ func TestInvalidValues(t *testing.T) {
 			name = name[:80]
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			_, err := loadWith(map[string]string{tc.name: tc.value})
 			if msg := checkOneError(err, tc.name, tc.value, tc.want); knownBug(t, tc.name+"="+tc.value, msg != "") {
 				t.Error(msg)
@@ -284,11 +288,13 @@ func TestInvalidValues(t *testing.T) {
 // Secret ARNs are valid secret IDs; they are listed apart because they are
 // known bugs (see knownBugs).
 func TestSecretARNs(t *testing.T) {
+	t.Parallel()
 	for name, value := range map[string]string{
 		"KUBECOST_CA_CERTIFICATE_SECRET_NAME": "arn:aws:secretsmanager:us-east-1:111122223333:secret:kubecost/ca-AbCdEf",
 		"KUBECOST_BEARER_TOKEN_SECRET_NAME":   "arn:aws-us-gov:secretsmanager:us-gov-west-1:111122223333:secret:kc-token-AbCdEf",
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			_, err := loadWith(map[string]string{name: value, "CLUSTER_ID": "arn:aws-us-gov:eks:us-gov-west-1:111122223333:cluster/c"})
 			if knownBug(t, name+"="+value, err != nil) {
 				t.Errorf("rejected: %v", err)
@@ -325,6 +331,7 @@ func checkOneError(err error, name, value, want string) string {
 }
 
 func TestInvalidCombinations(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env              map[string]string
 		name, value, msg string
@@ -357,6 +364,7 @@ func TestInvalidCombinations(t *testing.T) {
 // Empty and blank values mean "use the default", as Helm and Terraform
 // render unset optional values that way.
 func TestEmptyMeansDefault(t *testing.T) {
+	t.Parallel()
 	c, err := loadWith(map[string]string{"BACKFILL_PERIOD_DAYS": "", "TLS_VERIFY": " ", "AGGREGATION": "", "CONNECTION_TIMEOUT": ""})
 	if err != nil {
 		t.Fatal(err)
@@ -371,6 +379,7 @@ func TestEmptyMeansDefault(t *testing.T) {
 
 // BucketOwner is the ExpectedBucketOwner sent with every S3 call.
 func TestBucketOwner(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env  map[string]string
 		want string
@@ -392,6 +401,7 @@ func TestBucketOwner(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
+	t.Parallel()
 	sniping := "predictable bucket names invite bucket sniping"
 	for _, tc := range []struct {
 		env  map[string]string
@@ -418,6 +428,7 @@ func TestWarnings(t *testing.T) {
 			name = "warning S3_BUCKET_NAME=" + b
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			c, err := loadWith(tc.env)
 			if err != nil {
 				t.Fatal(err)
@@ -432,6 +443,7 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestDerived(t *testing.T) {
+	t.Parallel()
 	c, err := loadWith(map[string]string{
 		"CLUSTER_ID":          "arn:aws-us-gov:eks:us-gov-west-1:111122223333:cluster/gov_1",
 		"KUBECOST_API_FLAVOR": "opencost", "KUBECOST_API_ENDPOINT": "http://opencost:9003/",

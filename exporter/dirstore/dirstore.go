@@ -22,6 +22,7 @@
 package dirstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -44,71 +45,39 @@ import (
 
 var _ exporter.ObjectStore = (*Store)(nil)
 
-// Default permissions, before the process umask.
+// Permissions of what the store creates, before the process umask.
 const (
-	DefaultDirPerm  fs.FileMode = 0o755
-	DefaultFilePerm fs.FileMode = 0o644
+	dirPerm  fs.FileMode = 0o755
+	filePerm fs.FileMode = 0o644
 )
 
-// Options configure a Store. Zero values mean "use the default".
+// Options configure a Store.
 type Options struct {
-	// DirPerm is the mode of created directories, before umask. 0 means 0755.
-	DirPerm fs.FileMode
-	// FilePerm is the mode of created files, before umask. 0 means 0644.
-	FilePerm fs.FileMode
 	// Logger receives debug events per operation. nil discards them.
 	Logger *slog.Logger
 }
 
-// FieldError is one invalid option or argument. Field is "root" for New's
-// root argument, else the Options field name.
+// FieldError is one invalid argument; Field is "root" for New's root.
 type FieldError = exporter.FieldError
 
-// Errors is every invalid option or argument.
+// Errors is every invalid argument.
 type Errors = exporter.FieldErrors
-
-// Validate reports every invalid field. It has no side effects.
-func (o Options) Validate() Errors {
-	var errs Errors
-	if o.DirPerm&^fs.ModePerm != 0 || (o.DirPerm != 0 && o.DirPerm&0o700 != 0o700) {
-		errs = append(errs, &FieldError{Field: "DirPerm", Value: o.DirPerm.String(), Msg: "accepted: permission bits including u+rwx, or 0 for 0755"})
-	}
-	if o.FilePerm&^fs.ModePerm != 0 || (o.FilePerm != 0 && o.FilePerm&0o600 != 0o600) {
-		errs = append(errs, &FieldError{Field: "FilePerm", Value: o.FilePerm.String(), Msg: "accepted: permission bits including u+rw, or 0 for 0644"})
-	}
-	return errs
-}
 
 // Store is an exporter.ObjectStore on a directory. It is safe for
 // concurrent use, also by several processes: the last rename wins.
 type Store struct {
-	root     string
-	dirPerm  fs.FileMode
-	filePerm fs.FileMode
-	log      *slog.Logger
+	root string
+	log  *slog.Logger
 }
 
 // New returns a Store on root, creating root (and its parents) when
 // missing, so that OUTPUT_DIR=./out just works.
 func New(root string, opts Options) (*Store, error) {
-	errs := opts.Validate()
 	if root == "" {
-		errs = append(Errors{{Field: "root", Value: "", Msg: "required"}}, errs...)
+		return nil, fmt.Errorf("dirstore: invalid options: %w", Errors{{Field: "root", Value: "", Msg: "required"}})
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("dirstore: invalid options: %w", errs)
-	}
-	s := &Store{root: root, dirPerm: opts.DirPerm, filePerm: opts.FilePerm, log: opts.Logger}
-	if s.dirPerm == 0 {
-		s.dirPerm = DefaultDirPerm
-	}
-	if s.filePerm == 0 {
-		s.filePerm = DefaultFilePerm
-	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if err := os.MkdirAll(root, s.dirPerm); err != nil {
+	s := &Store{root: root, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))}
+	if err := os.MkdirAll(root, dirPerm); err != nil {
 		return nil, fmt.Errorf("dirstore: %w", err)
 	}
 	r, err := s.openRoot()
@@ -249,13 +218,13 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 
 	dir := path.Dir(key)
 	if dir != "." {
-		if err := root.MkdirAll(filepath.FromSlash(dir), s.dirPerm); err != nil {
+		if err := root.MkdirAll(filepath.FromSlash(dir), dirPerm); err != nil {
 			return err
 		}
 	}
 	tmp := path.Join(dir, "."+path.Base(key)+".tmp-"+randomHex(8))
 	// O_EXCL: two writers of the same key never share a temp file.
-	f, err := root.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, s.filePerm)
+	f, err := root.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
 	if err != nil {
 		return err
 	}

@@ -120,14 +120,7 @@ func TestPutReaderErrorRemovesTemp(t *testing.T) {
 	}
 }
 
-func TestOptionsValidate(t *testing.T) {
-	if errs := (Options{}).Validate(); len(errs) != 0 {
-		t.Fatalf("zero Options: %v", errs)
-	}
-	errs := Options{DirPerm: 0o1755, FilePerm: 0o044}.Validate()
-	if len(errs) != 2 || errs[0].Field != "DirPerm" || errs[1].Field != "FilePerm" {
-		t.Fatalf("Validate = %v, want DirPerm and FilePerm errors", errs)
-	}
+func TestNewNeedsRoot(t *testing.T) {
 	if _, err := New("", Options{}); err == nil || !strings.Contains(err.Error(), "root") {
 		t.Fatalf("New(\"\") = %v, want a root error", err)
 	}

@@ -261,8 +261,7 @@ func decodeStdlib(r io.Reader, p *schema.Projection, sink *sumSink) (int, error)
 		return "", nil
 	}
 	// object calls fn for each member of the next value if it is an object.
-	var object func(fn func(key string) error) error
-	object = func(fn func(key string) error) error {
+	object := func(fn func(key string) error) error {
 		t, err := dec.Token()
 		if err != nil {
 			return err

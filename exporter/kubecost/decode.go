@@ -21,20 +21,18 @@ import (
 //
 //   - reading (the caller's goroutine): a jsontext walk down to the
 //     allocation sets, then ReadValue of each allocation, which validates
-//     it in one tight loop, a little faster than tokenizing it (about 700
-//     MB per CPU second against 590). The raw bytes are copied into a
-//     pooled batch.
+//     it in one tight loop, a little faster than tokenizing it. The raw
+//     bytes are copied into a pooled batch.
 //   - parsing (one goroutine per response): a scanner of the validated
 //     bytes (scan.go) fills a schema.Record per allocation (parse.go) and
 //     writes it to the sink, in the order of the body.
 //
-// The single pass this replaced (jsontext token by token into records)
-// decoded about 275 MB per CPU second on a 60 MB hourly day (bench_test.go),
-// against 30 for encoding/json's Decoder.Token (which boxes every token)
-// and 590 for tokenizing alone. The two stages together cost about the same
-// CPU as that pass, but on two cores neither is the slowest part of the
-// exporter any more. Validation stays with jsontext, so a body cut short is
-// an error, never a silently partial day.
+// The two stages together cost about the same CPU as the single
+// token-by-token pass they replaced, but on two cores neither is the
+// slowest part of the exporter any more (figures: "Decoding on two cores"
+// in docs/performance.md; bench_test.go measures them). Validation stays
+// with jsontext, so a body cut short is an error, never a silently
+// partial day.
 
 // decoderOptions: a duplicate name is not an error (the last one wins, as
 // with encoding/json), and UTF-8 is not checked: neither matters to the

@@ -2,6 +2,7 @@ package kubecost
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -180,7 +181,7 @@ func (c *Client) statusError(resp *http.Response, body io.Reader) error {
 		Error   string `json:"error"`
 	}
 	if json.Unmarshal(b, &e) == nil {
-		msg = strings.TrimSpace(cmp(e.Message, e.Error))
+		msg = strings.TrimSpace(cmp.Or(e.Message, e.Error))
 	}
 	if msg == "" && len(b) > 0 {
 		msg = fmt.Sprintf("%s body %q", contentType(resp), snippet(b))
@@ -205,13 +206,6 @@ func statusAttemptError(err error, code int, after time.Duration) *attemptError 
 		big:        code >= 500 || code == http.StatusRequestTimeout,
 		retryAfter: after,
 	}
-}
-
-func cmp(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // checkJSON rejects bodies that are not a JSON object: HTML login pages of

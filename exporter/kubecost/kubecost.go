@@ -6,6 +6,7 @@
 package kubecost
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -37,7 +38,7 @@ type Options struct {
 	Paginate  bool          // hourly step only: one request per hour instead of one per day
 	// Retries is how often a window is asked again after a transient
 	// failure. An hourly window that still fails is then split in halves,
-	// and a half that fails is split again at once, down to MinSplit.
+	// and a half that fails is split again at once, down to one hour.
 	Retries int
 
 	ConnectTimeout time.Duration // TCP connect and TLS handshake; default 10s
@@ -47,19 +48,21 @@ type Options struct {
 
 	Projection *schema.Projection // required: label slots and derived properties
 	Logger     *slog.Logger       // nil: discard
-	HTTPClient *http.Client       // overrides the client built from the timeouts and TLS
 
-	// MinSplit is the smallest window a failing hourly window is split into.
-	// Default and minimum 1h; it is rounded down to whole hours.
-	MinSplit time.Duration
 	// BackoffBase and BackoffMax bound the jittered exponential backoff
 	// between retries; defaults 1s and 30s. RetryAfterMax caps a server's
 	// Retry-After; default 60s.
 	BackoffBase, BackoffMax, RetryAfterMax time.Duration
-	// MaxRestarts bounds how often a day is refetched from its start after a
-	// response failed midway; default 10.
-	MaxRestarts int
 }
+
+const (
+	// minSplit is the smallest window a failing hourly window is split
+	// into: Kubecost's hourly sets cannot be cut finer.
+	minSplit = time.Hour
+	// maxRestarts bounds how often a day is refetched from its start after
+	// a response failed midway.
+	maxRestarts = 10
+)
 
 // Stats counts what a Client did.
 type Stats struct {
@@ -115,29 +118,20 @@ func New(opts Options) (*Client, error) {
 	setDefault(&opts.BackoffBase, time.Second)
 	setDefault(&opts.BackoffMax, 30*time.Second)
 	setDefault(&opts.RetryAfterMax, 60*time.Second)
-	opts.MinSplit = max(opts.MinSplit.Truncate(time.Hour), time.Hour)
-	if opts.MaxRestarts <= 0 {
-		opts.MaxRestarts = 10
-	}
 	if opts.Step != time.Hour {
 		opts.Paginate = false
 	}
-	c := &Client{opts: opts, url: u, http: opts.HTTPClient, log: opts.Logger, bare: schema.NewProjection("", "", nil, nil)}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
-	if c.http == nil {
-		c.http = &http.Client{Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   opts.ConnectTimeout,
-			ResponseHeaderTimeout: opts.ReadTimeout,
-			TLSClientConfig:       opts.TLS,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConnsPerHost:   8,
-			IdleConnTimeout:       90 * time.Second,
-		}}
-	}
+	c := &Client{opts: opts, url: u, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)), bare: schema.NewProjection("", "", nil, nil)}
+	c.http = &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   opts.ConnectTimeout,
+		ResponseHeaderTimeout: opts.ReadTimeout,
+		TLSClientConfig:       opts.TLS,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+	}}
 	c.decoders.New = func() any { return newDecoder(opts.Projection) }
 	return c, nil
 }
@@ -184,7 +178,7 @@ type job struct {
 // AvailableDays returns the UTC midnights in [from, to) for which Kubecost
 // has a non-empty allocation set, in ascending order.
 func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]time.Time, error) {
-	from, to = midnight(from), midnight(to)
+	from, to = exporter.Midnight(from), exporter.Midnight(to)
 	if !to.After(from) {
 		return nil, nil
 	}
@@ -215,7 +209,7 @@ type daySet struct {
 }
 
 func (s *daySet) Write(r *schema.Record) error {
-	day := midnight(time.UnixMilli(r.Start))
+	day := exporter.Midnight(time.UnixMilli(r.Start))
 	if !day.Before(s.from) && day.Before(s.to) {
 		s.seen[day.UnixMilli()] = true
 	}
@@ -232,7 +226,7 @@ func (c *Client) FetchDay(ctx context.Context, day time.Time, sink exporter.Reco
 
 // FetchDayStats is FetchDay that also reports what fetching the day took.
 func (c *Client) FetchDayStats(ctx context.Context, day time.Time, sink exporter.RecordSink) (Stats, error) {
-	day = midnight(day)
+	day = exporter.Midnight(day)
 	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true, split: c.opts.Step == time.Hour}
 	if c.opts.Paginate {
 		for h := range 24 {
@@ -284,7 +278,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, err)
 		}
 		dirty := got > 0
-		canSplit := j.split && ae.big && w.end.Sub(w.start) >= 2*c.opts.MinSplit
+		canSplit := j.split && ae.big && w.end.Sub(w.start) >= 2*minSplit
 		switch {
 		case canSplit && (dirty || w.halved || w.attempts >= c.opts.Retries):
 			// Big hourly windows are what make Kubecost time out or run out
@@ -312,7 +306,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			return st, c.giveUp(j, cur, ae)
 		}
 		if dirty {
-			if int(st.Restarts) >= c.opts.MaxRestarts {
+			if int(st.Restarts) >= maxRestarts {
 				return st, fmt.Errorf("kubecost: get %s: gave up after %d restarts of the day: %w", cur, st.Restarts, err)
 			}
 			st.Restarts++
@@ -338,7 +332,7 @@ func (c *Client) giveUp(j *job, w window, err *attemptError) error {
 	return fmt.Errorf("kubecost: get %s: %w (after %d retries)", w, err, w.attempts)
 }
 
-// halve splits w on an hour boundary; both halves are at least MinSplit.
+// halve splits w on an hour boundary; both halves are at least minSplit.
 func (c *Client) halve(w window) []window {
 	hours := int64(w.end.Sub(w.start) / time.Hour)
 	mid := w.start.Add(time.Duration(hours/2) * time.Hour)
@@ -370,9 +364,4 @@ func stepParam(d time.Duration) string {
 		return "1h"
 	}
 	return "1d"
-}
-
-func midnight(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -83,26 +84,31 @@ func (s *countingSink) Reset() error { return nil }
 // written (so the caller resets the sink), the count is exact, and every
 // write happened before decode returned.
 func TestPipelineTruncatedBody(t *testing.T) {
-	body := bigBody(t)
-	d := newDecoder(testProjection())
-	for _, cut := range []int{len(body) / 3, len(body) - 10} {
-		sink := &countingSink{t: t}
-		n, err := d.decode(bytes.NewReader(body[:cut]), testDay, time.Hour, sink)
-		sink.closed.Store(true)
-		if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
-			t.Errorf("cut at %d: err = %v, want unexpected EOF", cut, err)
+	// In a synctest bubble, Wait returns once every goroutine the decoder
+	// started has exited or is blocked, so a straggling write shows up
+	// without sleeping.
+	synctest.Test(t, func(t *testing.T) {
+		body := bigBody(t)
+		d := newDecoder(testProjection())
+		for _, cut := range []int{len(body) / 3, len(body) - 10} {
+			sink := &countingSink{t: t}
+			n, err := d.decode(bytes.NewReader(body[:cut]), testDay, time.Hour, sink)
+			sink.closed.Store(true)
+			if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+				t.Errorf("cut at %d: err = %v, want unexpected EOF", cut, err)
+			}
+			synctest.Wait()
+			if n == 0 || int64(n) != sink.n.Load() {
+				t.Errorf("cut at %d: returned %d, wrote %d", cut, n, sink.n.Load())
+			}
 		}
-		if n == 0 || int64(n) != sink.n.Load() {
-			t.Errorf("cut at %d: returned %d, wrote %d", cut, n, sink.n.Load())
+		// The decoder is reusable after errors: nothing is left in its batches.
+		var all memSink
+		n, err := d.decode(bytes.NewReader(body), testDay, time.Hour, &all)
+		if err != nil || n != len(all.rows) || n < 1000 {
+			t.Fatalf("after truncations: n=%d rows=%d err=%v", n, len(all.rows), err)
 		}
-		time.Sleep(10 * time.Millisecond) // a straggling write would show now
-	}
-	// The decoder is reusable after errors: nothing is left in its batches.
-	var all memSink
-	n, err := d.decode(bytes.NewReader(body), testDay, time.Hour, &all)
-	if err != nil || n != len(all.rows) || n < 1000 {
-		t.Fatalf("after truncations: n=%d rows=%d err=%v", n, len(all.rows), err)
-	}
+	})
 }
 
 // A sink error stops the reading stage early and is reported as such.

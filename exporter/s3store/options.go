@@ -100,13 +100,6 @@ type FieldError = exporter.FieldError
 // Errors is every invalid option, in field order.
 type Errors = exporter.FieldErrors
 
-var (
-	accountRE = regexp.MustCompile(`^\d{12}$`)
-	// Bucket names are checked properly (and with better messages) by the
-	// config package; this only rejects what would make requests go astray.
-	bucketRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-)
-
 // Validate reports every invalid field. It has no side effects and does
 // not apply defaults, so it can be called on user input at any time.
 func (o Options) Validate() Errors {
@@ -117,10 +110,10 @@ func (o Options) Validate() Errors {
 	switch {
 	case o.Bucket == "":
 		bad("Bucket", "", "required")
-	case !bucketRE.MatchString(o.Bucket):
-		bad("Bucket", o.Bucket, "accepted: 3-63 lowercase letters, digits, dots and hyphens")
+	case exporter.BucketNameProblem(o.Bucket) != "":
+		bad("Bucket", o.Bucket, "%s", exporter.BucketNameProblem(o.Bucket))
 	}
-	if o.ExpectedBucketOwner != "" && !accountRE.MatchString(o.ExpectedBucketOwner) {
+	if o.ExpectedBucketOwner != "" && !exporter.IsAccountID(o.ExpectedBucketOwner) {
 		bad("ExpectedBucketOwner", o.ExpectedBucketOwner, "accepted: empty or a 12-digit AWS account ID")
 	}
 	switch o.SSE {

@@ -1,6 +1,8 @@
 // Package s3store is the exporter's ObjectStore on Amazon S3 (and
 // S3-compatible servers such as MinIO).
 //
+// Put accepts any io.Reader: the exporter hands it the day's finished spool
+// file (seekable), while other callers may stream a body of unknown length.
 // Uploads are plain PutObject or multipart calls of our own (upload.go)
 // rather than the SDK's upload manager, which is deprecated and cannot carry
 // the conditional-write headers on CompleteMultipartUpload. A spooled day

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -19,8 +20,8 @@ import (
 // against a pre-rendered day served over loopback, into a directory: the
 // same path as make bench, minus process start, but profilable:
 //
-//	go test ./exporter/bench -run '^$' -bench 'EndToEnd/120k' -benchtime 3x -cpuprofile cpu.out
-//	KSE_BENCH_HEAP_AT=5s go test ./exporter/bench -run '^$' -bench 'EndToEnd/1M' -benchtime 1x
+//	go test ./internal/bench -run '^$' -bench 'EndToEnd/120k' -benchtime 3x -cpuprofile cpu.out
+//	KSE_BENCH_HEAP_AT=5s go test ./internal/bench -run '^$' -bench 'EndToEnd/1M' -benchtime 1x
 //
 // KSE_BENCH_HEAP_AT=D writes $TMPDIR/kse-bench-heap.pprof D into the first run: the live heap
 // at steady state, which a -memprofile taken at the end cannot show. The 1M
@@ -28,6 +29,10 @@ import (
 // .cache/bench/gobench). The simulator shares the process, so profiles
 // include its file copy (io.Copy, syscalls) as well as the exporter.
 func BenchmarkEndToEnd(b *testing.B) {
+	// As the command's main does; the benchmark owns its process.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(cli.GCPercent))
+	}
 	sizes, _ := ParseSizes("24k,120k,1M")
 	for _, size := range sizes {
 		b.Run(size.Name, func(b *testing.B) {

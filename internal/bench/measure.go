@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -153,25 +152,6 @@ func tailFile(path string, n int64) string {
 	}
 	b, _ := io.ReadAll(f)
 	return string(b)
-}
-
-// lastJSONLine returns the last line of a log file that looks like a JSON
-// object: the exporter's closing summary when LOG_FORMAT=json.
-func lastJSONLine(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	var last string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "{") {
-			last = l
-		}
-	}
-	return last
 }
 
 // findFiles lists regular files under dir whose names end in suffix.

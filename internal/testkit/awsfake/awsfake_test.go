@@ -42,7 +42,8 @@ func webIdentity(t *testing.T, f *Fake) aws.Credentials {
 	if aws.ToString(out.AssumedRoleUser.Arn) != "arn:aws:sts::111111111111:assumed-role/child/s1" {
 		t.Errorf("AssumedRoleUser = %s", aws.ToString(out.AssumedRoleUser.Arn))
 	}
-	return aws.Credentials{AccessKeyID: *c.AccessKeyId, SecretAccessKey: *c.SecretAccessKey, SessionToken: *c.SessionToken}
+	return aws.Credentials{AccessKeyID: *c.AccessKeyId, SecretAccessKey: *c.SecretAccessKey, SessionToken: *c.SessionToken,
+		CanExpire: true, Expires: aws.ToTime(c.Expiration)}
 }
 
 func static(c aws.Credentials) aws.CredentialsProvider {
@@ -102,12 +103,21 @@ func TestSignatureChecks(t *testing.T) {
 func TestExpiry(t *testing.T) {
 	f := Start(t)
 	f.AllowWebIdentity(child, "tok-1")
+	clock := NewManualClock(time.Now())
+	f.SetClock(clock.Now)
 	f.SetTTL(100 * time.Millisecond)
 	c := webIdentity(t, f)
-	if f.Expired(c.AccessKeyID) {
-		t.Fatal("expired at once")
+	if !c.Expires.Equal(clock.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)) {
+		t.Errorf("announced expiry %v, want the fake clock's now + TTL", c.Expires)
 	}
-	time.Sleep(150 * time.Millisecond)
+	clock.Advance(99 * time.Millisecond)
+	if f.Expired(c.AccessKeyID) {
+		t.Fatal("expired before its TTL")
+	}
+	if _, err := stsAs(f, static(c)).GetCallerIdentity(t.Context(), &sts.GetCallerIdentityInput{}); err != nil {
+		t.Fatalf("credentials within their TTL: %v", err)
+	}
+	clock.Advance(time.Millisecond)
 	if !f.Expired(c.AccessKeyID) {
 		t.Fatal("not expired after its TTL")
 	}

@@ -60,6 +60,7 @@ type Fake struct {
 	webIdentity map[string]map[string]bool // role ARN -> accepted tokens
 	trust       map[string]map[string]Issuer
 	ttl         time.Duration
+	clock       func() time.Time // nil: time.Now
 	calls       []Call
 	secrets     map[string]*secret
 }
@@ -117,6 +118,26 @@ func (f *Fake) SetTTL(d time.Duration) {
 	f.ttl = d
 }
 
+// SetClock makes the fake read the time from now: the expiry it announces
+// for new credentials and its expiry checks (STS, Secrets Manager, the S3
+// gate) follow it, so tests cross an expiry by moving the clock instead of
+// sleeping. nil restores the real clock.
+func (f *Fake) SetClock(now func() time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.clock = now
+}
+
+func (f *Fake) now() time.Time {
+	f.mu.Lock()
+	clock := f.clock
+	f.mu.Unlock()
+	if clock == nil {
+		return time.Now()
+	}
+	return clock()
+}
+
 // Calls returns every request received so far, in order.
 func (f *Fake) Calls() []Call {
 	f.mu.Lock()
@@ -154,11 +175,11 @@ func (f *Fake) IssuedTo(accessKeyID string) (roleARN string, ok bool) {
 // issued and whose expiry has passed.
 func (f *Fake) Expired(accessKeyID string) bool {
 	p, ok := f.keys.get(accessKeyID)
-	return ok && !p.Expiration.IsZero() && !time.Now().Before(p.Expiration)
+	return ok && !p.Expiration.IsZero() && !f.now().Before(p.Expiration)
 }
 
 func (f *Fake) record(c Call) {
-	c.Time = time.Now()
+	c.Time = f.now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, c)
@@ -181,7 +202,7 @@ func (f *Fake) authenticate(r *http.Request, body []byte, c *Call) (*principal, 
 	if r.Header.Get("X-Amz-Security-Token") != p.SessionToken {
 		return nil, "InvalidClientTokenId", "The security token included in the request is invalid."
 	}
-	if !p.Expiration.IsZero() && !time.Now().Before(p.Expiration) {
+	if !p.Expiration.IsZero() && !f.now().Before(p.Expiration) {
 		return nil, "ExpiredToken", "The security token included in the request is expired"
 	}
 	if err := sig.verify(r, body, p.SecretAccessKey); err != nil {
@@ -193,4 +214,27 @@ func (f *Fake) authenticate(r *http.Request, body []byte, c *Call) (*principal, 
 // readBody caps request bodies: nothing the exporter sends is large.
 func readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r.Body, 1<<20))
+}
+
+// ManualClock is a clock for SetClock that moves only when told to.
+type ManualClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewManualClock returns a clock standing at start.
+func NewManualClock(start time.Time) *ManualClock { return &ManualClock{t: start} }
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
 }

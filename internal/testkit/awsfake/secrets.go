@@ -37,7 +37,7 @@ func (f *Fake) putSecret(s *secret, readers []string) {
 	for _, r := range readers {
 		s.readers[r] = true
 	}
-	s.created = time.Now()
+	s.created = f.now()
 	s.version = requestID()
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -168,7 +168,7 @@ func (f *Fake) issue(r *http.Request, c *Call, issue Issuer) (*principal, *stsEr
 	}
 	// Millisecond precision keeps sub-second test TTLs meaningful; the SDK
 	// parses fractional seconds in Expiration.
-	creds.Expiration = time.Now().Add(lifetime).UTC().Truncate(time.Millisecond)
+	creds.Expiration = f.now().Add(lifetime).UTC().Truncate(time.Millisecond)
 	partition, account, name, _ := roleParts(c.RoleARN)
 	p := &principal{
 		Credentials: creds,

@@ -12,15 +12,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/syncbuf"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/tooltest"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,6 +25,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/minio/madmin-go/v3"
 	miniocreds "github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/syncbuf"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/tooltest"
 )
 
 // Region is the region MinIO reports by default; clients must sign with it.
@@ -54,7 +54,7 @@ type Server struct {
 
 // Start launches MinIO on random loopback ports with data in t.TempDir(),
 // waits until it is live and stops it in t.Cleanup.
-func Start(t testing.TB) *Server {
+func Start(t tooltest.TB) *Server {
 	t.Helper()
 	bin, err := FindBinary(os.Getenv)
 	if err != nil {
@@ -62,7 +62,7 @@ func Start(t testing.TB) *Server {
 		if os.Getenv("CI") != "" || os.Getenv("MINIO_BIN") != "" {
 			t.Fatalf("miniotest: %v (CI must not skip S3 tests; run make tools)", err)
 		}
-		t.Skip("minio not installed: run make tools")
+		t.Skipf("minio not installed: run make tools")
 	}
 
 	s, err := Launch(t.Context(), bin, t.TempDir())
@@ -217,14 +217,14 @@ func (s *Server) Stop() {
 func (s *Server) Log() string { return s.log.String() }
 
 // S3Client returns a root-credentialed, path-style S3 client.
-func (s *Server) S3Client(t testing.TB) *s3.Client {
+func (s *Server) S3Client(t tooltest.TB) *s3.Client {
 	t.Helper()
 	return s.S3ClientAs(t, s.AccessKey, s.SecretKey)
 }
 
 // S3ClientAs returns a path-style S3 client signing as the given user,
 // for checking what a least-privilege policy allows.
-func (s *Server) S3ClientAs(t testing.TB, accessKey, secretKey string) *s3.Client {
+func (s *Server) S3ClientAs(t tooltest.TB, accessKey, secretKey string) *s3.Client {
 	t.Helper()
 	return s3.New(s3.Options{
 		Region:       s.Region,
@@ -235,7 +235,7 @@ func (s *Server) S3ClientAs(t testing.TB, accessKey, secretKey string) *s3.Clien
 }
 
 // CreateBucket creates a bucket as root and fails the test on error.
-func (s *Server) CreateBucket(t testing.TB, name string) {
+func (s *Server) CreateBucket(t tooltest.TB, name string) {
 	t.Helper()
 	_, err := s.S3Client(t).CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String(name)})
 	if err != nil {
@@ -246,7 +246,7 @@ func (s *Server) CreateBucket(t testing.TB, name string) {
 // AddUser creates a MinIO user and, when policyJSON is non-empty, attaches
 // it as a canned policy named after the user. MinIO evaluates these
 // policies like IAM identity policies, which is what our docs hand to users.
-func (s *Server) AddUser(t testing.TB, accessKey, secretKey, policyJSON string) {
+func (s *Server) AddUser(t tooltest.TB, accessKey, secretKey, policyJSON string) {
 	t.Helper()
 	ctx := t.Context()
 	adm, err := madmin.NewWithOptions(s.host, &madmin.Options{

@@ -3,14 +3,29 @@
 package tooltest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"testing"
 )
+
+// TB is the part of testing.TB that the test kit uses. Taking it instead of
+// testing.TB keeps the testing package (and its flags) out of the
+// non-test binaries that share these helpers, such as kse-bench;
+// *testing.T and *testing.B satisfy it.
+type TB interface {
+	Helper()
+	Context() context.Context
+	TempDir() string
+	Cleanup(func())
+	Failed() bool
+	Logf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
 
 // CacheDir mirrors the cache path chosen by .ci/install-tools.sh, or "".
 func CacheDir(getenv func(string) string) string {
@@ -59,7 +74,7 @@ func Find(getenv func(string) string, name, env string) (string, error) {
 // Require is Find for tests. Without the tool the test is skipped, except
 // in CI (CI set), where `make test` installs the tools first and a missing
 // one is a failure: CI must never pass by skipping.
-func Require(t testing.TB, name, env string) string {
+func Require(t TB, name, env string) string {
 	t.Helper()
 	p, err := Find(os.Getenv, name, env)
 	if err != nil {

@@ -1,4 +1,4 @@
-package terraform_test
+package gen
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -17,28 +16,32 @@ import (
 const (
 	docsBegin = "<!-- BEGIN_TF_DOCS -->"
 	docsEnd   = "<!-- END_TF_DOCS -->"
+	docsNote  = "<!-- Generated from the Terraform code by `make generate`; do not edit between these markers. -->"
 )
 
-// TestGeneratedREADMEs keeps the requirements, modules, resources, inputs
-// and outputs tables of every README (between the TF_DOCS markers) equal
-// to the Terraform code.
-func TestGeneratedREADMEs(t *testing.T) {
-	for _, dir := range append(moduleDirs, exampleDirs...) {
-		t.Run(dir, func(t *testing.T) {
-			path := filepath.Join(dir, "README.md")
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := string(b)
-			i, j := strings.Index(text, docsBegin), strings.Index(text, docsEnd)
-			if i < 0 || j < i {
-				t.Fatalf("%s lacks the %s ... %s markers", path, docsBegin, docsEnd)
-			}
-			want := text[:i] + docsBegin + "\n" + docsTables(t, load(t, dir)) + text[j:]
-			checkGenerated(t, path, []byte(want))
-		})
+// README returns dir/README.md with the requirements, modules, resources,
+// inputs and outputs tables between the TF_DOCS markers rendered from the
+// Terraform code; the text around the markers is kept.
+func README(dir string) ([]byte, error) {
+	path := filepath.Join(dir, "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
+	text := string(b)
+	i, j := strings.Index(text, docsBegin), strings.Index(text, docsEnd)
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("%s lacks the %s ... %s markers", path, docsBegin, docsEnd)
+	}
+	m, err := tfeval.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := docsTables(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return []byte(text[:i] + docsBegin + "\n" + docsNote + "\n" + tables + text[j:]), nil
 }
 
 // cell is one line of Markdown text: | < > * escaped.
@@ -51,8 +54,7 @@ func code(s string) string {
 	return "`" + strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`) + "`"
 }
 
-func docsTables(t *testing.T, m *tfeval.Module) string {
-	t.Helper()
+func docsTables(m *tfeval.Module) (string, error) {
 	var b strings.Builder
 	row := func(cells ...string) { fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | ")) }
 
@@ -104,7 +106,7 @@ func docsTables(t *testing.T, m *tfeval.Module) string {
 
 	vs, err := m.Variables()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	sort.SliceStable(vs, func(i, j int) bool {
 		if (vs[i].Default == nil) != (vs[j].Default == nil) {
@@ -130,5 +132,14 @@ func docsTables(t *testing.T, m *tfeval.Module) string {
 			row(code(o.Labels[0]), cell(d.AsString()))
 		}
 	}
-	return b.String()
+	return b.String(), nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

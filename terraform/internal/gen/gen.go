@@ -1,10 +1,14 @@
-package terraform_test
+// Package gen renders every file generated from the exporter's column
+// contract, the Terraform code and the dashboard definition. `make
+// generate` writes them (terraform/internal/generate); the terraform tests
+// only check that the committed files are current.
+package gen
 
 import (
-	"encoding/json"
+	"bytes"
+	"fmt"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/zclconf/go-cty/cty"
 	"sigs.k8s.io/yaml"
@@ -14,11 +18,62 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
 )
 
+// Paths are relative to the terraform directory, where go generate runs.
 const (
-	cidDir        = "../quicksight/cid/"
-	cidResources  = cidDir + "kubecost-s3-exporter.yaml"
-	cidDefinition = cidDir + "kubecost-s3-exporter-definition.yaml"
+	ColumnsPath       = "modules/pipeline/columns.json"
+	CIDResourcesPath  = "../quicksight/cid/kubecost-s3-exporter.yaml"
+	CIDDefinitionPath = "../quicksight/cid/kubecost-s3-exporter-definition.yaml"
 )
+
+// ModuleDirs and ExampleDirs are the Terraform modules and examples.
+func ModuleDirs() []string {
+	return []string{"modules/pipeline", "modules/exporter", "modules/quicksight"}
+}
+
+// ExampleDirs are the Terraform examples.
+func ExampleDirs() []string { return []string{"examples/single-account", "examples/cross-account"} }
+
+// File is one generated file.
+type File struct {
+	Path    string // relative to the terraform directory
+	Content []byte
+}
+
+// Files renders every generated file. Run it in the terraform directory.
+func Files() ([]File, error) {
+	cols, err := ColumnsJSON()
+	if err != nil {
+		return nil, err
+	}
+	cid, err := CID()
+	if err != nil {
+		return nil, err
+	}
+	def, err := CIDDefinition()
+	if err != nil {
+		return nil, err
+	}
+	files := []File{{ColumnsPath, cols}, {CIDResourcesPath, cid.Resources}, {CIDDefinitionPath, def}}
+	for _, dir := range append(ModuleDirs(), ExampleDirs()...) {
+		b, err := README(dir)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{dir + "/README.md", b})
+	}
+	return files, nil
+}
+
+// ColumnsJSON is what `kubecost-s3-exporter schema --format json` prints.
+// JSON has no comments, so this file carries no "generated" marker; the
+// module README says where it comes from.
+func ColumnsJSON() ([]byte, error) {
+	var b bytes.Buffer
+	if err := schema.Describe(nil, nil).Write(&b, "json"); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
 
 const cidHeader = `# cid-cmd resources for the kubecost-s3-exporter dashboard, for users of the
 # Cloud Intelligence Dashboards (CID) framework:
@@ -34,12 +89,20 @@ const cidHeader = `# cid-cmd resources for the kubecost-s3-exporter dashboard, f
 #
 # Generated from terraform/modules/pipeline (columns.json and the view
 # template) and quicksight/dashboard-definition.json by
-# ` + "`go generate ./terraform/...`" + `. Do not edit.
+# ` + "`make generate`" + `. Do not edit.
 `
 
-// TestGeneratedCIDResources keeps the cid-cmd resources file and its
-// definition equal to what the Terraform modules deploy without labels.
-func TestGeneratedCIDResources(t *testing.T) {
+// CIDFiles is the cid-cmd resources file, with the view and dataset
+// columns it was built from.
+type CIDFiles struct {
+	Resources      []byte
+	ViewSQL        string   // the view's SELECT, as the pipeline module renders it
+	DatasetColumns []string // the dataset's input columns, in order
+}
+
+// CID renders the cid-cmd resources: the view, dataset and dashboard the
+// Terraform modules deploy without labels.
+func CID() (*CIDFiles, error) {
 	d := schema.Describe(nil, nil)
 	all := append(slices.Clone(d.Columns), d.PartitionKeys...)
 	var names []cty.Value
@@ -49,7 +112,10 @@ func TestGeneratedCIDResources(t *testing.T) {
 		names = append(names, cty.StringVal(n))
 		inputColumns = append(inputColumns, map[string]string{"Name": n, "Type": c.QuickSight})
 	}
-	m := load(t, "modules/pipeline")
+	m, err := tfeval.Load("modules/pipeline")
+	if err != nil {
+		return nil, err
+	}
 	tmpl := tfeval.Functions(m.Dir)["templatefile"]
 	sql, err := tmpl.Call([]cty.Value{
 		cty.StringVal("templates/view.sql.tftpl"),
@@ -61,11 +127,11 @@ func TestGeneratedCIDResources(t *testing.T) {
 		}),
 	})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ident, err := quicksight.DatasetIdentifier()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	resources := map[string]any{
 		"dashboards": map[string]any{
@@ -114,30 +180,28 @@ func TestGeneratedCIDResources(t *testing.T) {
 	}
 	y, err := yaml.Marshal(resources)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	checkGenerated(t, cidResources, append([]byte(cidHeader), y...))
-
-	def, err := quicksight.Render(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dy, err := yaml.JSONToYAML(def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkGenerated(t, cidDefinition, append([]byte("# QuickSight definition of the kubecost-s3-exporter dashboard, without labels.\n# Generated from quicksight/dashboard-definition.json. Do not edit.\n"), dy...))
-
-	// The view selects exactly the dataset's columns.
-	sel, _, _ := splitSQL(t, strings.TrimRight(sql.AsString(), "\n"))
 	var cols []string
 	for _, c := range inputColumns {
 		cols = append(cols, c["Name"])
 	}
-	if !slices.Equal(sel, cols) {
-		t.Errorf("cid view selects %v, dataset has %v", sel, cols)
+	return &CIDFiles{
+		Resources:      append([]byte(cidHeader), y...),
+		ViewSQL:        strings.TrimRight(sql.AsString(), "\n"),
+		DatasetColumns: cols,
+	}, nil
+}
+
+// CIDDefinition is the dashboard definition for cid-cmd, without labels.
+func CIDDefinition() ([]byte, error) {
+	def, err := quicksight.Render(nil)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := json.Marshal(resources); err != nil {
-		t.Fatal(err)
+	dy, err := yaml.JSONToYAML(def)
+	if err != nil {
+		return nil, fmt.Errorf("definition to YAML: %w", err)
 	}
+	return append([]byte("# QuickSight definition of the kubecost-s3-exporter dashboard, without labels.\n# Generated from quicksight/dashboard-definition.json by `make generate`. Do not edit.\n"), dy...), nil
 }

@@ -1,0 +1,247 @@
+package kubecostsim
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Main is the kubecost-sim command: it serves a simulated Allocation API
+// until ctx ends, or renders one response to a file. It returns the exit
+// status (2 for bad flags).
+//
+//	kubecost-sim -seed 1 -containers-per-hour 42000       # prints "listening on http://127.0.0.1:PORT"
+//	kubecost-sim -render 'window=2026-11-01T00:00:00Z,2026-11-02T00:00:00Z&aggregate=cluster,node,namespace,pod,container&step=1h' -out day.json
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	fl, err := parseFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errFlagSyntax) {
+			log.Error("bad flags", "err", err)
+		}
+		return 2
+	}
+	sim := New(fl.cfg)
+	if fl.render != "" {
+		return renderOne(sim, fl.render, fl.out, stdout, log)
+	}
+	if fl.serveFile != "" {
+		q, err := url.ParseQuery(fl.serveQuery)
+		if err != nil {
+			log.Error("bad -serve-query", "err", err)
+			return 2
+		}
+		sim.AddPrerendered(q, fl.serveFile)
+	}
+	return serve(ctx, sim, fl, stdout, log)
+}
+
+// errFlagSyntax marks errors the flag package has already printed.
+var errFlagSyntax = errors.New("flag syntax")
+
+// cliFlags is the parsed command line.
+type cliFlags struct {
+	cfg                      Config
+	listen, render, out      string
+	serveFile, serveQuery    string
+	certFile, keyFile, caOut string
+	quirks, mode, now        string
+	failNext                 int
+	plainErrors              bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
+	fs := flag.NewFlagSet("kubecost-sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var fl cliFlags
+	cfg, f := &fl.cfg, &fl.cfg.Faults
+	fs.StringVar(&fl.listen, "listen", "127.0.0.1:0", "listen address")
+	fs.Int64Var(&cfg.Seed, "seed", 0, "cluster generator seed")
+	fs.StringVar(&cfg.ClusterName, "cluster", "cluster-one", "Kubecost cluster id")
+	fs.StringVar(&cfg.Region, "region", "us-east-1", "AWS region of the nodes")
+	fs.IntVar(&cfg.RetentionDays, "retention-days", 30, "days of data kept before today")
+	fs.IntVar(&cfg.HourlyRetentionHours, "hourly-retention-hours", 0, "hours of sub-day data kept (0: as -retention-days)")
+	fs.StringVar(&fl.now, "now", "", "fixed current time, RFC3339 (default: the real clock)")
+	fs.IntVar(&cfg.ContainersPerHour, "containers-per-hour", 0, "size the cluster for about this many containers per hour (overrides -namespaces, -pods-per-namespace)")
+	fs.IntVar(&cfg.Namespaces, "namespaces", 0, "user namespaces (default 6)")
+	fs.IntVar(&cfg.PodsPerNamespace, "pods-per-namespace", 0, "pod slots per namespace (default 10)")
+	fs.IntVar(&cfg.ContainersPerPod, "containers-per-pod", 0, "mean containers per pod (default 2)")
+	fs.IntVar(&cfg.Nodes, "nodes", 0, "nodes (default: one per 12 pods)")
+	fs.BoolVar(&cfg.EmptySets, "empty-sets", false, "render unavailable sets as {} instead of null")
+	fs.StringVar(&fl.quirks, "quirks", "", "comma list of: null, negzero, offset, nan, extra")
+	fs.StringVar(&fl.mode, "fault", "none", "fault mode: none, status, html, truncate, invalid-json, null-data")
+	fs.IntVar(&f.Times, "fault-times", 0, "apply -fault to this many requests only (0: all)")
+	fs.IntVar(&fl.failNext, "fail-next", 0, "shorthand for -fault status -fault-times N")
+	fs.IntVar(&f.Status, "fail-status", 500, "HTTP status for -fault status")
+	fs.BoolVar(&fl.plainErrors, "plain-errors", false, `error bodies as {"error":...} instead of {"code":...,"message":...}`)
+	fs.DurationVar(&f.RetryAfter, "retry-after", 0, "Retry-After on 503 responses")
+	fs.IntVar(&f.TruncateAfter, "truncate-after", 1000, "body bytes sent before -fault truncate drops the connection")
+	fs.DurationVar(&f.Delay, "delay", 0, "delay before every allocation response")
+	fs.IntVar(&f.MaxWindowHours, "max-window-hours", 0, "fail windows longer than this many hours with 500 (0: off)")
+	fs.StringVar(&fl.certFile, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
+	fs.StringVar(&fl.keyFile, "tls-key", "", "private key for -tls-cert")
+	fs.StringVar(&fl.caOut, "tls-ca-out", "", "serve HTTPS with a fresh private CA and write the CA certificate (PEM) here")
+	fs.StringVar(&fl.render, "render", "", "write the response to this query (e.g. 'window=...&aggregate=...&step=1h') and exit")
+	fs.StringVar(&fl.out, "out", "-", "file for -render ('-': stdout)")
+	fs.StringVar(&fl.serveFile, "serve-file", "", "serve this pre-rendered body for -serve-query")
+	fs.StringVar(&fl.serveQuery, "serve-query", "", "query answered with -serve-file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errFlagSyntax
+	}
+	return &fl, fl.resolve()
+}
+
+// resolve turns the string flags into Config fields.
+func (fl *cliFlags) resolve() error {
+	if fl.now != "" {
+		t, err := time.Parse(time.RFC3339, fl.now)
+		if err != nil {
+			return fmt.Errorf("-now: %w", err)
+		}
+		fl.cfg.Now = func() time.Time { return t }
+	}
+	q := &fl.cfg.Quirks
+	for _, name := range strings.FieldsFunc(fl.quirks, func(r rune) bool { return r == ',' }) {
+		switch strings.TrimSpace(name) {
+		case "null":
+			q.NullNumbers = true
+		case "negzero":
+			q.NegativeZero = true
+		case "offset":
+			q.OffsetTimes = true
+		case "nan":
+			q.NaNStrings = true
+		case "extra":
+			q.ExtraFields = true
+		default:
+			return fmt.Errorf("-quirks: unknown quirk %q", name)
+		}
+	}
+	f := &fl.cfg.Faults
+	var err error
+	if f.Mode, err = ParseFaultMode(fl.mode); err != nil {
+		return fmt.Errorf("-fault: %w", err)
+	}
+	if fl.failNext > 0 {
+		f.Mode, f.Times = FaultStatus, fl.failNext
+	}
+	if fl.plainErrors {
+		f.ErrorStyle = ErrorPlain
+	}
+	return nil
+}
+
+// tlsConfig returns the server's TLS config, or nil for plain HTTP.
+func (fl *cliFlags) tlsConfig() (*tls.Config, error) {
+	switch {
+	case fl.caOut != "":
+		caPEM, cert, err := GenerateCert("127.0.0.1", "localhost", "::1")
+		if err != nil {
+			return nil, fmt.Errorf("generate certificate: %w", err)
+		}
+		if err := os.WriteFile(fl.caOut, caPEM, 0o644); err != nil {
+			return nil, fmt.Errorf("write -tls-ca-out: %w", err)
+		}
+		return &tls.Config{Certificates: []tls.Certificate{cert}}, nil
+	case fl.certFile != "" || fl.keyFile != "":
+		cert, err := tls.LoadX509KeyPair(fl.certFile, fl.keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load -tls-cert/-tls-key: %w", err)
+		}
+		return &tls.Config{Certificates: []tls.Certificate{cert}}, nil
+	}
+	return nil, nil
+}
+
+func serve(ctx context.Context, sim *Sim, fl *cliFlags, stdout io.Writer, log *slog.Logger) int {
+	tlsCfg, err := fl.tlsConfig()
+	if err != nil {
+		log.Error("tls", "err", err)
+		return 2
+	}
+	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsCfg}
+	ln, err := net.Listen("tcp", fl.listen)
+	if err != nil {
+		log.Error("listen", "err", err)
+		return 2
+	}
+	scheme := "http"
+	if tlsCfg != nil {
+		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
+	}
+	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
+	c := sim.Config()
+	log.Info("kubecost simulator", "cluster", c.ClusterName, "seed", c.Seed, "namespaces", c.Namespaces,
+		"podsPerNamespace", c.PodsPerNamespace, "nodes", c.Nodes, "retentionDays", c.RetentionDays,
+		"now", c.Now().UTC().Format(time.RFC3339), "fault", c.Faults.Mode)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		log.Error("serve", "err", err)
+		return 1
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Error("shutdown", "err", err)
+	}
+	return 0
+}
+
+func renderOne(sim *Sim, query, path string, stdout io.Writer, log *slog.Logger) int {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		log.Error("bad -render query", "err", err)
+		return 2
+	}
+	w := stdout
+	var file *os.File
+	if path != "-" {
+		if file, err = os.Create(path); err != nil {
+			log.Error("create -out", "err", err)
+			return 1
+		}
+		w = file
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	start := time.Now()
+	if err = sim.WriteResponse(bw, q); err == nil {
+		err = bw.Flush()
+	}
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(path) // a partial body would pass for a response
+		}
+	}
+	var pe *ParamError
+	switch {
+	case errors.As(err, &pe):
+		log.Error("bad -render query", "err", err)
+		return 2
+	case err != nil:
+		log.Error("render", "err", err)
+		return 1
+	}
+	log.Info("rendered", "out", path, "elapsed", time.Since(start).Round(time.Millisecond))
+	return 0
+}

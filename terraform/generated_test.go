@@ -1,0 +1,44 @@
+package terraform_test
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
+)
+
+// TestGeneratedFilesAreCurrent fails when a committed generated file
+// (columns.json, the cid-cmd resources, the README tables) differs from
+// what its sources render today. It never writes: `make generate` does.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	t.Parallel()
+	files, err := gen.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		got, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Errorf("%v (run: make generate)", err)
+			continue
+		}
+		if !bytes.Equal(got, f.Content) {
+			t.Errorf("%s is stale; run: make generate\n%s", f.Path, firstDiff(string(got), string(f.Content)))
+		}
+	}
+}
+
+// The cid-cmd view selects exactly the cid-cmd dataset's columns.
+func TestCIDViewSelectsDatasetColumns(t *testing.T) {
+	t.Parallel()
+	cid, err := gen.CID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, _, _ := splitSQL(t, cid.ViewSQL)
+	if !slices.Equal(sel, cid.DatasetColumns) || len(sel) == 0 {
+		t.Errorf("cid view selects %v, dataset has %v", sel, cid.DatasetColumns)
+	}
+}
