@@ -36,7 +36,8 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 		return fmt.Errorf("s3: put %s: %w", key, err)
 	}
 	start := time.Now()
-	src, err := newPartSource(ctx, r, s.opts.PartSize)
+	// Concurrency parts in flight and one being read.
+	src, err := newPartSource(ctx, r, s.opts.PartSize, s.opts.Concurrency+1)
 	if err != nil {
 		return s.fail("put", key, err)
 	}
@@ -257,11 +258,14 @@ type partSource struct {
 	size     int64          // file size
 	stream   io.Reader
 	partSize int64
-	pool     sync.Pool
-	num      int32
-	off      int64
-	total    int64
-	eof      bool
+	// free recycles part buffers. A channel rather than a sync.Pool: the
+	// pool may drop buffers (it does on purpose under the race detector),
+	// and then memory would grow with the object after all.
+	free  chan *[]byte
+	num   int32
+	off   int64
+	total int64
+	eof   bool
 }
 
 // readerAtSeeker is what reading parts in place needs.
@@ -270,8 +274,8 @@ type readerAtSeeker interface {
 	io.ReadSeeker
 }
 
-func newPartSource(ctx context.Context, r io.Reader, partSize int64) (*partSource, error) {
-	src := &partSource{ctx: ctx, stream: r, partSize: partSize}
+func newPartSource(ctx context.Context, r io.Reader, partSize int64, buffers int) (*partSource, error) {
+	src := &partSource{ctx: ctx, stream: r, partSize: partSize, free: make(chan *[]byte, buffers)}
 	if f, ok := r.(readerAtSeeker); ok {
 		size, err := f.Seek(0, io.SeekEnd)
 		if err == nil {
@@ -286,8 +290,24 @@ func newPartSource(ctx context.Context, r io.Reader, partSize int64) (*partSourc
 			src.partSize *= 2
 		}
 	}
-	src.pool.New = func() any { b := make([]byte, src.partSize); return &b }
 	return src, nil
+}
+
+func (src *partSource) buffer() *[]byte {
+	select {
+	case b := <-src.free:
+		return b
+	default:
+		b := make([]byte, src.partSize)
+		return &b
+	}
+}
+
+func (src *partSource) recycle(b *[]byte) {
+	select {
+	case src.free <- b:
+	default:
+	}
 }
 
 // single reports whether first is the whole body.
@@ -318,22 +338,22 @@ func (src *partSource) next() (part, error) {
 	if src.eof {
 		return part{}, io.EOF
 	}
-	bp := src.pool.Get().(*[]byte)
+	bp := src.buffer()
 	n, err := io.ReadFull(&ctxReader{ctx: src.ctx, r: src.stream}, *bp)
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		src.eof = true
 		if n == 0 && src.num > 0 {
-			src.pool.Put(bp)
+			src.recycle(bp)
 			return part{}, io.EOF
 		}
 	case err != nil:
-		src.pool.Put(bp)
+		src.recycle(bp)
 		return part{}, err
 	}
 	src.num++
 	src.total += int64(n)
-	return part{num: src.num, body: bytes.NewReader((*bp)[:n]), size: int64(n), release: func() { src.pool.Put(bp) }}, nil
+	return part{num: src.num, body: bytes.NewReader((*bp)[:n]), size: int64(n), release: func() { src.recycle(bp) }}, nil
 }
 
 // ctxReader stops reading the body as soon as ctx ends, even while the
