@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -22,7 +24,6 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/faultproxy"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // matrix is the S3 fault matrix: MinIO behind a fault-injecting proxy, a
@@ -31,11 +32,15 @@ import (
 // exporter once with the fault, checks the exit status, the last line and
 // what is stored, then runs it again healthy and checks that this run
 // heals exactly what is missing and leaves no unfinished upload.
+//
+// The large cluster's simulator and the exporter runs on it are child
+// processes built without the race detector: under -race, generating and
+// encoding a 40k-row day in the test process would dominate the matrix.
 type matrix struct {
 	*harness
-	proxy *faultproxy.Proxy
-	big   *kubecostsim.Server
-	proj  *schema.Projection
+	proxy  *faultproxy.Proxy
+	bigURL string
+	proj   *schema.Projection
 }
 
 // bigNow is the big simulator's clock: the real one, because the cases
@@ -55,9 +60,33 @@ func newMatrix(t *testing.T) *matrix {
 	t.Setenv("AWS_MAX_ATTEMPTS", "2")
 	h.env["S3_REQUEST_TIMEOUT"] = "1"
 	h.env["BACKFILL_PERIOD_DAYS"] = "4" // two days
-	big := kubecostsim.NewServer(kubecostsim.Config{Seed: 11, ContainersPerHour: 22000, RetentionDays: 5, Now: bigNow})
-	t.Cleanup(big.Close)
-	return &matrix{harness: h, proxy: p, big: big, proj: schema.NewProjection(clusterARN, "prod", []string{labelKey}, nil)}
+	return &matrix{harness: h, proxy: p, bigURL: startSim(t, "-seed", "11", "-containers-per-hour", "22000", "-retention-days", "5"),
+		proj: schema.NewProjection(clusterARN, "prod", []string{labelKey}, nil)}
+}
+
+// startSim runs the simulator command as a child process and returns its URL.
+func startSim(t *testing.T, args ...string) string {
+	t.Helper()
+	bin, err := buildBin("kubecost-sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("simulator did not say where it listens: %q %v", line, err)
+	}
+	go io.Copy(io.Discard, out)
+	return u
 }
 
 // mcase is one row of the matrix.
@@ -80,7 +109,7 @@ func (m *matrix) caseEnv(c mcase) map[string]string {
 	env := maps.Clone(m.env)
 	env["S3_PREFIX"] = strings.NewReplacer(" ", "-", "/", "-").Replace(c.name) + "/"
 	if c.multipart {
-		env["KUBECOST_API_ENDPOINT"] = m.big.URL
+		env["KUBECOST_API_ENDPOINT"] = m.bigURL
 		env["BACKFILL_PERIOD_DAYS"] = "3"
 		env["S3_PART_SIZE_MIB"] = "5"
 	}
@@ -111,9 +140,12 @@ func (m *matrix) check(t *testing.T, c mcase) {
 	start := time.Now()
 	var code int
 	var logs string
-	if c.exec != nil {
+	switch {
+	case c.exec != nil:
 		code, logs = c.exec(t, m, env)
-	} else {
+	case c.multipart:
+		code, logs = execWith(t, nil)(t, m, env)
+	default:
 		code, logs = m.runIn(env, cli.Hooks{Now: nowFor(c)})
 	}
 	took := time.Since(start)
@@ -146,7 +178,12 @@ func (m *matrix) check(t *testing.T, c mcase) {
 
 	// The next healthy run, an hour and more later, heals exactly the rest.
 	m.proxy.ResetLog()
-	code, logs = m.runIn(env, cli.Hooks{Now: nowFor(c), WallClock: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	if c.multipart {
+		// Nothing of ours may be left to clean up: the failed run aborted it.
+		code, logs = execWith(t, nil)(t, m, env)
+	} else {
+		code, logs = m.runIn(env, cli.Hooks{Now: nowFor(c), WallClock: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	}
 	if code != cli.ExitOK {
 		t.Fatalf("healing run: exit %d\n%s", code, logs)
 	}
@@ -183,15 +220,19 @@ func (m *matrix) check(t *testing.T, c mcase) {
 
 // wantKeys are the keys of the days the simulator has in the window.
 func (m *matrix) wantKeys(c mcase, prefix string) []string {
-	sim, backfill := m.sim, 4
-	if c.multipart {
-		sim, backfill = m.big, 3
-	}
-	first, last := exporter.BackfillWindow(nowFor(c)(), backfill)
 	l := prod
 	l.Prefix = prefix
 	var out []string
-	for _, d := range sim.Sim.AvailableDays() {
+	if c.multipart {
+		// One day, which the large simulator (5 days of retention) has.
+		first, last := exporter.BackfillWindow(bigNow(), 3)
+		for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
+			out = append(out, l.Key(d, exporter.Snappy))
+		}
+		return out
+	}
+	first, last := exporter.BackfillWindow(nowFor(c)(), 4)
+	for _, d := range m.sim.Sim.AvailableDays() {
 		if !d.Before(first) && !d.After(last) {
 			out = append(out, l.Key(d, exporter.Snappy))
 		}
@@ -287,7 +328,7 @@ func (m *matrix) checkKilled(t *testing.T, c mcase, keep ...string) {
 	// The next run, within the hour, writes the missing day and leaves the
 	// upload alone: it could be a concurrent run's.
 	m.proxy.ResetLog()
-	code, logs = m.runIn(env, cli.Hooks{Now: nowFor(c)})
+	code, logs = execWith(t, nil)(t, m, env)
 	if code != cli.ExitOK || len(m.uploads(t, prefix)) != len(keep)+1 {
 		t.Fatalf("a run within the hour: exit %d, uploads %v\n%s", code, m.uploads(t, prefix), logs)
 	}
@@ -332,19 +373,26 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
-// exporterBin builds the exporter once per test binary.
-var exporterBin = sync.OnceValues(func() (string, error) {
+// binDir holds the commands built for these tests, once per test binary.
+var binDir = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "kse-bin-")
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "kubecost-s3-exporter")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/kubecost-s3-exporter/kubecost-s3-exporter/cmd/kubecost-s3-exporter").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", dir+"/",
+		"github.com/kubecost-s3-exporter/kubecost-s3-exporter/cmd/kubecost-s3-exporter",
+		"github.com/kubecost-s3-exporter/kubecost-s3-exporter/cmd/kubecost-sim").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	return bin, nil
+	return dir, nil
 })
+
+// buildBin returns the path of a command built without the race detector.
+func buildBin(name string) (string, error) {
+	dir, err := binDir()
+	return filepath.Join(dir, name), err
+}
 
 // execWith runs the real exporter binary as a child process, under
 // prlimit when limits are given, and calls during (if not nil) while it
@@ -352,7 +400,7 @@ var exporterBin = sync.OnceValues(func() (string, error) {
 // by a signal reports -1.
 func execWith(t *testing.T, during func(t *testing.T, m *matrix, p *os.Process), limits ...string) func(*testing.T, *matrix, map[string]string) (int, string) {
 	return func(t *testing.T, m *matrix, env map[string]string) (int, string) {
-		bin, err := exporterBin()
+		bin, err := buildBin("kubecost-s3-exporter")
 		if err != nil {
 			t.Fatal(err)
 		}
