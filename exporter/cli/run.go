@@ -25,7 +25,8 @@ import (
 // simulator and the plan agree on which days exist; run passes none.
 type Hooks struct {
 	Now func() time.Time
-	// WallClock dates the clean-up of abandoned uploads (see app.Options).
+	// WallClock dates the clean-up of abandoned uploads (see app.Options);
+	// the fault tests move it an hour on instead of waiting.
 	WallClock func() time.Time
 }
 
@@ -51,7 +52,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		h.Now = time.Now
 	}
 	start := time.Now()
-	opts, err := wire(ctx, cfg, lookup, log, h)
+	opts, err := wire(ctx, cfg, lookup, log)
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
 		summarize(log, app.Summary{Duration: time.Since(start)}, err)
@@ -128,7 +129,7 @@ func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // wire builds the run's parts from a validated config. AWS is touched only
 // when something needs it, so OUTPUT_DIR runs work without credentials.
-func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, h Hooks) (app.Options, error) {
+func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger) (app.Options, error) {
 	cl := cfg.Cluster()
 	var id *awsauth.Identity
 	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
