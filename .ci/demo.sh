@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: build, start the Kubecost simulator on loopback, run the
 # exporter into ./demo-output, then read the Parquet files back. Needs only
-# Go. Run it twice: the second run finds every day stored and writes nothing.
+# Go. Run it twice: the second run finds every day stored and current
+# ("current" in the plan) and writes nothing. Change LABELS below and run
+# again: every stored day is exported again ("config-changed").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,8 +48,11 @@ OUTPUT_DIR="$out" \
 after=$(find "$out" -name '*.parquet' | wc -l)
 
 echo
+echo "== plan: one reason per day Kubecost has (missing, config-changed, drifted, forced, legacy-kept, current, ...)"
+grep 'msg="plan day"' "$tmp/run.log" | sed -E 's/.* day=([0-9-]+) reason=([a-z-]+) export=([a-z]+).*/   \1  \2  export=\3/' || true
+echo
 echo "== files written by this run: $((after - before))"
-grep 'msg="day written"' "$tmp/run.log" | sed -E 's/.*key="?([^" ]+)"? rows=([0-9]+) bytes=([0-9]+).*/   \1  rows=\2 bytes=\3/' || true
+grep 'msg="day written"' "$tmp/run.log" | sed -E 's/.*key="?([^" ]+)"? reason=([a-z-]+) rows=([0-9]+) bytes=([0-9]+).*/   \1  \2 rows=\3 bytes=\4/' || true
 if [ "$after" -eq "$before" ]; then
 	echo "   nothing new: every available day was already in ./$out"
 fi

@@ -4,7 +4,8 @@
 # them deterministically and later runs are instant.
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
-#   TOOL is any of: minio helm tflint terraform staticcheck (default: all).
+#   TOOL is any of: minio helm tflint terraform staticcheck etcd
+#   kube-apiserver kube-controller-manager kube-scheduler (default: all).
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
 # stderr), so callers can `eval "$(.ci/install-tools.sh helm)"`.
 # With --env-file the same lines are also written to FILE.
@@ -19,7 +20,17 @@ TOOLS=(
 	"terraform|github.com/hashicorp/terraform@v1.5.7|TERRAFORM_BIN"
 	# 0.8.x (staticcheck 2026.1) understands the go directive in go.mod.
 	"staticcheck|honnef.co/go/tools/cmd/staticcheck@v0.8.2|STATICCHECK_BIN"
+	# A control plane for the chart's install/upgrade tests. These cannot be
+	# `go install`ed (their main modules use replace directives); each is built
+	# from a small recipe module under .ci/k8s-tools whose go.mod pins the
+	# version written here (checked below). The cache key also hashes the
+	# recipe, so editing it rebuilds.
+	"etcd|go.etcd.io/etcd/server/v3@v3.6.16|ETCD_BIN|.ci/k8s-tools/etcd|."
+	"kube-apiserver|k8s.io/kubernetes@v1.34.4|KUBE_APISERVER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-apiserver"
+	"kube-controller-manager|k8s.io/kubernetes@v1.34.4|KUBE_CONTROLLER_MANAGER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-controller-manager"
+	"kube-scheduler|k8s.io/kubernetes@v1.34.4|KUBE_SCHEDULER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-scheduler"
 )
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 tools_dir="${KSE_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubecost-s3-exporter/tools}"
 env_file=""
@@ -36,7 +47,7 @@ done
 
 log() { printf '%s install-tools: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
-lookup() { # name -> "module@version|ENV", or fail
+lookup() { # name -> "module@version|ENV[|recipe dir|package]", or fail
 	local entry
 	for entry in "${TOOLS[@]}"; do
 		if [[ "${entry%%|*}" == "$1" ]]; then
@@ -75,27 +86,90 @@ build() {
 	return "$rc"
 }
 
+# Build the missing tools of one recipe module with a single `go build`, so
+# binaries sharing most packages (the Kubernetes ones) compile them once.
+# Args: recipe dir, then name=package=dest triples. nice: the build is long
+# (kube-apiserver: minutes and about 2 GB) and must not starve other work.
+build_recipe() {
+	local dir="$1" start tmp rc=0 item name pkg dest pkgs=()
+	shift
+	start=$SECONDS
+	for item in "$@"; do
+		IFS='=' read -r name pkg dest <<<"$item"
+		pkgs+=("$pkg")
+	done
+	mkdir -p "$tools_dir"
+	tmp="$(mktemp -d "$tools_dir/.build.XXXXXX")"
+	log "$dir: building ${pkgs[*]}"
+	(cd "$repo_root/$dir" && CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags='-s -w' -o "$tmp/" "${pkgs[@]}") 2>&1 |
+		sed "s|^|[$dir] |" >&2 || rc=$?
+	for item in "$@"; do
+		IFS='=' read -r name pkg dest <<<"$item"
+		local built="$tmp/${pkg##*/}"
+		[[ "$pkg" == "." ]] && built="$tmp/$(basename "$dir")"
+		if ((rc == 0)) && [[ -x "$built" ]]; then
+			mkdir -p "$(dirname "$dest")"
+			mv -f "$built" "$dest"
+			log "$name: built in $((SECONDS - start))s -> $dest"
+		else
+			log "$name: FAILED after $((SECONDS - start))s (go build $pkg in $dir)"
+			rc=1
+		fi
+	done
+	rm -rf "$tmp"
+	return "$rc"
+}
+
+# recipe_key dir module@version: fails unless the recipe's go.mod requires
+# that version; prints a short hash of the recipe's files for the cache path.
+recipe_key() {
+	local dir="$repo_root/$1" mod="${2%@*}" version="${2##*@}"
+	if ! grep -Eq "^[[:space:]]*(require[[:space:]]+)?${mod//./\\.}[[:space:]]+${version//./\\.}([[:space:]]|$)" "$dir/go.mod"; then
+		echo "install-tools: $1/go.mod does not require $mod $version" >&2
+		return 1
+	fi
+	local files=("$dir"/go.mod "$dir"/go.sum)
+	shopt -s nullglob
+	files+=("$dir"/*.go)
+	shopt -u nullglob
+	cat "${files[@]}" | sha256sum | cut -c1-12
+}
+
 env_lines=()
 pids=()
 names=()
+declare -A recipe_items=()
 total_start=$SECONDS
 for name in "${requested[@]}"; do
 	if ! spec="$(lookup "$name")"; then
-		echo "install-tools: unknown tool '$name' (known: minio helm tflint terraform staticcheck)" >&2
+		echo "install-tools: unknown tool '$name' (known: ${TOOLS[*]%%|*})" >&2
 		exit 2
 	fi
-	pkg="${spec%%|*}"
-	var="${spec#*|}"
+	IFS='|' read -r pkg var recipe recipe_pkg <<<"$spec"
 	version="${pkg##*@}"
 	dest="$tools_dir/$name@$version/$name"
+	if [[ -n "$recipe" ]]; then
+		key="$(recipe_key "$recipe" "$pkg")" || exit 1
+		dest="$tools_dir/$name@$version-$key/$name"
+	fi
 	env_lines+=("$(printf '%s=%q' "$var" "$dest")")
 	if [[ -x "$dest" ]]; then
 		log "$name: cached $dest"
 		continue
 	fi
+	if [[ -n "$recipe" ]]; then
+		recipe_items[$recipe]+="$name=$recipe_pkg=$dest "
+		continue
+	fi
 	build "$name" "$pkg" "$dest" &
 	pids+=("$!")
 	names+=("$name")
+done
+for recipe in "${!recipe_items[@]}"; do
+	# shellcheck disable=SC2086 # items are space-free by construction
+	build_recipe "$recipe" ${recipe_items[$recipe]} &
+	pids+=("$!")
+	names+=("$recipe")
 done
 
 failed=()

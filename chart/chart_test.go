@@ -29,6 +29,7 @@ var envOf = map[string]string{
 	"kubecostApiFlavor":         "KUBECOST_API_FLAVOR",
 	"kubecostApiPath":           "KUBECOST_API_PATH",
 	"backfillPeriodDays":        "BACKFILL_PERIOD_DAYS",
+	"settleHours":               "SETTLE_HOURS",
 	"aggregation":               "AGGREGATION",
 	"granularity":               "GRANULARITY",
 	"paginate":                  "KUBECOST_ALLOCATION_API_PAGINATE",
@@ -54,6 +55,9 @@ var envOf = map[string]string{
 	"concurrency":               "CONCURRENCY",
 	"dryRun":                    "DRY_RUN",
 	"forceDates":                "FORCE_DATES",
+	"reexportOnConfigChange":    "REEXPORT_ON_CONFIG_CHANGE",
+	"driftTolerance":            "DRIFT_TOLERANCE",
+	"reexportLegacy":            "REEXPORT_LEGACY",
 	"logLevel":                  "LOG_LEVEL",
 	"logFormat":                 "LOG_FORMAT",
 }
@@ -317,30 +321,37 @@ func checkPodHardening(t *testing.T, where string, spec *corev1.PodSpec) {
 
 var hexRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-func TestExportJobHook(t *testing.T) {
+// TestExportJob checks the rendered export Job: a plain resource (no helm or
+// ArgoCD hook, so nothing waits for it), named by the hash of its spec, with
+// a written-out selector (so --force can replace it) and the pod
+// anti-affinity that keeps exports of one release from overlapping. Its
+// behaviour on a cluster is TestExportJobOnControlPlane's.
+func TestExportJob(t *testing.T) {
 	t.Parallel()
 	rd := render(t, required...)
 	job := rd.exportJob(t)
 	if job == nil {
 		t.Fatal("no export Job rendered by default")
 	}
-	a := job.Annotations
-	if a["helm.sh/hook"] != "post-install,post-upgrade" || a["helm.sh/hook-delete-policy"] != "before-hook-creation" {
-		t.Errorf("hook annotations %v: want post-install,post-upgrade and before-hook-creation", a)
+	checkPlainJob(t, "default", job)
+	hash := job.Annotations["checksum/export-job"]
+	if !hexRE.MatchString(hash) {
+		t.Fatalf("checksum/export-job %q is not a sha256", hash)
 	}
-	sum := a["checksum/config"]
-	if !hexRE.MatchString(sum) {
-		t.Fatalf("checksum/config %q is not a sha256", sum)
-	}
-	if want := "kubecost-s3-exporter-export-" + sum[:10]; job.Name != want {
+	if want := "kubecost-s3-exporter-export-" + hash[:10]; job.Name != want {
 		t.Errorf("Job name %q, want %q", job.Name, want)
 	}
-	if job.Spec.Template.Annotations["checksum/config"] != sum || rd.cronJob(t).Annotations["checksum/config"] != sum ||
-		rd.cronJob(t).Spec.JobTemplate.Spec.Template.Annotations["checksum/config"] != sum {
+	cj := rd.cronJob(t)
+	if cj.Annotations["checksum/export-job"] != hash {
+		t.Errorf("the CronJob records export hash %q, the Job has %q", cj.Annotations["checksum/export-job"], hash)
+	}
+	sum := job.Annotations["checksum/config"]
+	if !hexRE.MatchString(sum) || job.Spec.Template.Annotations["checksum/config"] != sum || cj.Annotations["checksum/config"] != sum ||
+		cj.Spec.JobTemplate.Spec.Template.Annotations["checksum/config"] != sum {
 		t.Error("the Job, its pod, the CronJob and its pods must carry the same checksum/config")
 	}
 	if job.Spec.TTLSecondsAfterFinished == nil || *job.Spec.TTLSecondsAfterFinished <= 0 {
-		t.Error("the export Job needs ttlSecondsAfterFinished")
+		t.Error("the export Job needs ttlSecondsAfterFinished by default")
 	}
 	if job.Spec.ActiveDeadlineSeconds == nil || job.Spec.BackoffLimit == nil {
 		t.Error("the export Job needs activeDeadlineSeconds and backoffLimit")
@@ -350,24 +361,96 @@ func TestExportJobHook(t *testing.T) {
 		!slices.Equal(pfp.Rules[0].OnExitCodes.Values, []int32{2}) {
 		t.Errorf("podFailurePolicy %+v: a configuration error (exit 2) must fail the Job without retries", pfp)
 	}
-
-	// Extra annotations (ArgoCD) are added, not substituted.
-	argo := render(t, "--values", "ci/argocd-values.yaml").exportJob(t)
-	if argo.Annotations["argocd.argoproj.io/hook"] != "PostSync" || argo.Annotations["helm.sh/hook"] == "" {
-		t.Errorf("argocd fixture annotations %v", argo.Annotations)
+	for kind, spec := range rd.podSpecs(t) {
+		checkExclusive(t, kind, spec, "kubernetes.io/os", 1)
 	}
-	// Disabled: no Job. Upgrades without cluster access (helm template,
-	// ArgoCD) render it, since lookup cannot read the live checksum.
+	for _, tmpl := range []*corev1.PodTemplateSpec{&job.Spec.Template, &cj.Spec.JobTemplate.Spec.Template} {
+		if _, ok := tmpl.Labels["helm.sh/chart"]; ok {
+			t.Error("pod templates must not carry helm.sh/chart: a chart upgrade alone would change the immutable Job template")
+		}
+	}
+
+	// ArgoCD: the documented values keep the finished Job (no TTL), so the
+	// application stays in sync; the Job is in the last sync wave.
+	argo := render(t, "--values", "ci/argocd-values.yaml").exportJob(t)
+	checkPlainJob(t, "argocd", argo)
+	if argo.Spec.TTLSecondsAfterFinished != nil {
+		t.Errorf("argocd fixture: ttlSecondsAfterFinished %d, want none", *argo.Spec.TTLSecondsAfterFinished)
+	}
+	for _, o := range render(t, "--values", "ci/argocd-values.yaml").objects {
+		if w := o.Annotations["argocd.argoproj.io/sync-wave"]; o.Kind != "Job" && w != "" && w >= argo.Annotations["argocd.argoproj.io/sync-wave"] {
+			t.Errorf("%s %s is in sync wave %s, not before the export Job's", o.Kind, o.Name, w)
+		}
+	}
+
+	// The user's affinity is kept and the exclusive-run term added to it.
+	merged := render(t, withRequired("--set-json", `affinity={"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"x":"y"}},"topologyKey":"zone"}]},"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Exists"}]}]}}}`,
+		"--set", "exclusiveRuns.topologyKey=topology.kubernetes.io/region")...)
+	for kind, spec := range merged.podSpecs(t) {
+		checkExclusive(t, kind, spec, "topology.kubernetes.io/region", 2)
+		if spec.Affinity.NodeAffinity == nil {
+			t.Errorf("%s: the user's nodeAffinity was dropped", kind)
+		}
+	}
+	for kind, spec := range render(t, withRequired("--set", "exclusiveRuns.enabled=false")...).podSpecs(t) {
+		if spec.Affinity != nil {
+			t.Errorf("%s: exclusiveRuns.enabled=false still renders affinity %+v", kind, spec.Affinity)
+		}
+	}
+
 	if render(t, withRequired("--set", "exportJob.enabled=false")...).exportJob(t) != nil {
 		t.Error("exportJob.enabled=false still renders the Job")
 	}
-	if render(t, withRequired("--is-upgrade")...).exportJob(t) == nil {
-		t.Error("an upgrade without access to the live CronJob must render the Job")
+	// Without cluster access (helm template, ArgoCD) lookup finds nothing, so
+	// an upgrade renders the Job: with an unchanged spec it is the same Job.
+	if up := render(t, withRequired("--is-upgrade")...).exportJob(t); up == nil || up.Name != job.Name {
+		t.Error("an upgrade without cluster access must render the same Job")
 	}
 }
 
-// TestChecksum: the Job name changes with the configuration, and only then.
-func TestChecksum(t *testing.T) {
+// checkPlainJob: no hook annotation of helm or ArgoCD (both wait for hooks),
+// and a selector written out that the pod template satisfies.
+func checkPlainJob(t *testing.T, where string, job *batchv1.Job) {
+	t.Helper()
+	for _, a := range []string{"helm.sh/hook", "argocd.argoproj.io/hook", "helm.sh/hook-delete-policy", "argocd.argoproj.io/hook-delete-policy"} {
+		if v, ok := job.Annotations[a]; ok {
+			t.Errorf("%s: export Job has %s=%s; hooks make helm and ArgoCD wait for the backfill", where, a, v)
+		}
+	}
+	if job.Annotations["argocd.argoproj.io/sync-wave"] != "1" {
+		t.Errorf("%s: argocd.argoproj.io/sync-wave %q, want \"1\"", where, job.Annotations["argocd.argoproj.io/sync-wave"])
+	}
+	if !isTrue(job.Spec.ManualSelector) || job.Spec.Selector == nil || job.Spec.Selector.MatchLabels["kubecost-s3-exporter/export-job"] != job.Name {
+		t.Fatalf("%s: want manualSelector and a selector on kubecost-s3-exporter/export-job=%s, got %+v", where, job.Name, job.Spec.Selector)
+	}
+	for k, v := range job.Spec.Selector.MatchLabels {
+		if job.Spec.Template.Labels[k] != v {
+			t.Errorf("%s: selector %s=%s does not match the pod template's labels", where, k, v)
+		}
+	}
+}
+
+// checkExclusive finds the required pod anti-affinity term against the
+// release's export pods among the want terms of spec.
+func checkExclusive(t *testing.T, kind string, spec *corev1.PodSpec, topologyKey string, want int) {
+	t.Helper()
+	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
+		t.Fatalf("%s: no pod anti-affinity", kind)
+	}
+	terms := spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(terms) != want {
+		t.Errorf("%s: %d required anti-affinity terms, want %d", kind, len(terms), want)
+	}
+	ours := terms[len(terms)-1]
+	sel := map[string]string{"app.kubernetes.io/name": "kubecost-s3-exporter", "app.kubernetes.io/instance": release}
+	if ours.TopologyKey != topologyKey || ours.LabelSelector == nil || !maps.Equal(ours.LabelSelector.MatchLabels, sel) {
+		t.Errorf("%s: anti-affinity term %+v, want topologyKey %s and labels %v", kind, ours, topologyKey, sel)
+	}
+}
+
+// TestExportJobName: the Job name changes with the Job's immutable spec, and
+// only then; CronJob-only settings and Job metadata leave it alone.
+func TestExportJobName(t *testing.T) {
 	t.Parallel()
 	name := func(args ...string) string {
 		t.Helper()
@@ -378,13 +461,13 @@ func TestChecksum(t *testing.T) {
 		t.Errorf("two renderings of the same values differ: %s, %s", base, again)
 	}
 	same := map[string][]string{
-		"explicit defaults":  {"--set", "exporter.backfillPeriodDays=15", "--set", "exporter.aggregation=container", "--set", "exporter.tlsVerify=true"},
-		"resources":          {"--set", "resources.limits.memory=2Gi"},
-		"schedule":           {"--set", "cronJob.schedule=@hourly"},
-		"scheduling":         {"--set", "nodeSelector.role=batch", "--set", "priorityClassName=low"},
-		"job annotations":    {"--set", "exportJob.annotations.x=y"},
-		"another namespace":  {"--namespace", "other"},
-		"history and limits": {"--set", "cronJob.backoffLimit=5", "--set", "exportJob.ttlSecondsAfterFinished=60"},
+		"explicit defaults": {"--set", "exporter.backfillPeriodDays=15", "--set", "exporter.aggregation=container", "--set", "exporter.tlsVerify=true"},
+		"schedule":          {"--set", "cronJob.schedule=@hourly"},
+		"job annotations":   {"--set", "exportJob.annotations.x=y"},
+		"another namespace": {"--namespace", "other"},
+		"CronJob settings":  {"--set", "cronJob.backoffLimit=5", "--set", "cronJob.activeDeadlineSeconds=600"},
+		"the TTL":           {"--set", "exportJob.ttlSecondsAfterFinished=60"},
+		"the sync wave":     {"--set", "exportJob.argocdSyncWave=5"},
 	}
 	for what, args := range same {
 		if got := name(args...); got != base {
@@ -399,6 +482,9 @@ func TestChecksum(t *testing.T) {
 		"the image":      {"--set", "image.tag=0.2.0"},
 		"extraEnv":       {"--set", "extraEnv[0].name=AWS_ENDPOINT_URL_S3", "--set", "extraEnv[0].value=http://minio:9000"},
 		"the bearer key": {"--set", "exporter.bearerTokenExistingSecret.name=t"},
+		"resources":      {"--set", "resources.limits.memory=2Gi"},
+		"scheduling":     {"--set", "nodeSelector.role=batch"},
+		"the deadline":   {"--set", "exportJob.activeDeadlineSeconds=7200"},
 	}
 	seen := map[string]string{base: "defaults"}
 	for what, args := range changed {

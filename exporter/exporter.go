@@ -19,7 +19,7 @@ import (
 // -ldflags "-X github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter.Version=...".
 var Version = "dev"
 
-// ErrNotExist is returned by ObjectStore.Open for a missing key.
+// ErrNotExist is returned by ObjectStore.Open and Head for a missing key.
 var ErrNotExist = errors.New("object does not exist")
 
 // ErrPreconditionFailed is returned by ObjectStore.Put when its
@@ -55,6 +55,18 @@ var CreateOnly = Precondition{IfNoneMatch: true}
 // version seen when planning.
 func ReplaceOnly(etag string) Precondition { return Precondition{IfMatch: etag} }
 
+// ObjectAttrs is what Head tells about one object without reading it.
+type ObjectAttrs struct {
+	Size int64
+	// ETag identifies this version of the object: it changes whenever the
+	// object is replaced. It is opaque; compare it only for equality, and
+	// pass it back unchanged to a conditional write.
+	ETag string
+	// Metadata is the user metadata given to Put, with lower-case keys (as
+	// S3 returns them). Never nil.
+	Metadata map[string]string
+}
+
 // ObjectStore is where day files go: S3, or a local directory.
 type ObjectStore interface {
 	// List calls fn for every key under prefix that sorts after startAfter,
@@ -69,6 +81,9 @@ type ObjectStore interface {
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	// Delete removes an object; deleting a missing key is not an error.
 	Delete(ctx context.Context, key string) error
+	// Head returns an object's size, ETag and user metadata without reading
+	// its body. It returns ErrNotExist for a missing key.
+	Head(ctx context.Context, key string) (ObjectAttrs, error)
 }
 
 // UploadJanitor is implemented by stores that can leave unfinished
@@ -89,11 +104,21 @@ type RecordSink interface {
 	Reset() error
 }
 
+// DayTotal is one day Kubecost has, with the sum of totalCost over its
+// allocations in the availability query (aggregate=cluster, step=1d). A
+// change of the total after the day was exported means Kubecost
+// reconciled the day again.
+type DayTotal struct {
+	Day       time.Time // UTC midnight
+	TotalCost float64
+}
+
 // AllocationSource is the Kubecost (or OpenCost) Allocation API.
 type AllocationSource interface {
 	// AvailableDays returns the UTC midnights in [from, to) for which
-	// Kubecost has a non-empty allocation set, in ascending order.
-	AvailableDays(ctx context.Context, from, to time.Time) ([]time.Time, error)
+	// Kubecost has a non-empty allocation set, in ascending order, each with
+	// the day's total cost.
+	AvailableDays(ctx context.Context, from, to time.Time) ([]DayTotal, error)
 	// FetchDay streams every allocation of the UTC day starting at day into sink.
 	FetchDay(ctx context.Context, day time.Time, sink RecordSink) error
 }
@@ -149,27 +174,33 @@ func (l Layout) MonthPrefix(day time.Time) string {
 // Matching the whole name matters: cluster "prod" must never claim the
 // files of "prod-eu".
 func (l Layout) ParseDay(key string) (time.Time, bool) {
+	d, _, ok := l.ParseKey(key)
+	return d, ok
+}
+
+// ParseKey is ParseDay that also returns the codec named by the suffix.
+func (l Layout) ParseKey(key string) (time.Time, Codec, bool) {
 	name := key[strings.LastIndexByte(key, '/')+1:]
 	const dateLen = len(time.DateOnly)
 	if len(name) < dateLen+1 || name[dateLen] != '_' {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
 	day, err := time.Parse(time.DateOnly, name[:dateLen])
 	if err != nil {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
 	rest, ok := strings.CutPrefix(name[dateLen+1:], l.Cluster+".")
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
 	codec, ok := strings.CutSuffix(rest, ".parquet")
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
 	for _, c := range Codecs() {
 		if Codec(codec) == c {
-			return day, true
+			return day, c, true
 		}
 	}
-	return time.Time{}, false
+	return time.Time{}, "", false
 }

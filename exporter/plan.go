@@ -1,11 +1,19 @@
 package exporter
 
 import (
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"time"
 )
 
 const day = 24 * time.Hour
+
+// DefaultSettle is how long after its end a day is first exported. Kubecost
+// needs about 48 hours to reconcile a day with the cloud bill, and the
+// Python exporter (CCA) exports a day only once it ended 48 hours ago.
+const DefaultSettle = 48 * time.Hour
 
 // Midnight truncates t to the start of its UTC day.
 func Midnight(t time.Time) time.Time {
@@ -13,59 +21,229 @@ func Midnight(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-// BackfillWindow returns the first and the last day (both inclusive, UTC
-// midnights) that a run at now may export (CONTRACT §2): from
-// midnight(now − days·24h + 1 day) to midnight(now − 2 days). The newest day
-// is the day before yesterday, which Kubecost has had about 48 hours to
-// settle; a window of N days therefore holds N−2 days, so N ≥ 3 exports at
-// least one.
-func BackfillWindow(now time.Time, days int) (first, last time.Time) {
+// Window returns the first and the last day (both inclusive, UTC
+// midnights) that a run at now may export (CONTRACT §2). CCA asks Kubecost
+// for window=midnight(now − days·24h + 1 day),midnight(now − 48h) and
+// Kubecost treats the end as exclusive; settle generalises the 48 hours.
+// So the newest day is the latest day that ended at least settle ago. When
+// the window holds no day (days=3 with 48h), last is before first.
+func Window(now time.Time, days int, settle time.Duration) (first, last time.Time) {
 	first = Midnight(now.Add(-time.Duration(days) * day).Add(day))
-	last = Midnight(now.Add(-2 * day))
+	last = Midnight(now.Add(-settle)).Add(-day)
 	return first, last
+}
+
+// BackfillWindow is Window with the default settle period of 48 hours.
+func BackfillWindow(now time.Time, days int) (first, last time.Time) {
+	return Window(now, days, DefaultSettle)
+}
+
+// Reason says why a day is, or is not, exported.
+type Reason string
+
+// Reasons in the plan log. Only missing, config-changed, drifted, forced
+// and legacy-replaced export the day.
+const (
+	ReasonMissing        Reason = "missing"         // no object for the day
+	ReasonConfigChanged  Reason = "config-changed"  // made with another config fingerprint
+	ReasonDrifted        Reason = "drifted"         // Kubecost's day total moved beyond the tolerance
+	ReasonForced         Reason = "forced"          // listed in FORCE_DATES
+	ReasonLegacyReplaced Reason = "legacy-replaced" // no metadata of ours, and REEXPORT_LEGACY=true
+	ReasonLegacyKept     Reason = "legacy-kept"     // no metadata of ours: written by CCA or by hand
+	ReasonCurrent        Reason = "current"         // stored and still right
+)
+
+// Object metadata keys the plan reads (the exporter writes them).
+const (
+	MetaFingerprint = "config-fingerprint" // Fingerprint of the config that made the file
+	MetaDayTotal    = "kubecost-day-total" // DayTotal.TotalCost when the day was exported
+	MetaRows        = "rows"
+)
+
+// StoredObject is one object of this cluster, with what Head said of it.
+type StoredObject struct {
+	Key   string
+	Day   time.Time
+	Codec Codec
+	Attrs ObjectAttrs
+}
+
+// Policy is how a run treats days that are already stored.
+type Policy struct {
+	Fingerprint            string // of the current config
+	Codec                  Codec  // of the current config: new files get this suffix
+	ReexportOnConfigChange bool
+	DriftTolerance         float64 // relative, 0.001 = 0.1 %
+	ReexportLegacy         bool
+	Force                  []time.Time // FORCE_DATES
+}
+
+// PlanInput is everything PlanDays decides from.
+type PlanInput struct {
+	Now          time.Time
+	BackfillDays int
+	Settle       time.Duration
+	Available    []DayTotal     // Kubecost's days with their totals
+	Stored       []StoredObject // this cluster's objects; those outside the window are ignored
+	Layout       Layout
+	Policy
+}
+
+// DayPlan is the decision for one day Kubecost has.
+type DayPlan struct {
+	Day    time.Time
+	Reason Reason
+	Export bool
+	Key    string  // the key the day is (or would be) written to
+	Total  float64 // Kubecost's day total now
+	// ETag of the object at Key when planning, "" when there is none. It
+	// lets a replacement be made conditional on nobody else having
+	// replaced the object since.
+	ETag string
+	// Delete lists keys of the same day to remove: after the new object is
+	// written when Export, right away otherwise (leftovers of a codec switch
+	// that was interrupted between writing and deleting).
+	Delete []string
+	Detail string // why, in words, when the reason alone does not say
 }
 
 // Plan is the outcome of comparing Kubecost with the bucket.
 type Plan struct {
-	First, Last time.Time   // the backfill window, inclusive
+	First, Last time.Time   // the backfill window, inclusive; Last before First when empty
 	Available   []time.Time // days Kubecost has, inside the window
 	Present     []time.Time // days of this cluster already stored, inside the window
-	Missing     []time.Time // days to export, oldest first
+	Days        []DayPlan   // one per available day, oldest first
 }
 
-// PlanDays decides which days to export. It is pure: now, the window
-// length, Kubecost's available days and the keys already stored fully
-// determine the result. Keys of other clusters, codecs we do not know and
-// days outside the window are ignored; a day stored with any known codec
-// counts as present, so switching codec never duplicates a day in Athena.
-func PlanDays(now time.Time, backfillDays int, available []time.Time, keys []string, layout Layout) Plan {
-	p := Plan{}
-	p.First, p.Last = BackfillWindow(now, backfillDays)
-	in := func(d time.Time) bool { return !d.Before(p.First) && !d.After(p.Last) }
+// Empty reports whether the window holds no day at all.
+func (p Plan) Empty() bool { return p.Last.Before(p.First) }
 
-	present := map[time.Time]bool{}
-	for _, k := range keys {
-		if d, ok := layout.ParseDay(k); ok && in(d) {
-			present[d] = true
+// In reports whether d is a day of the window.
+func (p Plan) In(d time.Time) bool { return !d.Before(p.First) && !d.After(p.Last) }
+
+// Exports returns the days to export, oldest first.
+func (p Plan) Exports() []DayPlan {
+	return slices.DeleteFunc(slices.Clone(p.Days), func(d DayPlan) bool { return !d.Export })
+}
+
+// Cleanups returns the days kept as they are that still have keys to delete.
+func (p Plan) Cleanups() []DayPlan {
+	return slices.DeleteFunc(slices.Clone(p.Days), func(d DayPlan) bool { return d.Export || len(d.Delete) == 0 })
+}
+
+// PlanDays decides, for every day Kubecost has inside the window, whether
+// to export it and why. It is pure: its input fully determines the result.
+// Objects of other clusters never reach it (Layout.ParseKey rejects them);
+// a day stored with any known codec counts as present, so that switching
+// codec never duplicates a day in Athena.
+func PlanDays(in PlanInput) Plan {
+	p := Plan{}
+	p.First, p.Last = Window(in.Now, in.BackfillDays, in.Settle)
+	stored := map[time.Time][]StoredObject{}
+	for _, o := range in.Stored {
+		if d := Midnight(o.Day); p.In(d) {
+			stored[d] = append(stored[d], o)
 		}
 	}
+	for d := range stored {
+		p.Present = append(p.Present, d)
+	}
+	slices.SortFunc(p.Present, time.Time.Compare)
+
 	seen := map[time.Time]bool{}
-	for _, d := range available {
-		d = Midnight(d)
-		if !in(d) || seen[d] {
+	for _, a := range in.Available {
+		d := Midnight(a.Day)
+		if !p.In(d) || seen[d] {
 			continue
 		}
 		seen[d] = true
 		p.Available = append(p.Available, d)
-		if !present[d] {
-			p.Missing = append(p.Missing, d)
-		}
+		p.Days = append(p.Days, decide(in, d, a.TotalCost, stored[d]))
 	}
-	for d := range present {
-		p.Present = append(p.Present, d)
-	}
-	for _, s := range [][]time.Time{p.Available, p.Present, p.Missing} {
-		slices.SortFunc(s, func(a, b time.Time) int { return a.Compare(b) })
-	}
+	slices.SortFunc(p.Available, time.Time.Compare)
+	slices.SortFunc(p.Days, func(a, b DayPlan) int { return a.Day.Compare(b.Day) })
 	return p
 }
+
+// decide plans one available day d with the objects stored for it.
+func decide(in PlanInput, d time.Time, total float64, objs []StoredObject) DayPlan {
+	dp := DayPlan{Day: d, Key: in.Layout.Key(d, in.Codec), Total: total}
+	if len(objs) == 0 {
+		dp.Reason, dp.Export = ReasonMissing, true
+		return dp
+	}
+	// The object that speaks for the day: the one under the current codec
+	// when there is one; others are extras.
+	slices.SortFunc(objs, func(a, b StoredObject) int { return codecRank(a.Codec) - codecRank(b.Codec) })
+	primary := objs[0]
+	for _, o := range objs {
+		if o.Codec == in.Codec {
+			primary = o
+			dp.ETag = o.Attrs.ETag
+		}
+	}
+	fp := primary.Attrs.Metadata[MetaFingerprint]
+	switch {
+	case slices.ContainsFunc(in.Force, func(f time.Time) bool { return Midnight(f).Equal(d) }):
+		dp.Reason, dp.Export = ReasonForced, true
+	case fp == "" && in.ReexportLegacy:
+		dp.Reason, dp.Export = ReasonLegacyReplaced, true
+	case fp == "":
+		dp.Reason, dp.Detail = ReasonLegacyKept, "no "+MetaFingerprint+" metadata: not written by this exporter"
+	case fp != in.Fingerprint && in.ReexportOnConfigChange:
+		dp.Reason, dp.Export = ReasonConfigChanged, true
+		dp.Detail = fmt.Sprintf("fingerprint %s, now %s", fp, in.Fingerprint)
+	default:
+		dp.Reason = ReasonCurrent
+		if fp != in.Fingerprint {
+			dp.Detail = "config changed, kept: REEXPORT_ON_CONFIG_CHANGE=false"
+		}
+		if drifted, why := drift(primary.Attrs.Metadata[MetaDayTotal], total, in.DriftTolerance); drifted {
+			dp.Reason, dp.Export, dp.Detail = ReasonDrifted, true, why
+		}
+	}
+	for _, o := range objs {
+		switch {
+		case o.Key == dp.Key:
+		case dp.Export:
+			// The day is being replaced: afterwards it has exactly one file.
+			dp.Delete = append(dp.Delete, o.Key)
+		case o.Key != primary.Key && o.Attrs.Metadata[MetaFingerprint] != "":
+			// Ours, and not the file that speaks for the day: a leftover.
+			dp.Delete = append(dp.Delete, o.Key)
+		}
+	}
+	return dp
+}
+
+// drift compares the stored day total with Kubecost's. A total that is
+// missing or unreadable counts as drifted: the day cannot be vouched for.
+func drift(stored string, now, tolerance float64) (bool, string) {
+	was, err := strconv.ParseFloat(stored, 64)
+	if err != nil || math.IsNaN(was) || math.IsInf(was, 0) {
+		return true, fmt.Sprintf("stored %s %q is not a number", MetaDayTotal, stored)
+	}
+	diff := math.Abs(now - was)
+	if diff == 0 {
+		return false, ""
+	}
+	rel := diff / math.Max(math.Abs(was), math.SmallestNonzeroFloat64)
+	if rel <= tolerance {
+		return false, ""
+	}
+	if was == 0 {
+		return true, fmt.Sprintf("day total was 0, now %s", FormatTotal(now))
+	}
+	return true, fmt.Sprintf("day total %s, now %s (%+.3g%%)", FormatTotal(was), FormatTotal(now), (now-was)/math.Abs(was)*100)
+}
+
+func codecRank(c Codec) int {
+	if i := slices.Index(Codecs(), c); i >= 0 {
+		return i
+	}
+	return len(Codecs())
+}
+
+// FormatTotal renders a day total for MetaDayTotal, exactly: parsing it
+// back gives the same float64, so an unchanged day never reads as drifted.
+func FormatTotal(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -180,6 +180,12 @@ func TestWriterPolicyMatchesKeyLayout(t *testing.T) {
 					if !allowed(stmts, "s3:AbortMultipartUpload", objectARN(key)) {
 						t.Errorf("own key %s may not abort its multipart upload", key)
 					}
+					// Re-exports: HeadObject (s3:GetObject) and the delete of a replaced file.
+					for _, a := range []string{"s3:GetObject", "s3:DeleteObject"} {
+						if !allowed(stmts, a, objectARN(key)) {
+							t.Errorf("own key %s: %s not allowed", key, a)
+						}
+					}
 				}
 			}
 
@@ -205,8 +211,10 @@ func TestWriterPolicyMatchesKeyLayout(t *testing.T) {
 				others = append(others, exporter.Layout{Account: tc.account, Region: "eu-west-1", Cluster: sampleCluster}.Key(days[0], exporter.Snappy))
 			}
 			for _, key := range others {
-				if allowed(stmts, "s3:PutObject", objectARN(key)) {
-					t.Errorf("key %s of another cluster or layout may be put", key)
+				for _, a := range []string{"s3:PutObject", "s3:AbortMultipartUpload", "s3:GetObject", "s3:DeleteObject"} {
+					if allowed(stmts, a, objectARN(key)) {
+						t.Errorf("%s allowed on %s, a key of another cluster or layout", a, key)
+					}
 				}
 			}
 
@@ -249,7 +257,8 @@ func TestWriterPolicyMatchesKeyLayout(t *testing.T) {
 			}
 			for _, st := range stmts {
 				for _, a := range st.Actions {
-					if strings.Contains(a, "*") || a == "s3:GetObject" || a == "s3:DeleteObject" {
+					if strings.Contains(a, "*") || !slices.Contains([]string{"s3:ListBucket", "s3:PutObject", "s3:AbortMultipartUpload",
+						"s3:GetObject", "s3:DeleteObject", "kms:GenerateDataKey", "kms:Decrypt", "secretsmanager:GetSecretValue"}, a) {
 						t.Errorf("writer policy grants %s", a)
 					}
 				}

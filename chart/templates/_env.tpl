@@ -7,6 +7,7 @@ config.Vars().
 KUBECOST_API_ENDPOINT: http://kubecost-cost-analyzer.kubecost:9090
 KUBECOST_API_FLAVOR: kubecost
 BACKFILL_PERIOD_DAYS: "15"
+SETTLE_HOURS: "48"
 AGGREGATION: container
 GRANULARITY: daily
 KUBECOST_ALLOCATION_API_PAGINATE: "false"
@@ -19,6 +20,9 @@ S3_REQUEST_TIMEOUT: "60"
 COMPRESSION: snappy
 CONCURRENCY: "1"
 DRY_RUN: "false"
+REEXPORT_ON_CONFIG_CHANGE: "true"
+DRIFT_TOLERANCE: 0.1%
+REEXPORT_LEGACY: "false"
 LOG_LEVEL: info
 LOG_FORMAT: auto
 {{- end }}
@@ -88,6 +92,7 @@ they differ from the exporter's default.
   (list "KUBECOST_API_FLAVOR" $e.kubecostApiFlavor)
   (list "KUBECOST_API_PATH" $e.kubecostApiPath)
   (list "BACKFILL_PERIOD_DAYS" $e.backfillPeriodDays)
+  (list "SETTLE_HOURS" $e.settleHours)
   (list "AGGREGATION" $e.aggregation)
   (list "GRANULARITY" $e.granularity)
   (list "KUBECOST_ALLOCATION_API_PAGINATE" $e.paginate)
@@ -112,6 +117,9 @@ they differ from the exporter's default.
   (list "CONCURRENCY" $e.concurrency)
   (list "DRY_RUN" $e.dryRun)
   (list "FORCE_DATES" (join "," $e.forceDates))
+  (list "REEXPORT_ON_CONFIG_CHANGE" $e.reexportOnConfigChange)
+  (list "DRIFT_TOLERANCE" $e.driftTolerance)
+  (list "REEXPORT_LEGACY" $e.reexportLegacy)
   (list "LOG_LEVEL" $e.logLevel)
   (list "LOG_FORMAT" $e.logFormat)
 }}

@@ -23,9 +23,45 @@ because its Jobs get an 11-character suffix.
 {{- include "kse.fullname" . | trunc 52 | trimSuffix "-" }}
 {{- end }}
 
-{{/* <fullname>-export-<10 hex>: 45 + 8 + 10 = 63 characters at most. */}}
+{{/*
+<fullname>-export-<10 hex of kse.exportJobHash>: 45 + 8 + 10 = 63 characters
+at most.
+*/}}
 {{- define "kse.exportJobName" -}}
-{{- printf "%s-export-%s" (include "kse.fullname" . | trunc 45 | trimSuffix "-") (include "kse.checksum" . | trunc 10) }}
+{{- printf "%s-export-%s" (include "kse.fullname" . | trunc 45 | trimSuffix "-") (include "kse.exportJobHash" . | trunc 10) }}
+{{- end }}
+
+{{/*
+The export Job's spec without the fields that may change in place (the TTL)
+and without its own selector label. Call with (dict "ctx" $ "name" jobName);
+an empty name leaves the selector label out.
+*/}}
+{{- define "kse.exportJobSpec" -}}
+{{- $ := .ctx }}
+{{- $selector := "" }}
+{{- if .name }}
+{{- $selector = printf "kubecost-s3-exporter/export-job: %s" .name }}
+{{- end }}
+{{- include "kse.jobSpec" (dict "ctx" $ "backoffLimit" $.Values.exportJob.backoffLimit "activeDeadlineSeconds" $.Values.exportJob.activeDeadlineSeconds "ttl" nil "selector" $selector) }}
+{{- end }}
+
+{{/*
+The sha256 of the export Job's immutable spec (pod template, deadlines,
+retries). A Job's pod template cannot change, so any change here must be a
+new Job; with skipWhenUnchanged=false the revision makes every upgrade one.
+*/}}
+{{- define "kse.exportJobHash" -}}
+{{- $spec := include "kse.exportJobSpec" (dict "ctx" . "name" "") }}
+{{- if not .Values.exportJob.skipWhenUnchanged }}
+{{- $spec = printf "%s\nrevision: %d" $spec .Release.Revision }}
+{{- end }}
+{{- $spec | sha256sum }}
+{{- end }}
+
+{{/* The export Job's selector: unique to this Job within the namespace. */}}
+{{- define "kse.exportJobSelector" -}}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+kubecost-s3-exporter/export-job: {{ .name }}
 {{- end }}
 
 {{- define "kse.chart" -}}
@@ -39,6 +75,14 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{- define "kse.labels" -}}
 helm.sh/chart: {{ include "kse.chart" . }}
+{{ include "kse.podLabels" . }}
+{{- end }}
+
+{{/*
+Pod labels: the chart version is left out, because the export Job's pod
+template is immutable and a chart upgrade alone must not start an export.
+*/}}
+{{- define "kse.podLabels" -}}
 {{ include "kse.selectorLabels" . }}
 app.kubernetes.io/version: {{ include "kse.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
 app.kubernetes.io/component: exporter

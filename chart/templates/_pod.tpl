@@ -20,9 +20,12 @@ podFailurePolicy:
 template:
   metadata:
     labels:
-      {{- include "kse.labels" $ | nindent 6 }}
+      {{- include "kse.podLabels" $ | nindent 6 }}
       {{- with $.Values.podLabels }}
       {{- toYaml . | nindent 6 }}
+      {{- end }}
+      {{- with .selector }}
+      {{- . | nindent 6 }}
       {{- end }}
     annotations:
       checksum/config: {{ include "kse.checksum" $ }}
@@ -111,7 +114,7 @@ volumes:
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.affinity }}
+{{- with include "kse.affinity" . | fromYaml }}
 affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
@@ -119,4 +122,23 @@ affinity:
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end }}
+
+{{/*
+.Values.affinity plus, with exclusiveRuns.enabled, a required pod
+anti-affinity against the release's other export pods over a topology key
+every node shares: the scheduler then starts no export pod (scheduled run,
+install-time export, or its replacement) while another one is running.
+Finished pods do not count; the scheduler ignores them.
+*/}}
+{{- define "kse.affinity" -}}
+{{- $aff := deepCopy (.Values.affinity | default dict) }}
+{{- if .Values.exclusiveRuns.enabled }}
+{{- $term := dict "labelSelector" (dict "matchLabels" (include "kse.selectorLabels" . | fromYaml)) "topologyKey" .Values.exclusiveRuns.topologyKey }}
+{{- $anti := get $aff "podAntiAffinity" | default dict }}
+{{- $required := get $anti "requiredDuringSchedulingIgnoredDuringExecution" | default list }}
+{{- $_ := set $anti "requiredDuringSchedulingIgnoredDuringExecution" (append $required $term) }}
+{{- $_ := set $aff "podAntiAffinity" $anti }}
+{{- end }}
+{{- toYaml $aff }}
 {{- end }}

@@ -49,9 +49,13 @@ func options(src exporter.AllocationSource, store exporter.ObjectStore) app.Opti
 		NewEncoder:   lineEncoders(0),
 		Projection:   schema.NewProjection("arn:aws:eks:us-east-1:111122223333:cluster/prod", "prod", nil, nil),
 		BackfillDays: backfillDays,
+		Settle:       exporter.DefaultSettle,
+		Reexport:     app.Reexport{Fingerprint: testFingerprint, OnConfigChange: true, DriftTolerance: 0.001},
 		Now:          func() time.Time { return now },
 	}
 }
+
+const testFingerprint = "0123456789abcdef"
 
 func key(d time.Time) string { return layout.Key(d, exporter.Snappy) }
 
@@ -224,8 +228,12 @@ func TestRunDryRunPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []time.Time{days[0], days[2]}; !slices.EqualFunc(sum.Plan.Missing, want, time.Time.Equal) {
-		t.Errorf("dry run planned %v, want %v", dates(sum.Plan.Missing), dates(want))
+	var planned []time.Time
+	for _, d := range sum.Plan.Exports() {
+		planned = append(planned, d.Day)
+	}
+	if want := []time.Time{days[0], days[2]}; !slices.EqualFunc(planned, want, time.Time.Equal) {
+		t.Errorf("dry run planned %v, want %v", dates(planned), dates(want))
 	}
 	if len(sum.Days) != 0 || store.putCount() != 0 {
 		t.Errorf("dry run exported %d days and made %d Puts", len(sum.Days), store.putCount())
@@ -370,7 +378,7 @@ func TestRunMetadata(t *testing.T) {
 	t.Parallel()
 	days := windowDays(t)
 	d := days[0]
-	src := &memSource{days: map[time.Time]fetchFunc{d: rows("a", 5)}}
+	src := &memSource{days: map[time.Time]fetchFunc{d: rows("a", 5)}, totals: map[time.Time]float64{d: 12.5}}
 	store := newMemStore()
 	o := options(src, store)
 	o.Metadata = map[string]string{"cluster": "prod"}
@@ -382,12 +390,14 @@ func TestRunMetadata(t *testing.T) {
 		t.Fatalf("%s not stored", key(d))
 	}
 	want := map[string]string{
-		"cluster":          "prod",
-		"rows":             "5",
-		"window-start":     d.Format(time.RFC3339),
-		"window-end":       d.Add(24 * time.Hour).Format(time.RFC3339),
-		"schema-version":   schema.Version,
-		"exporter-version": exporter.Version,
+		"cluster":            "prod",
+		"rows":               "5",
+		"window-start":       d.Format(time.RFC3339),
+		"window-end":         d.Add(24 * time.Hour).Format(time.RFC3339),
+		"schema-version":     schema.Version,
+		"exporter-version":   exporter.Version,
+		"config-fingerprint": testFingerprint,
+		"kubecost-day-total": "12.5",
 	}
 	for k, v := range want {
 		if obj.meta[k] != v {

@@ -69,6 +69,11 @@ func (s *memStore) Put(ctx context.Context, key string, r io.Reader, meta map[st
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// Metadata keys read back in lower case, as from S3.
+	lower := make(map[string]string, len(meta))
+	for k, v := range meta {
+		lower[strings.ToLower(k)] = v
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, exists := s.objs[key]
@@ -76,8 +81,21 @@ func (s *memStore) Put(ctx context.Context, key string, r io.Reader, meta map[st
 		return fmt.Errorf("mem: put %s: %w", key, exporter.ErrPreconditionFailed)
 	}
 	s.puts++
-	s.objs[key] = memObject{data: data, meta: maps.Clone(meta), etag: fmt.Sprintf(`"v%d"`, s.puts)}
+	s.objs[key] = memObject{data: data, meta: lower, etag: fmt.Sprintf(`"v%d"`, s.puts)}
 	return nil
+}
+
+func (s *memStore) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
+	if err := ctx.Err(); err != nil {
+		return exporter.ObjectAttrs{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.objs[key]
+	if !ok {
+		return exporter.ObjectAttrs{}, fmt.Errorf("mem: head %s: %w", key, exporter.ErrNotExist)
+	}
+	return exporter.ObjectAttrs{Size: int64(len(o.data)), ETag: o.etag, Metadata: maps.Clone(o.meta)}, nil
 }
 
 func (s *memStore) Open(ctx context.Context, key string) (io.ReadCloser, error) {
@@ -132,6 +150,7 @@ type fetchFunc func(ctx context.Context, sink exporter.RecordSink) error
 // when it has an entry in days; rows returns the names written for it.
 type memSource struct {
 	days      map[time.Time]fetchFunc
+	totals    map[time.Time]float64 // Kubecost's day totals; absent = 0
 	availErr  error
 	mu        sync.Mutex
 	fetched   []time.Time // days FetchDay was called for, in call order
@@ -141,7 +160,7 @@ type memSource struct {
 
 var _ exporter.AllocationSource = (*memSource)(nil)
 
-func (s *memSource) AvailableDays(ctx context.Context, from, to time.Time) ([]time.Time, error) {
+func (s *memSource) AvailableDays(ctx context.Context, from, to time.Time) ([]exporter.DayTotal, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -151,13 +170,13 @@ func (s *memSource) AvailableDays(ctx context.Context, from, to time.Time) ([]ti
 	s.mu.Lock()
 	s.availFrom, s.availTo = from, to
 	s.mu.Unlock()
-	var out []time.Time
+	var out []exporter.DayTotal
 	for d := range s.days {
 		if !d.Before(from) && d.Before(to) {
-			out = append(out, d)
+			out = append(out, exporter.DayTotal{Day: d, TotalCost: s.totals[d]})
 		}
 	}
-	slices.SortFunc(out, time.Time.Compare)
+	slices.SortFunc(out, func(a, b exporter.DayTotal) int { return a.Day.Compare(b.Day) })
 	return out, nil
 }
 

@@ -29,9 +29,11 @@ type Options struct {
 	NewEncoder   EncoderFactory
 	Projection   *schema.Projection
 	BackfillDays int
-	Concurrency  int         // days exported at once; <1 means 1
-	ForceDays    []time.Time // exported again even when present
+	Settle       time.Duration // a day is exported once it ended this long ago (SETTLE_HOURS; CCA's is exporter.DefaultSettle)
+	Concurrency  int           // days exported at once; <1 means 1
+	ForceDays    []time.Time   // exported again even when present
 	DryRun       bool
+	Reexport     Reexport         // what to do with days already stored
 	Now          func() time.Time // nil: time.Now
 	// WallClock dates the clean-up of abandoned uploads, which compares
 	// with the server's clock rather than the plan's; nil: time.Now.
@@ -57,6 +59,7 @@ func (o Options) withDefaults() Options {
 type DayResult struct {
 	Day      time.Time
 	Key      string
+	Reason   exporter.Reason
 	Rows     int64
 	Bytes    int64
 	Duration time.Duration
@@ -116,74 +119,53 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	// One reading of the clock: a run that straddles midnight must plan
 	// against the same window it asked Kubecost about.
 	now := o.Now()
-	first, last := exporter.BackfillWindow(now, o.BackfillDays)
-	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays)
-
-	available, err := o.Source.AvailableDays(ctx, first, last.Add(24*time.Hour))
-	if err != nil {
-		return sum, fmt.Errorf("ask Kubecost for available days: %w", err)
+	first, last := exporter.Window(now, o.BackfillDays, o.Settle)
+	if last.Before(first) {
+		sum.Plan = exporter.Plan{First: first, Last: last}
+		log.Warn("the backfill window holds no settled day: nothing to export; raise BACKFILL_PERIOD_DAYS or lower SETTLE_HOURS",
+			"backfill_days", o.BackfillDays, "settle_hours", o.Settle.Hours(), "window_start", day(first), "window_end_exclusive", day(last.Add(24*time.Hour)))
+		return sum, nil
 	}
+	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays,
+		"settle_hours", o.Settle.Hours(), "config_fingerprint", o.Reexport.Fingerprint)
+
 	if !o.DryRun {
 		abortStale(ctx, o, first, last)
 	}
-	var keys []string
-	etags := map[string]string{}
-	prefix := o.Layout.PartitionPrefix()
-	err = o.Store.List(ctx, prefix, o.Layout.MonthPrefix(first), func(oi exporter.ObjectInfo) error {
-		keys = append(keys, oi.Key)
-		etags[oi.Key] = oi.ETag
-		return nil
-	})
+	plan, err := makePlan(ctx, o, now, first, last)
 	if err != nil {
-		return sum, fmt.Errorf("list existing files under %s: %w", prefix, err)
+		return sum, err
 	}
-	plan := exporter.PlanDays(now, o.BackfillDays, available, keys, o.Layout)
-	plan.Missing = withForced(plan, o.ForceDays)
 	sum.Plan = plan
-	log.Info("plan",
-		"available", days(plan.Available), "already_stored", days(plan.Present), "to_export", days(plan.Missing),
-		"listed_keys", len(keys))
+	logPlan(log, plan)
 
 	if len(plan.Available) == 0 {
 		log.Warn("Kubecost has no data for the backfill window; nothing available to export",
 			"window_first", day(first), "window_last", day(last))
 		return sum, nil
 	}
-	if len(plan.Missing) == 0 {
-		log.Info("nothing to do: every available day is already stored")
+	if o.DryRun {
+		logDryRun(log, plan)
 		return sum, nil
 	}
-	if o.DryRun {
-		for _, d := range plan.Missing {
-			log.Info("dry run: would export", "day", day(d), "key", o.Layout.Key(d, o.Codec))
-		}
+	removeLeftovers(ctx, o, plan)
+	exports := plan.Exports()
+	if len(exports) == 0 {
+		log.Info("nothing to do: every available day is stored and current")
 		return sum, nil
 	}
 
-	sum.Days = exportAll(ctx, o, plan.Missing, etags)
+	sum.Days = exportAll(ctx, o, exports)
 	if failed := sum.Failed(); len(failed) > 0 {
 		return sum, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
 	}
 	return sum, nil
 }
 
-// withForced adds FORCE_DATES days that Kubecost has to the missing list.
-func withForced(p exporter.Plan, force []time.Time) []time.Time {
-	out := slices.Clone(p.Missing)
-	for _, f := range force {
-		f = exporter.Midnight(f)
-		if slices.ContainsFunc(p.Available, f.Equal) && !slices.ContainsFunc(out, f.Equal) {
-			out = append(out, f)
-		}
-	}
-	slices.SortFunc(out, func(a, b time.Time) int { return a.Compare(b) })
-	return out
-}
-
 // exportAll exports days oldest first with at most o.Concurrency at once.
 // A failed day does not stop the others: each uploaded day is progress the
 // next run keeps.
-func exportAll(ctx context.Context, o Options, missing []time.Time, etags map[string]string) []DayResult {
+func exportAll(ctx context.Context, o Options, missing []exporter.DayPlan) []DayResult {
 	n := max(o.Concurrency, 1)
 	results := make([]DayResult, len(missing))
 	next := make(chan int)
@@ -193,21 +175,13 @@ func exportAll(ctx context.Context, o Options, missing []time.Time, etags map[st
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				key := o.Layout.Key(missing[i], o.Codec)
-				// A new day is created only if absent; a forced day replaces
-				// only the version listed when planning. Either way a run that
-				// planned against an older state never overwrites newer work.
-				cond := exporter.CreateOnly
-				if etag, ok := etags[key]; ok {
-					cond = exporter.ReplaceOnly(etag)
-				}
-				results[i] = exportDay(ctx, o, missing[i], cond, i+1, len(missing))
+				results[i] = exportDay(ctx, o, missing[i], i+1, len(missing))
 			}
 		}()
 	}
 	for i := range missing {
 		if ctx.Err() != nil {
-			results[i] = DayResult{Day: missing[i], Key: o.Layout.Key(missing[i], o.Codec), Err: ctx.Err()}
+			results[i] = DayResult{Day: missing[i].Day, Key: missing[i].Key, Reason: missing[i].Reason, Err: ctx.Err()}
 			continue
 		}
 		next <- i
@@ -217,16 +191,17 @@ func exportAll(ctx context.Context, o Options, missing []time.Time, etags map[st
 	return results
 }
 
-func exportDay(ctx context.Context, o Options, d time.Time, cond exporter.Precondition, n, total int) (res DayResult) {
+func exportDay(ctx context.Context, o Options, dp exporter.DayPlan, n, total int) (res DayResult) {
 	start := time.Now()
-	res = DayResult{Day: d, Key: o.Layout.Key(d, o.Codec)}
+	d := dp.Day
+	res = DayResult{Day: d, Key: dp.Key, Reason: dp.Reason}
 	// A worker may pick a day up just after the run was cancelled.
 	if err := ctx.Err(); err != nil {
 		res.Err = err
 		return res
 	}
 	log := o.Logger.With("day", day(d), "key", res.Key)
-	log.Info("exporting day", "progress", fmt.Sprintf("%d/%d", n, total))
+	log.Info("exporting day", "reason", string(dp.Reason), "progress", fmt.Sprintf("%d/%d", n, total))
 	defer func() {
 		res.Duration = time.Since(start)
 		if res.Err != nil {
@@ -275,11 +250,19 @@ func exportDay(ctx context.Context, o Options, d time.Time, cond exporter.Precon
 	if meta == nil {
 		meta = map[string]string{}
 	}
-	meta["rows"] = strconv.FormatInt(rows, 10)
+	meta[exporter.MetaRows] = strconv.FormatInt(rows, 10)
 	meta["window-start"] = d.UTC().Format(time.RFC3339)
 	meta["window-end"] = d.Add(24 * time.Hour).UTC().Format(time.RFC3339)
 	meta["schema-version"] = schema.Version
 	meta["exporter-version"] = exporter.Version
+	addPlanMetadata(meta, o, dp)
+	// A new day is created only if absent; a replacement only over the
+	// version seen when planning. Either way a run that planned against an
+	// older state never overwrites newer work.
+	cond := exporter.CreateOnly
+	if dp.ETag != "" {
+		cond = exporter.ReplaceOnly(dp.ETag)
+	}
 	if err := o.Store.Put(ctx, res.Key, f, meta, cond); errors.Is(err, exporter.ErrPreconditionFailed) {
 		res.Lost = true
 		log.Info("another run wrote this day first; counting it as done", "duration", time.Since(start).Round(time.Millisecond).String())
@@ -289,7 +272,12 @@ func exportDay(ctx context.Context, o Options, d time.Time, cond exporter.Precon
 		return res
 	}
 	res.Rows, res.Bytes = rows, size
-	log.Info("day written", "rows", rows, "bytes", size, "duration", time.Since(start).Round(time.Millisecond).String())
+	log.Info("day written", "reason", string(dp.Reason), "rows", rows, "bytes", size, "duration", time.Since(start).Round(time.Millisecond).String())
+	// Only now that the new object is whole may the old ones go: a crash
+	// before this leaves one extra file, which the next run removes.
+	if err := deleteKeys(ctx, o, dp.Delete); err != nil {
+		res.Err = err
+	}
 	return res
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/awsfake"
@@ -44,7 +45,7 @@ func kubecostOverTLS(t *testing.T, bearer string) (*httptest.Server, []byte) {
 }
 
 // availableDays runs the real Kubecost client as the exporter configures it.
-func availableDays(t *testing.T, url string, tlsCfg *tls.Config, bearer string, log *slog.Logger) ([]time.Time, error) {
+func availableDays(t *testing.T, url string, tlsCfg *tls.Config, bearer string, log *slog.Logger) ([]exporter.DayTotal, error) {
 	t.Helper()
 	c, err := kubecost.New(kubecost.Options{
 		URL: url + "/model/allocation", Aggregate: "cluster", Step: 24 * time.Hour,

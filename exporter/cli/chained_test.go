@@ -3,6 +3,8 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +51,7 @@ func TestChainedRun(t *testing.T) {
 		"CLUSTER_ID":                  cluster,
 		"IRSA_PARENT_IAM_ROLE_ARN":    parentARN,
 		"KUBECOST_API_ENDPOINT":       sim.URL,
-		"BACKFILL_PERIOD_DAYS":        "4",
+		"BACKFILL_PERIOD_DAYS":        "5",
 		"AWS_REGION":                  "us-east-1",
 		"AWS_ROLE_ARN":                childARN,
 		"AWS_WEB_IDENTITY_TOKEN_FILE": tokenFile,
@@ -100,7 +102,7 @@ func TestChainedRun(t *testing.T) {
 		}
 	}
 	layout := exporter.Layout{Account: "111111111111", Region: "us-east-1", Cluster: "prod"}
-	first, last := exporter.BackfillWindow(now, 4)
+	first, last := exporter.BackfillWindow(now, 5)
 	var n int
 	for k := range objectsOf(t, m) {
 		d, ok := layout.ParseDay(k)
@@ -110,7 +112,40 @@ func TestChainedRun(t *testing.T) {
 		n++
 	}
 	if n != 2 {
-		t.Errorf("%d objects, want the 2 days of a 4-day window", n)
+		t.Errorf("%d objects, want the 2 days of a 5-day window", n)
+	}
+
+	// A codec switch re-exports both days and deletes the old files: the
+	// policy's HeadObject (s3:GetObject) and DeleteObject on own keys.
+	code, logs = run(map[string]string{"COMPRESSION": "zstd"})
+	if code != cli.ExitOK || strings.Count(logs, `"reason":"config-changed"`) < 2 {
+		t.Fatalf("codec switch through the chained role: exit %d\n%s", code, logs)
+	}
+	for k := range objectsOf(t, m) {
+		if !strings.HasSuffix(k, "_prod.zstd.parquet") {
+			t.Errorf("after the codec switch %s remains", k)
+		}
+	}
+
+	// The writer's policy lets prod read and delete its own files only:
+	// never prod-eu's, whose name starts with prod's.
+	admin, asWriter := m.S3Client(t), m.S3ClientAs(t, writer, secret)
+	prodEU := exporter.Layout{Account: "111111111111", Region: "us-east-1", Cluster: "prod-eu"}.Key(first, exporter.Snappy)
+	if _, err := admin.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(pipelineBucket), Key: aws.String(prodEU), Body: strings.NewReader("prod-eu's")}); err != nil {
+		t.Fatal(err)
+	}
+	own := layout.Key(first, exporter.Zstd)
+	if _, err := asWriter.HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(pipelineBucket), Key: aws.String(own)}); err != nil {
+		t.Errorf("the writer cannot head its own %s: %v", own, err)
+	}
+	if _, err := asWriter.HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(pipelineBucket), Key: aws.String(prodEU)}); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Errorf("the writer may head prod-eu's %s: %v", prodEU, err)
+	}
+	if _, err := asWriter.DeleteObject(t.Context(), &s3.DeleteObjectInput{Bucket: aws.String(pipelineBucket), Key: aws.String(prodEU)}); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Errorf("the writer may delete prod-eu's %s: %v", prodEU, err)
+	}
+	if !objectsOf(t, m)[prodEU] {
+		t.Errorf("prod-eu's %s is gone", prodEU)
 	}
 	if got := fake.CallsTo("AssumeRole"); len(got) == 0 || got[0].RoleARN != parentARN {
 		t.Errorf("AssumeRole calls %+v, want the parent", got)
@@ -135,9 +170,11 @@ func TestChainedRun(t *testing.T) {
 	}
 
 	// A cluster the parent's policy does not cover is denied by MinIO on
-	// its first write: the policy, not the exporter, keeps clusters apart.
+	// its first access to its own files (here the HeadObject of the
+	// prod-eu file put above): the policy, not the exporter, keeps
+	// clusters apart.
 	code, logs = run(map[string]string{"CLUSTER_ID": "arn:aws:eks:us-east-1:111111111111:cluster/prod-eu", "FORCE_DATES": ""})
-	if code != cli.ExitRuntime || !strings.Contains(logs, "AccessDenied") {
+	if code != cli.ExitRuntime || !strings.Contains(logs, "StatusCode: 403") {
 		t.Errorf("other cluster: exit %d, want 1 with AccessDenied\n%s", code, logs)
 	}
 }

@@ -36,6 +36,7 @@ var now = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 // harness is one MinIO bucket and one simulator shared by a test's runs.
 type harness struct {
 	t    *testing.T
+	now  func() time.Time
 	s3   *s3.Client
 	sim  *kubecostsim.Server
 	env  map[string]string
@@ -43,9 +44,15 @@ type harness struct {
 }
 
 func newHarness(t *testing.T) *harness {
+	return newHarnessAt(t, func() time.Time { return now })
+}
+
+// newHarnessAt is newHarness with the clock of the simulator and of the
+// runs, for tests that run the exporter binary, which has the real clock.
+func newHarnessAt(t *testing.T, clock func() time.Time) *harness {
 	m := miniotest.Start(t)
 	m.CreateBucket(t, bucket)
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
+	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: clock})
 	t.Cleanup(sim.Close)
 
 	// The SDK reads static credentials from the process environment.
@@ -72,7 +79,7 @@ func newHarness(t *testing.T) *harness {
 			t.Setenv(k, v)
 		}
 	}
-	return &harness{t: t, s3: m.S3Client(t), sim: sim, env: env}
+	return &harness{t: t, now: clock, s3: m.S3Client(t), sim: sim, env: env}
 }
 
 func closedAddr(t *testing.T) string {
@@ -97,7 +104,7 @@ func (h *harness) run(extra map[string]string) (int, string) {
 		return v, ok
 	}
 	var buf bytes.Buffer
-	code := cli.RunWith(context.Background(), lookup, &buf, cli.Hooks{Now: func() time.Time { return now }})
+	code := cli.RunWith(context.Background(), lookup, &buf, cli.Hooks{Now: h.now})
 	h.logs.Write(buf.Bytes())
 	return code, buf.String()
 }
@@ -150,12 +157,20 @@ func (h *harness) get(key string) []byte {
 var prod = exporter.Layout{Account: "111122223333", Region: "us-east-1", Cluster: "prod"}
 
 // expectedDays is what the first run must export: the simulator's
-// available days inside the backfill window, computed independently.
+// available days among CCA's days, computed here independently of the
+// exporter. CCA asks for window=midnight(now − N·24h + 1 day),
+// midnight(now − 2 days), and Kubecost excludes the end.
 func expectedDays(sim *kubecostsim.Server, backfill int) []time.Time {
-	first, last := exporter.BackfillWindow(now, backfill)
+	return ccaDaysAt(sim, sim.Sim.Config().Now(), backfill)
+}
+
+func ccaDaysAt(sim *kubecostsim.Server, at time.Time, backfill int) []time.Time {
+	secs := at.Unix()
+	start := (secs - int64(backfill-1)*86400) / 86400 * 86400 // Unix times here are positive: / floors
+	end := (secs - 2*86400) / 86400 * 86400
 	var out []time.Time
 	for _, d := range sim.Sim.AvailableDays() {
-		if !d.Before(first) && !d.After(last) {
+		if u := d.Unix(); u >= start && u < end {
 			out = append(out, d)
 		}
 	}
@@ -179,8 +194,13 @@ func TestEndToEndMinIO(t *testing.T) {
 	before := h.objects()
 
 	want := expectedDays(h.sim, 20)
-	if len(want) == 0 || len(want) >= 18 {
-		t.Fatalf("retention should cut the 18-day window; the simulator has %d days in it", len(want))
+	if len(want) == 0 || len(want) >= 17 {
+		t.Fatalf("retention should cut the 17-day window; the simulator has %d days in it", len(want))
+	}
+	// 2026-11-21 10:00: CCA's newest day is the 18th, the latest day that
+	// ended at least 48 hours ago; the 19th ended only 34 hours ago.
+	if newest := want[len(want)-1]; !newest.Equal(time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("CCA's newest day is %s, want 2026-11-18", newest.Format(time.DateOnly))
 	}
 
 	// Run 1 uploads exactly the available days.

@@ -59,7 +59,7 @@ func newMatrix(t *testing.T) *matrix {
 	// Two attempts per call keep the persistent faults short.
 	t.Setenv("AWS_MAX_ATTEMPTS", "2")
 	h.env["S3_REQUEST_TIMEOUT"] = "1"
-	h.env["BACKFILL_PERIOD_DAYS"] = "4" // two days
+	h.env["BACKFILL_PERIOD_DAYS"] = "4" // one settled day
 	return &matrix{harness: h, proxy: p, bigURL: startSim(t, "-seed", "11", "-containers-per-hour", "22000", "-retention-days", "5"),
 		proj: schema.NewProjection(clusterARN, "prod", []string{labelKey}, nil)}
 }
@@ -110,7 +110,6 @@ func (m *matrix) caseEnv(c mcase) map[string]string {
 	env["S3_PREFIX"] = strings.NewReplacer(" ", "-", "/", "-").Replace(c.name) + "/"
 	if c.multipart {
 		env["KUBECOST_API_ENDPOINT"] = m.bigURL
-		env["BACKFILL_PERIOD_DAYS"] = "3"
 		env["S3_PART_SIZE_MIB"] = "5"
 	}
 	return env
@@ -225,7 +224,7 @@ func (m *matrix) wantKeys(c mcase, prefix string) []string {
 	var out []string
 	if c.multipart {
 		// One day, which the large simulator (5 days of retention) has.
-		first, last := exporter.BackfillWindow(bigNow(), 3)
+		first, last := exporter.BackfillWindow(bigNow(), 4)
 		for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
 			out = append(out, l.Key(d, exporter.Snappy))
 		}

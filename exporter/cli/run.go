@@ -77,7 +77,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 func summarize(log *slog.Logger, sum app.Summary, err error) {
 	days, rows, bytes := sum.Written()
 	attrs := []any{
-		"days_available", len(sum.Plan.Available), "days_planned", len(sum.Plan.Missing),
+		"days_available", len(sum.Plan.Available), "days_planned", len(sum.Plan.Exports()),
 		"days_written", days, "days_failed", len(sum.Failed()),
 		"rows", rows, "bytes", bytes, "duration", sum.Duration.Round(time.Millisecond).String(),
 	}
@@ -188,10 +188,25 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		NewEncoder: func(w io.Writer) (app.Encoder, error) {
 			return parquetout.NewWriter(w, proj, parquetout.Options{Codec: codec})
 		},
-		BackfillDays: cfg.BackfillPeriodDays, Concurrency: cfg.Concurrency,
+		BackfillDays: cfg.BackfillPeriodDays, Settle: cfg.Settle(), Concurrency: cfg.Concurrency,
 		ForceDays: cfg.ForceDays(), DryRun: bool(cfg.DryRun), Logger: log,
+		Reexport: reexport(cfg, src),
 		Metadata: map[string]string{"cluster": cl.ARN, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation},
 	}, nil
+}
+
+// reexport is the re-export policy, with the fingerprint of everything in
+// cfg that changes a file's bytes or meaning.
+func reexport(cfg *config.Config, src *kubecost.Client) app.Reexport {
+	fp := exporter.Fingerprint(exporter.FingerprintInput{
+		ClusterID: cfg.ClusterID, Labels: cfg.LabelKeys(), Annotations: cfg.AnnotationKeys(),
+		Aggregation: cfg.Aggregation, Granularity: cfg.Granularity,
+		Query: src.DayQuery(), Codec: exporter.Codec(cfg.Compression),
+	})
+	return app.Reexport{
+		Fingerprint: fp, OnConfigChange: bool(cfg.ReexportOnConfigChange),
+		DriftTolerance: float64(cfg.DriftTolerance), Legacy: bool(cfg.ReexportLegacy),
+	}
 }
 
 // kubecostAuth resolves the Kubecost TLS config and bearer token; the

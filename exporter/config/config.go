@@ -31,6 +31,7 @@ type Config struct {
 	KubecostAPIFlavor   string  `envconfig:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
 	KubecostAPIPath     string  `envconfig:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
 	BackfillPeriodDays  int     `envconfig:"BACKFILL_PERIOD_DAYS" default:"15" desc:"days to look back, integer >= 3"`
+	SettleHours         int     `envconfig:"SETTLE_HOURS" default:"48" desc:"a day is exported once it ended at least this many hours ago (CCA: 48), 0-720"`
 	Aggregation         string  `envconfig:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
 	Granularity         string  `envconfig:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
 	Paginate            Flag    `envconfig:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
@@ -58,8 +59,12 @@ type Config struct {
 	Concurrency int    `envconfig:"CONCURRENCY" default:"1" desc:"days exported at once, 1-8"`
 	DryRun      Flag   `envconfig:"DRY_RUN" default:"false" desc:"plan and log, but fetch and write nothing"`
 	ForceDates  string `envconfig:"FORCE_DATES" desc:"comma-separated YYYY-MM-DD days to export again even if present"`
-	LogLevel    string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
-	LogFormat   string `envconfig:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
+
+	ReexportOnConfigChange Flag   `envconfig:"REEXPORT_ON_CONFIG_CHANGE" default:"true" desc:"re-export stored days of the window made with another config (labels, codec, ...)"`
+	DriftTolerance         Ratio  `envconfig:"DRIFT_TOLERANCE" default:"0.1%" desc:"re-export a stored day when Kubecost's day total moved by more than this (0.1% or 0.001)"`
+	ReexportLegacy         Flag   `envconfig:"REEXPORT_LEGACY" default:"false" desc:"also replace stored days without this exporter's metadata (written by CCA or by hand)"`
+	LogLevel               string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat              string `envconfig:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
 }
 
 // Flag is a boolean spelled yes/no/y/n/true/false in any case, as the
@@ -76,6 +81,26 @@ func (f *Flag) Decode(v string) error {
 	default:
 		return errors.New("accepted: yes, no, y, n, true, false (case-insensitive)")
 	}
+	return nil
+}
+
+// Ratio is a relative tolerance, written as a percentage ("0.1%") or as a
+// fraction ("0.001"), from 0 to 100 %.
+type Ratio float64
+
+// Decode implements envconfig.Decoder.
+func (r *Ratio) Decode(v string) error {
+	v = strings.TrimSpace(v)
+	num, pct := strings.CutSuffix(v, "%")
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if pct {
+		f /= 100
+	}
+	// The negated range test also rejects NaN.
+	if err != nil || !(f >= 0 && f <= 1) {
+		return errors.New("accepted: a percentage from 0% to 100% (e.g. 0.1%) or a fraction from 0 to 1 (e.g. 0.001)")
+	}
+	*r = Ratio(f)
 	return nil
 }
 

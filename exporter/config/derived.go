@@ -92,3 +92,6 @@ func (c *Config) ForceDays() []time.Time {
 	}
 	return out
 }
+
+// Settle is SETTLE_HOURS as a duration.
+func (c *Config) Settle() time.Duration { return time.Duration(c.SettleHours) * time.Hour }

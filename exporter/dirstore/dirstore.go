@@ -13,9 +13,14 @@
 // and renames while holding an exclusive lock on the directory, so two
 // replacing writers cannot both pass the check.
 //
-// Object metadata is not stored: a local file has nowhere portable to keep
-// it, and sidecar files would show up for every tool that reads the tree
-// (Athena-style readers, rsync to S3). Put accepts and ignores it.
+// Object metadata is kept in one extended attribute of the file
+// (user.kubecost-s3-exporter.meta, JSON), set on the temp file before the
+// rename. The attribute belongs to the inode, so the rename publishes data
+// and metadata in one atomic step: no reader ever sees the new file with
+// the old metadata. Sidecar files could not give that, and they would show
+// up for every tool that reads the tree (Athena-style readers, rsync to S3).
+// On a filesystem or platform without extended attributes, Put logs one
+// warning and stores the file without metadata; Head then reports none.
 //
 // All file access goes through os.Root, so no key can reach outside the
 // root, not even through a symlink planted in the tree.
@@ -26,6 +31,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +43,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -66,8 +73,9 @@ type Errors = exporter.FieldErrors
 // Store is an exporter.ObjectStore on a directory. It is safe for
 // concurrent use, also by several processes: the last rename wins.
 type Store struct {
-	root string
-	log  *slog.Logger
+	root    string
+	log     *slog.Logger
+	noXattr sync.Once // warns once that metadata cannot be kept
 }
 
 // New returns a Store on root, creating root (and its parents) when
@@ -174,7 +182,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 		} else if err != nil {
 			return err
 		}
-		found = append(found, exporter.ObjectInfo{Key: p, Size: info.Size(), ETag: etagOf(info)})
+		found = append(found, exporter.ObjectInfo{Key: p, Size: info.Size(), ETag: etag(info)})
 		return nil
 	})
 	if err != nil {
@@ -196,7 +204,8 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 // Put writes r to key through a temp file in the destination directory,
 // fsyncs it, publishes it under key when cond holds and fsyncs the
 // directory. When r fails, ctx ends or cond fails, the temp file is
-// removed and key is untouched. meta is ignored (see the package comment).
+// removed and key is untouched. meta goes into an extended attribute of
+// the temp file (see the package comment).
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) (err error) {
 	defer func() {
 		if err != nil {
@@ -240,6 +249,9 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 
 	n, err := io.Copy(f, &ctxReader{ctx: ctx, r: r})
 	if err != nil {
+		return err
+	}
+	if err := s.setMeta(ctx, f, meta); err != nil {
 		return err
 	}
 	// Sync before rename: otherwise a crash can leave the new name pointing
@@ -357,7 +369,7 @@ func publish(root *os.Root, dir, tmp, key string, cond exporter.Precondition) er
 		}
 		defer unlock()
 		fi, err := root.Stat(to)
-		if err != nil || etagOf(fi) != cond.IfMatch {
+		if err != nil || etag(fi) != cond.IfMatch {
 			root.Remove(from)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
@@ -368,14 +380,64 @@ func publish(root *os.Root, dir, tmp, key string, cond exporter.Precondition) er
 	return root.Rename(from, to)
 }
 
-// etagOf is a file's version: a new file renamed into place has another
-// inode, and a rewrite in place another size or mtime.
-func etagOf(fi fs.FileInfo) string {
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
+// metaXattr is the extended attribute holding an object's user metadata.
+const metaXattr = "user.kubecost-s3-exporter.meta"
+
+// setMeta stores meta on the temp file f. Keys are lower-cased, as S3
+// returns them, so both stores read back alike.
+func (s *Store) setMeta(ctx context.Context, f *os.File, meta map[string]string) error {
+	if len(meta) == 0 {
+		return nil
 	}
-	return fmt.Sprintf(`"%x-%x-%x"`, fi.Size(), fi.ModTime().UnixNano(), ino)
+	lower := make(map[string]string, len(meta))
+	for k, v := range meta {
+		lower[strings.ToLower(k)] = v
+	}
+	b, err := json.Marshal(lower)
+	if err != nil {
+		return err
+	}
+	if err := setXattr(f, b); err != nil {
+		if !unsupported(err) {
+			return fmt.Errorf("store metadata: %w", err)
+		}
+		s.noXattr.Do(func() {
+			s.log.WarnContext(ctx, "dirstore: this filesystem keeps no extended attributes, so files are stored without metadata; "+
+				"days already stored will not be re-exported on config change or drift", "root", s.root, "error", err.Error())
+		})
+	}
+	return nil
+}
+
+// Head returns the file's size, ETag and metadata. A missing key, or one
+// that names a directory, gives an error wrapping exporter.ErrNotExist.
+func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
+	rc, err := s.Open(ctx, key)
+	if err != nil {
+		if errors.Is(err, exporter.ErrNotExist) {
+			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, exporter.ErrNotExist)
+		}
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
+	}
+	f := rc.(*os.File)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
+	}
+	// Data and attribute come from the same open file, hence the same
+	// inode: a concurrent Put cannot pair this file with other metadata.
+	raw, err := getXattr(f)
+	if err != nil {
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: read metadata: %w", key, err)
+	}
+	meta := map[string]string{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: metadata attribute is not JSON: %w", key, err)
+		}
+	}
+	return exporter.ObjectAttrs{Size: fi.Size(), ETag: etag(fi), Metadata: meta}, nil
 }
 
 // ctxReader stops a copy as soon as ctx ends, even while the producer

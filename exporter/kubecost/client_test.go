@@ -347,14 +347,22 @@ func TestAvailableDays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []time.Time
+	var want, got []time.Time
 	for _, d := range srv.Sim.AvailableDays() {
 		if !d.Before(from) && d.Before(to) {
 			want = append(want, d)
 		}
 	}
-	if len(want) == 0 || !slices.Equal(days, want) {
-		t.Errorf("days %v, want %v", days, want)
+	for _, d := range days {
+		got = append(got, d.Day)
+		// The day's total is the sum of the cluster-level totalCost.
+		tr, err := srv.Sim.Truth(d.Day, 24*time.Hour, "cluster")
+		if err != nil || tr.TotalCost <= 0 || math.Abs(d.TotalCost-tr.TotalCost) > 1e-9*tr.TotalCost {
+			t.Errorf("%s: total %v, truth %v (%v)", d.Day.Format(time.DateOnly), d.TotalCost, tr.TotalCost, err)
+		}
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("days %v, want %v", got, want)
 	}
 	reqs := srv.Sim.Requests()
 	q := reqs[len(reqs)-1].Query
@@ -387,5 +395,25 @@ func TestConcurrentDays(t *testing.T) {
 	}
 	if st := c.Stats(); st.Requests != 4 || st.Allocations == 0 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestDayQuery: what the config fingerprint hashes is the day query without
+// its window, and it follows the options that change the rows.
+func TestDayQuery(t *testing.T) {
+	c, _ := newClient(t, "http://kubecost.example/model/allocation?team=a", nil)
+	q, err := url.ParseQuery(c.DayQuery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := url.Values{"aggregate": {containerAggregate}, "step": {"1h"}, "accumulate": {"false"}, "idle": {"true"},
+		"splitIdle": {"true"}, "idleByNode": {"true"}, "shareTenancyCosts": {"true"}, "team": {"a"}}
+	if q.Encode() != want.Encode() {
+		t.Errorf("DayQuery = %s, want %s", q.Encode(), want.Encode())
+	}
+	daily, _ := newClient(t, "http://kubecost.example/model/allocation?team=a", func(o *Options) { o.Step = 24 * time.Hour })
+	pod, _ := newClient(t, "http://kubecost.example/model/allocation?team=a", func(o *Options) { o.Aggregate = "namespace,pod" })
+	if daily.DayQuery() == c.DayQuery() || pod.DayQuery() == c.DayQuery() {
+		t.Errorf("DayQuery ignores step or aggregate: %s, %s", daily.DayQuery(), pod.DayQuery())
 	}
 }

@@ -176,13 +176,14 @@ type job struct {
 }
 
 // AvailableDays returns the UTC midnights in [from, to) for which Kubecost
-// has a non-empty allocation set, in ascending order.
-func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]time.Time, error) {
+// has a non-empty allocation set, in ascending order, each with the sum of
+// totalCost over the day's allocations.
+func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]exporter.DayTotal, error) {
 	from, to = exporter.Midnight(from), exporter.Midnight(to)
 	if !to.After(from) {
 		return nil, nil
 	}
-	days := &daySet{from: from, to: to, seen: map[int64]bool{}}
+	days := &daySet{from: from, to: to, seen: map[int64]float64{}}
 	j := &job{
 		plan:      []window{{start: from, end: to}},
 		aggregate: "cluster",
@@ -194,24 +195,29 @@ func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]time.
 	if err != nil && !errors.Is(err, ErrNoData) {
 		return nil, err
 	}
-	out := make([]time.Time, 0, len(days.seen))
-	for ms := range days.seen {
-		out = append(out, time.UnixMilli(ms).UTC())
+	out := make([]exporter.DayTotal, 0, len(days.seen))
+	for ms, total := range days.seen {
+		out = append(out, exporter.DayTotal{Day: time.UnixMilli(ms).UTC(), TotalCost: total})
 	}
-	slices.SortFunc(out, time.Time.Compare)
+	slices.SortFunc(out, func(a, b exporter.DayTotal) int { return a.Day.Compare(b.Day) })
 	return out, nil
 }
 
-// daySet collects the days of the allocations of an aggregate=cluster query.
+// totalCost is the index of the totalCost column in Record.Num.
+var totalCost = schema.DoubleIndex("totalCost")
+
+// daySet collects the days of the allocations of an aggregate=cluster
+// query, summing their totalCost: the day's total is what tells a later
+// run that Kubecost reconciled the day again.
 type daySet struct {
 	from, to time.Time
-	seen     map[int64]bool
+	seen     map[int64]float64
 }
 
 func (s *daySet) Write(r *schema.Record) error {
 	day := exporter.Midnight(time.UnixMilli(r.Start))
 	if !day.Before(s.from) && day.Before(s.to) {
-		s.seen[day.UnixMilli()] = true
+		s.seen[day.UnixMilli()] += r.Num[totalCost]
 	}
 	return nil
 }
@@ -337,6 +343,20 @@ func (c *Client) halve(w window) []window {
 	hours := int64(w.end.Sub(w.start) / time.Hour)
 	mid := w.start.Add(time.Duration(hours/2) * time.Hour)
 	return []window{{start: w.start, end: mid, halved: true}, {start: mid, end: w.end, halved: true}}
+}
+
+// DayQuery is the query of FetchDay without its window, canonically
+// encoded: what decides which rows a day file holds. It goes into the
+// config fingerprint.
+func (c *Client) DayQuery() string {
+	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true}
+	u, err := url.Parse(c.query(j, window{}))
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	q.Del("window")
+	return q.Encode()
 }
 
 // query renders the request URL of w. The user's URL may carry its own

@@ -147,6 +147,32 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// Head returns the object's size, ETag and user metadata with one
+// HeadObject. A missing key gives an error wrapping exporter.ErrNotExist.
+// S3 returns user metadata keys in lower case, whatever Put was given.
+func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{
+		Bucket:              aws.String(s.opts.Bucket),
+		Key:                 aws.String(key),
+		ExpectedBucketOwner: s.owner(),
+	}, s.callOpts...)
+	if err != nil {
+		// HEAD responses have no body, so S3 cannot say NoSuchKey: a
+		// missing key is a bare 404, which the SDK reports as NotFound.
+		var nf *types.NotFound
+		var nsk *types.NoSuchKey
+		if errors.As(err, &nf) || errors.As(err, &nsk) || apiCode(err) == "NotFound" || apiCode(err) == "NoSuchKey" {
+			return exporter.ObjectAttrs{}, fmt.Errorf("s3: head %s: %w", key, exporter.ErrNotExist)
+		}
+		return exporter.ObjectAttrs{}, fmt.Errorf("s3: head %s: %w", key, err)
+	}
+	meta := make(map[string]string, len(out.Metadata))
+	for k, v := range out.Metadata {
+		meta[strings.ToLower(k)] = v
+	}
+	return exporter.ObjectAttrs{Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag), Metadata: meta}, nil
+}
+
 // quietMultipartChecksum silences the SDK's warning that it skipped
 // validating a composite (multipart) checksum: every big day file has one,
 // so the warning would fire on every read and mean nothing.

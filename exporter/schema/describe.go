@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// PartitionKeys are the Hive partitions of the key layout (CONTRACT §3).
+// partitionKeys are the Hive partitions of the key layout (CONTRACT §3).
 // They are strings because month is zero-padded ("03").
-var PartitionKeys = []string{"account_id", "region", "year", "month"}
+func partitionKeys() []string { return []string{"account_id", "region", "year", "month"} }
 
 // Described is the machine-readable contract printed by
 // `kubecost-s3-exporter schema --format json`; Terraform and QuickSight
@@ -35,7 +35,7 @@ func Describe(labels, annotations []string) Described {
 	for _, c := range Columns(labels, annotations) {
 		d.Columns = append(d.Columns, describe(c))
 	}
-	for _, p := range PartitionKeys {
+	for _, p := range partitionKeys() {
 		d.PartitionKeys = append(d.PartitionKeys, describe(Column{p, String}))
 	}
 	return d

@@ -103,10 +103,10 @@ const (
 	clusterName = "cluster-one" // the simulator's default cluster id
 	clusterID   = "arn:aws:eks:us-east-1:111122223333:cluster/" + clusterName
 	bucket      = "kse-bench"
-	// BACKFILL_PERIOD_DAYS=3 makes the window exactly one day: the day
-	// before yesterday. 4 makes it two days.
-	backfillOneDay  = 3
-	backfillTwoDays = 4
+	// BACKFILL_PERIOD_DAYS=4 makes the window exactly one day, as in CCA:
+	// the latest day that ended at least 48 hours ago. 5 makes it two days.
+	backfillOneDay  = 4
+	backfillTwoDays = 5
 )
 
 type bencher struct {

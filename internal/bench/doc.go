@@ -34,7 +34,7 @@ size of the day. ` + "`make bench`" + ` measures time and memory on the real bin
   live. The exporter plans its days from the real clock, so the rendered
   days follow the UTC date; older ones are pruned.
 - The real binary (` + "`bin/kubecost-s3-exporter`" + `) runs end to end with
-  ` + "`BACKFILL_PERIOD_DAYS=3`" + `, so exactly one day is missing, into a local
+  ` + "`BACKFILL_PERIOD_DAYS=4`" + `, so exactly one day is missing, into a local
   directory (` + "`OUTPUT_DIR`" + `) and separately into a local MinIO. The
   output is emptied between runs so the day is missing again.
 - Wall time is measured around the process; peak RSS is the child's

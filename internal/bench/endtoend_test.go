@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func benchEndToEnd(b *testing.B, size Size) {
 	// A fixed clock: the same day every time, so the rendered file is
 	// reused across days, unlike make bench, which follows the real clock.
 	day := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
-	now := day.Add(2*24*time.Hour + 12*time.Hour)
+	now := day.Add(3*24*time.Hour + 12*time.Hour) // day ended 60 hours ago: the window's only day
 	simCfg := simConfig(1, size.ContainersPerHour, 30)
 	simCfg.Now = func() time.Time { return now }
 	fp, err := fingerprint(simCfg)
@@ -69,7 +70,7 @@ func benchEndToEnd(b *testing.B, size Size) {
 	env := map[string]string{
 		"CLUSTER_ID":            clusterID,
 		"KUBECOST_API_ENDPOINT": srv.URL,
-		"BACKFILL_PERIOD_DAYS":  "3",
+		"BACKFILL_PERIOD_DAYS":  strconv.Itoa(backfillOneDay),
 		"AGGREGATION":           "container",
 		"GRANULARITY":           "hourly",
 		"LABELS":                strings.Join(sim.LabelKeys()[:3], ","),

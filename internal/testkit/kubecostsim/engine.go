@@ -52,10 +52,13 @@ type engine struct {
 	pod    acc
 	m      member // reused: a local would escape through the sink interface
 	idle   []idleAcc
+	// factors scales every cost of a day (by day number since the epoch);
+	// a copy taken when the request starts, so one response is consistent.
+	factors map[int64]float64
 }
 
-func newEngine(c *cluster, q *query, out sink) *engine {
-	e := &engine{c: c, q: q, out: out, name: make([]byte, 0, 256)}
+func newEngine(c *cluster, q *query, out sink, factors map[int64]float64) *engine {
+	e := &engine{c: c, q: q, out: out, name: make([]byte, 0, 256), factors: factors}
 	if !q.podLevel() {
 		e.groups = map[string]*group{}
 	}
@@ -126,11 +129,12 @@ func (e *engine) slot(sl *slot, start, end int64) error {
 	e.nGens = 0
 	for h := start; h < end; h++ {
 		e.segs = sl.segments(h, e.segs[:0])
+		f := e.factor(h)
 		for _, sg := range e.segs {
 			g := e.genFor(sl, sg.gen)
 			nd := &e.c.nodes[g.node]
 			for ci := range g.accs {
-				e.c.addHour(&g.accs[ci], sl, ci, nd, h, sg.from, sg.to)
+				e.c.addHour(&g.accs[ci], sl, ci, nd, h, sg.from, sg.to, f)
 			}
 		}
 	}
@@ -140,6 +144,15 @@ func (e *engine) slot(sl *slot, start, end int64) error {
 		}
 	}
 	return nil
+}
+
+// factor is the cost factor of hour h: 1 unless the day was changed with
+// SetDayCostFactor.
+func (e *engine) factor(h int64) float64 {
+	if f, ok := e.factors[floorDiv(h, 24)]; ok {
+		return f
+	}
+	return 1
 }
 
 func (e *engine) genFor(sl *slot, gen int64) *genAcc {
@@ -256,6 +269,12 @@ func (e *engine) appendName(b []byte, m *member) []byte {
 // by any allocation during the set.
 func (e *engine) emitIdle(w setWindow) error {
 	hrs := float64(w.end - w.start)
+	// Capacity cost follows the day cost factors like every allocation, so
+	// that idle, and the cluster's total, scale with them too.
+	costHrs := 0.0
+	for h := w.start; h < w.end; h++ {
+		costHrs += e.factor(h)
+	}
 	byNode := e.q.splitIdle && e.q.idleByNode
 	var total acc
 	total.reset()
@@ -263,11 +282,11 @@ func (e *engine) emitIdle(w setWindow) error {
 		nd, id := &e.c.nodes[i], &e.idle[i]
 		a := acc{start: w.start * 60, end: w.end * 60}
 		a.cpuCoreHours = max(0, nd.cpu*hrs-id.coreHours)
-		a.cpuCost = max(0, nd.cpu*hrs*nd.cpuPrice-id.cpuCost)
+		a.cpuCost = max(0, nd.cpu*costHrs*nd.cpuPrice-id.cpuCost)
 		a.ramByteHours = max(0, nd.ramBytes*hrs-id.ramByteHours)
-		a.ramCost = max(0, nd.ramBytes*hrs*nd.ramPrice-id.ramCost)
+		a.ramCost = max(0, nd.ramBytes*costHrs*nd.ramPrice-id.ramCost)
 		a.gpuHours = max(0, nd.gpu*hrs-id.gpuHours)
-		a.gpuCost = max(0, nd.gpu*hrs*nd.gpuPrice-id.gpuCost)
+		a.gpuCost = max(0, nd.gpu*costHrs*nd.gpuPrice-id.gpuCost)
 		if !byNode {
 			total.merge(&a)
 			continue

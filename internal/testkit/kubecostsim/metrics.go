@@ -254,8 +254,9 @@ func (a *acc) totalEfficiency() float64 {
 }
 
 // addHour adds container ci of slot s, running on nd from minute from to to
-// of hour h. Every number is a pure function of (slot, container, hour).
-func (c *cluster) addHour(a *acc, s *slot, ci int, nd *node, h, from, to int64) {
+// of hour h. Every number is a pure function of (slot, container, hour);
+// every cost is multiplied by f, the hour's cost factor (normally 1).
+func (c *cluster) addHour(a *acc, s *slot, ci int, nd *node, h, from, to int64, f float64) {
 	cs := &s.ctrl.containers[ci]
 	mins := float64(to - from)
 	hrs := mins / 60
@@ -276,7 +277,7 @@ func (c *cluster) addHour(a *acc, s *slot, ci int, nd *node, h, from, to int64) 
 	a.cpuCoreHours += cores * hrs
 	a.cpuReqCoreMin += cs.cpuReq * mins
 	a.cpuUseCoreMin += useCPU * mins
-	cpuCost := cores * hrs * nd.cpuPrice
+	cpuCost := cores * hrs * nd.cpuPrice * f
 	a.cpuCost += cpuCost
 	a.cpuAdj += cpuCost * cpuAdjRate
 
@@ -289,30 +290,30 @@ func (c *cluster) addHour(a *acc, s *slot, ci int, nd *node, h, from, to int64) 
 	a.ramByteHours += ramBytes * hrs
 	a.ramReqByteMin += cs.ramReq * mins
 	a.ramUseByteMin += useRAM * mins
-	ramCost := ramBytes * hrs * nd.ramPrice
+	ramCost := ramBytes * hrs * nd.ramPrice * f
 	a.ramCost += ramCost
 	a.ramAdj += ramCost * ramAdjRate
 
 	if cs.gpu > 0 {
 		a.gpuHours += cs.gpu * hrs
-		a.gpuCost += cs.gpu * hrs * nd.gpuPrice
+		a.gpuCost += cs.gpu * hrs * nd.gpuPrice * f
 	}
 	if cs.netRate > 0 {
 		tx := math.Round(cs.netRate * hrs * load * (0.5 + u3))
 		a.netTx += tx
 		a.netRx += math.Round(tx * (0.3 + u4))
 		gb := tx / 1e9
-		a.netCZ += gb * 0.3 * 0.01
-		a.netCR += gb * 0.02 * 0.02
-		a.netInet += gb * 0.05 * 0.09
+		a.netCZ += gb * 0.3 * 0.01 * f
+		a.netCR += gb * 0.02 * 0.02 * f
+		a.netInet += gb * 0.05 * 0.09 * f
 	}
 	if ci == 0 && s.ctrl.lbHourly > 0 {
-		a.lbCost += s.ctrl.lbHourly * hrs
+		a.lbCost += s.ctrl.lbHourly * hrs * f
 	}
 	if s.ctrl.pvBytes > 0 {
 		// Kubecost splits a pod's volumes evenly among its containers.
 		bh := s.ctrl.pvBytes / float64(len(s.ctrl.containers)) * hrs
-		cost := bh / (1 << 30) * 0.08 / 730
+		cost := bh / (1 << 30) * 0.08 / 730 * f
 		a.pvByteHours += bh
 		a.pvCost += cost
 		a.addPV(pvUse{s, bh, cost})

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -25,6 +26,9 @@ type Sim struct {
 	faults Faults
 	reqs   []Request
 	files  map[string]string // canonical query → pre-rendered body
+	// factors holds the days whose costs were changed with
+	// SetDayCostFactor, by day number since the epoch.
+	factors map[int64]float64
 }
 
 // Request is one request the Sim received, for assertions.
@@ -64,6 +68,52 @@ func (s *Sim) Faults() Faults {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.faults
+}
+
+// SetDayCostFactor multiplies every cost of the UTC day holding day by
+// factor, in every query and in the truth, from the next request on: what
+// a late reconciliation of the cloud bill looks like (Kubecost revises a
+// day's costs after it first reported them). Factor 1 undoes it.
+func (s *Sim) SetDayCostFactor(day time.Time, factor float64) {
+	n := floorDiv(day.Unix(), 86400)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if factor == 1 {
+		delete(s.factors, n)
+		return
+	}
+	if s.factors == nil {
+		s.factors = map[int64]float64{}
+	}
+	s.factors[n] = factor
+}
+
+// serveDayCostFactor is SetDayCostFactor over HTTP, for the simulator as a
+// command: POST /sim/day-cost-factor?day=2026-11-18&factor=1.01. It is the
+// simulator's own control path; real Kubecost has nothing like it.
+func (s *Sim) serveDayCostFactor(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, ErrorKubecost, "POST day=YYYY-MM-DD&factor=<number>")
+		return
+	}
+	day, err := time.Parse(time.DateOnly, r.URL.Query().Get("day"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, ErrorKubecost, "day: want YYYY-MM-DD")
+		return
+	}
+	f, err := strconv.ParseFloat(r.URL.Query().Get("factor"), 64)
+	if err != nil || !(f > 0 && f < 1e6) {
+		writeError(w, http.StatusBadRequest, ErrorKubecost, "factor: want a number > 0")
+		return
+	}
+	s.SetDayCostFactor(day, f)
+	fmt.Fprintf(w, "day %s costs x%g\n", day.Format(time.DateOnly), f)
+}
+
+func (s *Sim) dayFactors() map[int64]float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.factors)
 }
 
 // FailNext makes the next k allocation requests fail with HTTP status,
@@ -120,7 +170,7 @@ func (s *Sim) render(ctx context.Context, w io.Writer, q *query) error {
 	j := &jsonSink{c: s.c, q: q, w: w, buf: make([]byte, 0, flushAt+32<<10), quirks: s.cfg.Quirks,
 		empty: s.cfg.EmptySets, loc: loc}
 	j.begin()
-	if err := newEngine(s.c, q, j).run(ctx, s.windows(q)); err != nil {
+	if err := newEngine(s.c, q, j, s.dayFactors()).run(ctx, s.windows(q)); err != nil {
 		return err
 	}
 	return j.finish()
@@ -131,6 +181,9 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/model/allocation", "/allocation", "/allocation/compute":
 	case "/healthz":
 		w.Write([]byte("ok\n"))
+		return
+	case "/sim/day-cost-factor":
+		s.serveDayCostFactor(w, r)
 		return
 	default:
 		writeError(w, http.StatusNotFound, ErrorKubecost, "404 page not found: "+r.URL.Path)

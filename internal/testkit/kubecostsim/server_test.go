@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -235,5 +236,42 @@ func TestTLSAndPrerendered(t *testing.T) {
 	}
 	if _, other, _ := get(t, client, srv.URL, "/model/allocation", qv(day(16), day(17), "1d", "cluster")); bytes.Equal(other, pre) || len(other) == 0 || bytes.Equal(other, body) {
 		t.Error("another query got the pre-rendered body or the wrong day")
+	}
+}
+
+// TestDayCostFactorEndpoint: the simulator command's control path for
+// SetDayCostFactor, and its input checks.
+func TestDayCostFactorEndpoint(t *testing.T) {
+	srv := NewServer(testConfig())
+	defer srv.Close()
+	total := func() float64 {
+		tr, err := srv.Sim.Truth(day(16), 24*time.Hour, "cluster")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.TotalCost
+	}
+	before := total()
+	post := func(q string) int {
+		resp, err := srv.Client().Post(srv.URL+"/sim/day-cost-factor?"+q, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, bad := range []string{"day=2026-11-16", "day=16-11-2026&factor=1.01", "day=2026-11-16&factor=0", "day=2026-11-16&factor=x"} {
+		if code := post(bad); code != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", bad, code)
+		}
+	}
+	if code := post("day=2026-11-16&factor=1.01"); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	if got := total(); math.Abs(got/before-1.01) > 1e-9 {
+		t.Errorf("total %v after x1.01, was %v", got, before)
+	}
+	if resp, err := srv.Client().Get(srv.URL + "/sim/day-cost-factor?day=2026-11-16&factor=2"); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %v %v, want 405", resp, err)
 	}
 }

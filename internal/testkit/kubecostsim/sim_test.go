@@ -480,3 +480,64 @@ func TestBadParams(t *testing.T) {
 		t.Errorf("unix window: %v", sets)
 	}
 }
+
+// TestDayCostFactor changes one day's costs by 1 %: the availability query
+// (aggregate=cluster, step=1d), the day's container query with idle, and
+// the truth all move by exactly that factor, and no other day moves.
+func TestDayCostFactor(t *testing.T) {
+	s := New(testConfig())
+	totals := func() map[time.Time]float64 {
+		out := map[time.Time]float64{}
+		for _, set := range decodeSets(t, render(t, s, qv(day(14), day(19), "1d", "cluster"))) {
+			for _, a := range set {
+				out[a.Window.Start.UTC()] += a.TotalCost
+			}
+		}
+		return out
+	}
+	dayQuery := func(d time.Time) (n int, total float64) {
+		for _, set := range decodeSets(t, render(t, s, qv(d, d.AddDate(0, 0, 1), "1d", containerAgg, "idle", "true", "splitIdle", "true", "idleByNode", "true"))) {
+			for _, a := range set {
+				n++
+				total += a.TotalCost
+			}
+		}
+		return n, total
+	}
+	truth := func(d time.Time) float64 {
+		tr, err := s.Truth(d, 24*time.Hour, "cluster")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.TotalCost
+	}
+	before := totals()
+	n0, day0 := dayQuery(day(16))
+	truth0 := truth(day(16))
+	if len(before) != 5 || !relClose(before[day(16)], truth0) {
+		t.Fatalf("totals %v, truth of the 16th %v", before, truth0)
+	}
+
+	s.SetDayCostFactor(day(16).Add(5*time.Hour), 1.01)
+	after := totals()
+	for d, was := range before {
+		want := was
+		if d.Equal(day(16)) {
+			want = was * 1.01
+		}
+		if !relClose(after[d], want) && math.Abs(after[d]-want) > 1e-6 {
+			t.Errorf("%s: total %v, was %v, want %v", d.Format(time.DateOnly), after[d], was, want)
+		}
+	}
+	if n1, day1 := dayQuery(day(16)); n1 != n0 || math.Abs(day1/day0-1.01) > 1e-9 {
+		t.Errorf("day query: %d allocations costing %v, before %d costing %v: want the same rows at 1.01×", n1, day1, n0, day0)
+	}
+	if got := truth(day(16)); math.Abs(got/truth0-1.01) > 1e-9 || !relClose(got, after[day(16)]) {
+		t.Errorf("truth %v, was %v, JSON now %v", got, truth0, after[day(16)])
+	}
+
+	s.SetDayCostFactor(day(16), 1)
+	if got := totals()[day(16)]; !relClose(got, before[day(16)]) {
+		t.Errorf("factor 1 did not undo: %v, want %v", got, before[day(16)])
+	}
+}

@@ -56,7 +56,7 @@ func (s *Sim) TruthFor(q url.Values) ([]Truth, error) {
 		return nil, err
 	}
 	t := &truthSink{q: pq}
-	if err := newEngine(s.c, pq, t).run(context.Background(), s.windows(pq)); err != nil {
+	if err := newEngine(s.c, pq, t, s.dayFactors()).run(context.Background(), s.windows(pq)); err != nil {
 		return nil, err
 	}
 	return t.sets, nil

@@ -47,7 +47,7 @@ resource "helm_release" "this" {
     yamlencode(var.helm_values),
   ]
 
-  # The post-install export Job needs the roles and their policies.
+  # The install-time export Job starts at once and needs the roles and their policies.
   depends_on = [
     aws_iam_role_policy.writer,
     aws_iam_role_policy.parent_writer,

@@ -60,9 +60,11 @@ data "aws_iam_policy_document" "irsa_trust" {
 }
 
 # What the writing role may do: list its own account/region prefix, put (or
-# abort the multipart upload of) its own cluster's daily files, and list the
-# bucket's unfinished uploads so that a run can abort the ones a killed run
-# left behind.
+# abort the multipart upload of) its own cluster's daily files, read the
+# metadata of and delete those same files, to re-export a day whose config
+# or Kubecost total changed (HeadObject needs s3:GetObject) and to remove
+# the old-codec file after a codec switch, and list the bucket's unfinished
+# uploads so that a run can abort the ones a killed run left behind.
 data "aws_iam_policy_document" "writer" {
   statement {
     sid       = "ListOwnPartitionPrefix"
@@ -88,6 +90,12 @@ data "aws_iam_policy_document" "writer" {
   statement {
     sid       = "WriteOwnDailyFiles"
     actions   = ["s3:PutObject", "s3:AbortMultipartUpload"]
+    resources = local.object_arns
+  }
+
+  statement {
+    sid       = "ReplaceOwnDailyFiles"
+    actions   = ["s3:GetObject", "s3:DeleteObject"]
     resources = local.object_arns
   }
 

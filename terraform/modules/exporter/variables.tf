@@ -170,7 +170,7 @@ variable "helm_create_namespace" {
 }
 
 variable "helm_timeout" {
-  description = "Seconds Helm waits for the release, including the post-install export Job."
+  description = "Seconds Helm waits for the release. The install-time export Job runs in the background and is not waited for."
   type        = number
   default     = 1200
 

@@ -40,6 +40,24 @@ data "aws_iam_policy_document" "bucket" {
     }
   }
 
+  # Re-exports read object metadata (HeadObject) and delete a replaced
+  # old-codec file. The exporters' identity policies narrow this to each
+  # cluster's own files.
+  dynamic "statement" {
+    for_each = length(var.exporter_principal_arns) > 0 ? [1] : []
+    content {
+      sid       = "AllowExportersToReplaceDailyFiles"
+      effect    = "Allow"
+      actions   = ["s3:GetObject", "s3:DeleteObject"]
+      resources = [local.data_object_arn]
+
+      principals {
+        type        = "AWS"
+        identifiers = var.exporter_principal_arns
+      }
+    }
+  }
+
   dynamic "statement" {
     for_each = length(var.exporter_principal_arns) > 0 ? [1] : []
     content {

@@ -1,0 +1,353 @@
+package chart_test
+
+// The export Job's behaviour on a real control plane (etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler; no kubelet) with the real helm.
+// Every row of the table in README.md, "The export Job and upgrades", is
+// checked here. Without a kubelet no pod ever runs: an export stays
+// "running" (its pod Pending on a fake node) until the test finishes its pod
+// the way a kubelet would, which is exactly a backfill longer than helm's
+// timeout.
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubetest"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// settle bounds every wait for a controller (Job, scheduler, GC, TTL): they
+// react within a second or two, but CI machines are slow and shared.
+const settle = 60 * time.Second
+
+// kube is one control plane shared by the rows, each in its own namespace.
+type kube struct {
+	*kubetest.Cluster
+	home string // helm's config, cache and data
+}
+
+func startKube(t *testing.T) *kube {
+	t.Helper()
+	helm(t) // skip (or fail in CI) before the slow start when helm is missing
+	c := kubetest.Start(t)
+	c.AddNode(t, "node-a")
+	return &kube{Cluster: c, home: t.TempDir()}
+}
+
+// helm runs helm against the control plane; it fails the test on an error
+// unless wantErr.
+func (k *kube) helm(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(helm(t), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(),
+		"KUBECONFIG="+k.Kubeconfig,
+		"HELM_CONFIG_HOME="+filepath.Join(k.home, "config"),
+		"HELM_CACHE_HOME="+filepath.Join(k.home, "cache"),
+		"HELM_DATA_HOME="+filepath.Join(k.home, "data"),
+	)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// helmRelease installs and upgrades one release of the chart in its namespace.
+type helmRelease struct {
+	k      *kube
+	name   string
+	ns     string
+	values []string // --set flags of the current configuration
+}
+
+func (k *kube) newRelease(t *testing.T, name string, values ...string) *helmRelease {
+	t.Helper()
+	k.CreateNamespace(t, name)
+	return &helmRelease{k: k, name: name, ns: name, values: withRequired(values...)}
+}
+
+// install is `helm install --wait --timeout 60s`: the wait is what
+// Terraform's helm_release does by default (wait = true, wait_for_jobs =
+// false).
+func (r *helmRelease) install(t *testing.T) {
+	t.Helper()
+	r.k.helm(t, append([]string{"install", r.name, ".", "-n", r.ns, "--wait", "--timeout", "60s"}, r.values...)...)
+}
+
+func (r *helmRelease) upgrade(t *testing.T, extra ...string) {
+	t.Helper()
+	args := append([]string{"upgrade", r.name, ".", "-n", r.ns, "--wait", "--timeout", "60s"}, r.values...)
+	r.k.helm(t, append(args, extra...)...)
+}
+
+func (r *helmRelease) selector() string { return "app.kubernetes.io/instance=" + r.name }
+
+// exports returns the release's export Jobs (the ones helm created; the
+// CronJob's Jobs do not carry the annotation).
+func (r *helmRelease) exports(t *testing.T) []batchv1.Job {
+	t.Helper()
+	var out []batchv1.Job
+	for _, j := range r.k.Jobs(t, r.ns, r.selector()) {
+		if _, ok := j.Annotations["checksum/export-job"]; ok {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// running waits until the release has exactly one export Job and it is
+// unfinished with one pod, bound to a node by the scheduler (so it would
+// run at once); it returns the Job and that pod.
+func (r *helmRelease) running(t *testing.T) (batchv1.Job, corev1.Pod) {
+	t.Helper()
+	var job batchv1.Job
+	var pod corev1.Pod
+	kubetest.Eventually(t, settle, "one running export with a scheduled pod", func() (bool, string) {
+		jobs := r.exports(t)
+		if len(jobs) != 1 || kubetest.JobFinished(&jobs[0]) {
+			return false, "export Jobs: " + jobNames(jobs)
+		}
+		job = jobs[0]
+		pods := r.k.Pods(t, r.ns, "kubecost-s3-exporter/export-job="+job.Name)
+		if len(pods) != 1 || pods[0].Spec.NodeName == "" {
+			return false, "pods of " + job.Name + ": " + podNames(pods)
+		}
+		pod = pods[0]
+		return true, ""
+	})
+	return job, pod
+}
+
+// finish completes the export whose pod is given, as a kubelet would when
+// the exporter exits 0, and waits for the Job controller to complete the Job.
+func (r *helmRelease) finish(t *testing.T, job batchv1.Job, pod corev1.Pod) {
+	t.Helper()
+	r.k.FinishPod(t, r.ns, pod.Name)
+	kubetest.Eventually(t, settle, job.Name+" complete", func() (bool, string) {
+		var j batchv1.Job
+		r.k.Must(t, http.MethodGet, "/apis/batch/v1/namespaces/"+r.ns+"/jobs/"+job.Name, nil, &j)
+		return kubetest.JobFinished(&j), "conditions " + conditions(&j)
+	})
+}
+
+// scheduledRun creates a Job from the CronJob's template, owned by the
+// CronJob, exactly as the CronJob controller (or kubectl create job --from)
+// does, so the test does not wait for midnight.
+func (r *helmRelease) scheduledRun(t *testing.T) batchv1.Job {
+	t.Helper()
+	var cj batchv1.CronJob
+	r.k.Must(t, http.MethodGet, "/apis/batch/v1/namespaces/"+r.ns+"/cronjobs/"+r.name+"-kubecost-s3-exporter", nil, &cj)
+	job := batchv1.Job{
+		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: cj.Name + "-manual", Namespace: r.ns,
+			Labels: cj.Spec.JobTemplate.Labels, Annotations: cj.Spec.JobTemplate.Annotations,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(&cj, batchv1.SchemeGroupVersion.WithKind("CronJob"))},
+		},
+		Spec: cj.Spec.JobTemplate.Spec,
+	}
+	r.k.Must(t, http.MethodPost, "/apis/batch/v1/namespaces/"+r.ns+"/jobs", job, &job)
+	return job
+}
+
+func TestExportJobOnControlPlane(t *testing.T) {
+	k := startKube(t)
+
+	t.Run("install returns while the export runs; no-change and --force upgrades start nothing", func(t *testing.T) {
+		r := k.newRelease(t, "steady")
+		r.install(t)
+		first, _ := r.running(t)
+
+		r.upgrade(t)
+		if job, _ := r.running(t); job.UID != first.UID {
+			t.Errorf("a no-change upgrade replaced export %s by %s", first.Name, job.Name)
+		}
+		r.upgrade(t, "--force")
+		job, pod := r.running(t)
+		if job.Name != first.Name {
+			t.Errorf("--force with an export running started %s beside %s", job.Name, first.Name)
+		}
+		r.finish(t, job, pod)
+		r.upgrade(t, "--force")
+		r.upgrade(t)
+		jobs := r.exports(t)
+		if len(jobs) != 1 || jobs[0].Name != first.Name || !kubetest.JobFinished(&jobs[0]) {
+			t.Errorf("after --force and a plain upgrade with the export finished, want only the finished %s, got %s", first.Name, jobNames(jobs))
+		}
+	})
+
+	t.Run("a configuration change supersedes the running export; runs never overlap", func(t *testing.T) {
+		r := k.newRelease(t, "change")
+		r.install(t)
+		old, oldPod := r.running(t)
+
+		r.values = append(r.values, "--set", "exporter.backfillPeriodDays=20")
+		r.upgrade(t)
+		// helm deleted the old Job; its pod is Terminating (bound to a node,
+		// it waits for the kubelet), and the new export's pod must not be
+		// scheduled beside it.
+		var next batchv1.Job
+		kubetest.Eventually(t, settle, "exactly one export, of the new configuration", func() (bool, string) {
+			jobs := r.exports(t)
+			if len(jobs) != 1 || jobs[0].Name == old.Name {
+				return false, jobNames(jobs)
+			}
+			next = jobs[0]
+			return true, ""
+		})
+		if kubetest.JobFinished(&next) {
+			t.Fatalf("the new export %s is already finished", next.Name)
+		}
+		assertUnscheduled(t, r, "kubecost-s3-exporter/export-job="+next.Name, "while the superseded export's pod terminates")
+		r.k.ForceDeletePod(t, r.ns, oldPod.Name) // the kubelet confirms the old pod is gone
+		job, pod := r.running(t)
+		if job.Name != next.Name {
+			t.Fatalf("running export %s, want %s", job.Name, next.Name)
+		}
+
+		// The scheduled run waits for the install-time export, and the other
+		// way round.
+		cron := r.scheduledRun(t)
+		assertUnscheduled(t, r, "job-name="+cron.Name, "while the export runs")
+		r.finish(t, job, pod)
+		kubetest.Eventually(t, settle, "the scheduled run's pod scheduled", func() (bool, string) {
+			pods := r.k.Pods(t, r.ns, "job-name="+cron.Name)
+			return len(pods) == 1 && pods[0].Spec.NodeName != "", podNames(pods)
+		})
+		r.values = append(r.values, "--set", "exporter.backfillPeriodDays=25")
+		r.upgrade(t)
+		var third batchv1.Job
+		kubetest.Eventually(t, settle, "the third export created", func() (bool, string) {
+			jobs := r.exports(t)
+			if len(jobs) != 1 || jobs[0].Name == next.Name {
+				return false, jobNames(jobs)
+			}
+			third = jobs[0]
+			return true, ""
+		})
+		assertUnscheduled(t, r, "kubecost-s3-exporter/export-job="+third.Name, "while the scheduled run runs")
+
+		// Uninstall removes everything the release created, the scheduled
+		// run's Job included (the garbage collector follows its owner).
+		r.k.helm(t, "uninstall", r.name, "-n", r.ns, "--wait", "--timeout", "60s")
+		assertNothingLeft(t, r)
+	})
+
+	t.Run("after the TTL deleted a finished export, upgrades start nothing", func(t *testing.T) {
+		r := k.newRelease(t, "ttl", "--set", "exportJob.ttlSecondsAfterFinished=1")
+		r.install(t)
+		job, pod := r.running(t)
+		r.finish(t, job, pod)
+		kubetest.Eventually(t, settle, "the TTL controller deleted "+job.Name, func() (bool, string) {
+			jobs := r.exports(t)
+			return len(jobs) == 0, jobNames(jobs)
+		})
+		r.upgrade(t)
+		r.upgrade(t, "--force")
+		if jobs := r.exports(t); len(jobs) != 0 {
+			t.Errorf("upgrades with an unchanged configuration after the TTL started %s", jobNames(jobs))
+		}
+		r.values = append(r.values, "--set", "exporter.logLevel=debug")
+		r.upgrade(t)
+		r.running(t) // a change still exports at once
+	})
+
+	t.Run("skipWhenUnchanged=false: every upgrade replaces the export", func(t *testing.T) {
+		r := k.newRelease(t, "every", "--set", "exportJob.skipWhenUnchanged=false")
+		r.install(t)
+		first, firstPod := r.running(t)
+		r.upgrade(t)
+		kubetest.Eventually(t, settle, "one export, not "+first.Name, func() (bool, string) {
+			jobs := r.exports(t)
+			return len(jobs) == 1 && jobs[0].Name != first.Name && !kubetest.JobFinished(&jobs[0]), jobNames(jobs)
+		})
+		r.k.ForceDeletePod(t, r.ns, firstPod.Name)
+		r.running(t)
+	})
+}
+
+// assertUnscheduled checks, for a few seconds, that the pod of selector
+// exists and is not bound to a node: the scheduler keeps it Pending.
+func assertUnscheduled(t *testing.T, r *helmRelease, selector, why string) {
+	t.Helper()
+	kubetest.Eventually(t, settle, "a pod for "+selector, func() (bool, string) {
+		pods := r.k.Pods(t, r.ns, selector)
+		return len(pods) == 1, podNames(pods)
+	})
+	// The scheduler decides within milliseconds; 3 s without a binding, with
+	// the node free otherwise, is the anti-affinity holding.
+	for range 15 {
+		pods := r.k.Pods(t, r.ns, selector)
+		if len(pods) != 1 || pods[0].Spec.NodeName != "" {
+			t.Fatalf("%s: want one unscheduled pod %s, got %s", selector, why, podNames(pods))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// assertNothingLeft waits until no Job, CronJob, ServiceAccount, Role or
+// RoleBinding is left in the release's namespace, and every pod left is
+// being deleted (a kubelet would stop it).
+func assertNothingLeft(t *testing.T, r *helmRelease) {
+	t.Helper()
+	kinds := []string{
+		"/apis/batch/v1/namespaces/" + r.ns + "/jobs",
+		"/apis/batch/v1/namespaces/" + r.ns + "/cronjobs",
+		"/api/v1/namespaces/" + r.ns + "/serviceaccounts",
+		"/apis/rbac.authorization.k8s.io/v1/namespaces/" + r.ns + "/roles",
+		"/apis/rbac.authorization.k8s.io/v1/namespaces/" + r.ns + "/rolebindings",
+	}
+	kubetest.Eventually(t, settle, "an empty namespace after uninstall", func() (bool, string) {
+		for _, path := range kinds {
+			var l metav1.PartialObjectMetadataList
+			r.k.Must(t, http.MethodGet, path, nil, &l)
+			if len(l.Items) > 0 {
+				return false, path + " still has " + l.Items[0].Name
+			}
+		}
+		for _, p := range r.k.Pods(t, r.ns, "") {
+			if p.DeletionTimestamp == nil {
+				return false, "pod not being deleted: " + kubetest.PodString(&p)
+			}
+		}
+		return true, ""
+	})
+}
+
+func jobNames(jobs []batchv1.Job) string {
+	var s []string
+	for _, j := range jobs {
+		s = append(s, j.Name+"["+conditions(&j)+"]")
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func podNames(pods []corev1.Pod) string {
+	var s []string
+	for i := range pods {
+		s = append(s, kubetest.PodString(&pods[i]))
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func conditions(j *batchv1.Job) string {
+	var s []string
+	for _, c := range j.Status.Conditions {
+		if c.Status == corev1.ConditionTrue {
+			s = append(s, string(c.Type))
+		}
+	}
+	slices.Sort(s)
+	return strings.Join(s, ",")
+}
