@@ -58,7 +58,10 @@ func newMatrix(t *testing.T) *matrix {
 	t.Setenv("AWS_ENDPOINT_URL_S3", p.URL)
 	// Two attempts per call keep the persistent faults short.
 	t.Setenv("AWS_MAX_ATTEMPTS", "2")
-	h.env["S3_REQUEST_TIMEOUT"] = "1"
+	// Generous for the fault cases, so a loaded machine (the race detector,
+	// other jobs) never turns an injected 503 into a timeout; the stall
+	// cases set 1 s themselves.
+	h.env["S3_REQUEST_TIMEOUT"] = "10"
 	h.env["BACKFILL_PERIOD_DAYS"] = "4" // one settled day
 	return &matrix{harness: h, proxy: p, bigURL: startSim(t, "-seed", "11", "-containers-per-hour", "22000", "-retention-days", "5"),
 		proj: schema.NewProjection(clusterARN, "prod", []string{labelKey}, nil)}
@@ -92,7 +95,8 @@ func startSim(t *testing.T, args ...string) string {
 // mcase is one row of the matrix.
 type mcase struct {
 	name      string
-	multipart bool // the big cluster, one ~6 MiB day in 5 MiB parts
+	env       map[string]string // on top of the matrix's
+	multipart bool              // the big cluster, one ~6 MiB day in 5 MiB parts
 	rules     []faultproxy.Rule
 	wantCode  int
 	wantLast  []string // in the last line
@@ -107,6 +111,7 @@ type mcase struct {
 
 func (m *matrix) caseEnv(c mcase) map[string]string {
 	env := maps.Clone(m.env)
+	maps.Copy(env, c.env)
 	env["S3_PREFIX"] = strings.NewReplacer(" ", "-", "/", "-").Replace(c.name) + "/"
 	if c.multipart {
 		env["KUBECOST_API_ENDPOINT"] = m.bigURL
@@ -119,9 +124,14 @@ func (m *matrix) runIn(env map[string]string, h cli.Hooks) (int, string) {
 	var buf bytes.Buffer
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	code := cli.RunWith(context.Background(), lookup, &buf, h)
+	logsMu.Lock() // TestConcurrentRuns runs two at once
 	m.logs.Write(buf.Bytes())
+	logsMu.Unlock()
 	return code, buf.String()
 }
+
+// logsMu guards the harness's log buffer across concurrent runs.
+var logsMu sync.Mutex
 
 // nowFor is the plan clock of a case's runs.
 func nowFor(c mcase) func() time.Time {
@@ -265,6 +275,7 @@ func lastLine(logs string) string {
 func TestS3FaultMatrix(t *testing.T) {
 	m := newMatrix(t)
 	stall := []string{"no progress for 1s", "S3_REQUEST_TIMEOUT"}
+	fast := map[string]string{"S3_REQUEST_TIMEOUT": "1"}
 	for _, c := range []mcase{
 		{name: "503 once on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Status, Status: 503, Code: "SlowDown", Times: 1}}},
 		{name: "503 always on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Status, Status: 503, Code: "SlowDown"}},
@@ -278,9 +289,9 @@ func TestS3FaultMatrix(t *testing.T) {
 			wantCode: 1, wantLast: []string{"UploadPart"}},
 		{name: "403 on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Status, Status: 403, Code: "AccessDenied"}},
 			wantCode: 1, wantLast: []string{"HTTP 403 AccessDenied"}},
-		{name: "stall on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second},
-		{name: "stall on ListObjectsV2", rules: []faultproxy.Rule{{Op: faultproxy.ListObjectsV2, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second},
-		{name: "stall on UploadPart", multipart: true, rules: []faultproxy.Rule{{Op: faultproxy.UploadPart, Action: faultproxy.StallBeforeBody}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second},
+		{name: "stall on PutObject", rules: []faultproxy.Rule{{Op: faultproxy.PutObject, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second, env: fast},
+		{name: "stall on ListObjectsV2", rules: []faultproxy.Rule{{Op: faultproxy.ListObjectsV2, Action: faultproxy.Stall}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second, env: fast},
+		{name: "stall on UploadPart", multipart: true, rules: []faultproxy.Rule{{Op: faultproxy.UploadPart, Action: faultproxy.StallBeforeBody}}, wantCode: 1, wantLast: stall, bounded: 90 * time.Second, env: fast},
 		{name: "tiny TMPDIR", exec: execWith(t, nil, "--fsize=4096"), wantCode: 1, wantLast: []string{"file too large"}},
 		{name: "SIGTERM during a multipart upload", multipart: true, exec: execWith(t, signalDuringUpload(syscall.SIGTERM)),
 			rules: []faultproxy.Rule{{Op: faultproxy.UploadPart, Action: faultproxy.StallBeforeBody}}, wantCode: 1, wantLast: []string{"cancel"}},
