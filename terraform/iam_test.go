@@ -257,7 +257,7 @@ func TestWriterPolicyMatchesKeyLayout(t *testing.T) {
 			}
 			for _, st := range stmts {
 				for _, a := range st.Actions {
-					if strings.Contains(a, "*") || !slices.Contains([]string{"s3:ListBucket", "s3:PutObject", "s3:AbortMultipartUpload",
+					if strings.Contains(a, "*") || !slices.Contains([]string{"s3:ListBucket", "s3:ListBucketMultipartUploads", "s3:PutObject", "s3:AbortMultipartUpload",
 						"s3:GetObject", "s3:DeleteObject", "kms:GenerateDataKey", "kms:Decrypt", "secretsmanager:GetSecretValue"}, a) {
 						t.Errorf("writer policy grants %s", a)
 					}
