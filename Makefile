@@ -18,7 +18,7 @@ LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 # driver run without it, where it would only multiply their time.
 RACE_PKGS := ./exporter/... ./internal/testkit/...
 
-.PHONY: tools test check build generate demo bench fmt vet clean lint-chart lint-terraform
+.PHONY: tools test check build generate demo bench bench-report fmt vet clean lint-chart lint-terraform
 
 tools:
 	@bash .ci/install-tools.sh --env-file $(TOOLS_ENV) >/dev/null
@@ -29,7 +29,7 @@ tools:
 # go test (chart and terraform packages), so they run once.
 test: tools
 	@set -a; . ./$(TOOLS_ENV); set +a; \
-	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN STATICCHECK_BIN=$$STATICCHECK_BIN"; \
+	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN STATICCHECK_BIN=$$STATICCHECK_BIN CHROMIUM_BIN=$${CHROMIUM_BIN:-}"; \
 	failed=""; \
 	$(MAKE) check || failed="$$failed check"; \
 	race=$$($(GO) list $(RACE_PKGS)); \
@@ -83,6 +83,10 @@ demo:
 
 bench:
 	@bash .ci/bench.sh
+
+# Peak RSS of the HTML report over a month of 1M-allocation days.
+bench-report:
+	@bash .ci/bench-report.sh
 
 fmt:
 	$(GO) fmt ./...

@@ -59,4 +59,8 @@ fi
 echo
 echo "== cost summary, read back from the Parquet files in ./$out"
 bin/kubecost-s3-exporter summary "$out" | sed -n '/^cost per namespace/,$p'
+echo
+echo "== HTML report of ./$out (open it in a browser; it needs no network)"
+bin/kubecost-s3-exporter report -dir "$out" -o "$out/report.html" >/dev/null
+echo "   $(cd "$out" && pwd)/report.html"
 exit "$status"

@@ -5,7 +5,9 @@
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
 #   TOOL is any of: minio helm tflint terraform staticcheck etcd
-#   kube-apiserver kube-controller-manager kube-scheduler (default: all).
+#   kube-apiserver kube-controller-manager kube-scheduler chromium (default: all).
+#   chromium is Debian's package (apt-get, as root), used by the HTML report's
+#   browser test; the others are built from Go modules.
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
 # stderr), so callers can `eval "$(.ci/install-tools.sh helm)"`.
 # With --env-file the same lines are also written to FILE.
@@ -29,6 +31,8 @@ TOOLS=(
 	"kube-apiserver|k8s.io/kubernetes@v1.34.4|KUBE_APISERVER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-apiserver"
 	"kube-controller-manager|k8s.io/kubernetes@v1.34.4|KUBE_CONTROLLER_MANAGER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-controller-manager"
 	"kube-scheduler|k8s.io/kubernetes@v1.34.4|KUBE_SCHEDULER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-scheduler"
+	# Not a Go module: installed from the distribution, never downloaded by a test.
+	"chromium|apt:chromium|CHROMIUM_BIN"
 )
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -135,6 +139,30 @@ recipe_key() {
 	cat "${files[@]}" | sha256sum | cut -c1-12
 }
 
+# apt_install puts Debian's package on the machine unless /usr/bin/<name>
+# already exists. Without apt-get or root it fails; Require in the tests then
+# skips the browser test locally and fails it in CI.
+apt_install() {
+	local name="$1" start=$SECONDS
+	if [[ -x "/usr/bin/$name" ]]; then
+		log "$name: present /usr/bin/$name"
+		return 0
+	fi
+	if ! command -v apt-get >/dev/null || [[ "$(id -u)" != 0 ]]; then
+		log "$name: /usr/bin/$name missing and apt-get is unavailable or needs root; install the $name package"
+		return 1
+	fi
+	log "$name: apt-get install $name"
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$name"; } 2>&1 |
+		sed "s/^/[$name] /" >&2
+	if [[ -x "/usr/bin/$name" ]]; then
+		log "$name: installed in $((SECONDS - start))s"
+		return 0
+	fi
+	log "$name: FAILED"
+	return 1
+}
+
 env_lines=()
 pids=()
 names=()
@@ -146,6 +174,14 @@ for name in "${requested[@]}"; do
 		exit 2
 	fi
 	IFS='|' read -r pkg var recipe recipe_pkg <<<"$spec"
+	if [[ "$pkg" == apt:* ]]; then
+		if apt_install "${pkg#apt:}"; then
+			env_lines+=("$(printf '%s=%q' "$var" "/usr/bin/${pkg#apt:}")")
+		elif [[ -n "${CI:-}" ]]; then
+			exit 1
+		fi
+		continue
+	fi
 	version="${pkg##*@}"
 	dest="$tools_dir/$name@$version/$name"
 	if [[ -n "$recipe" ]]; then

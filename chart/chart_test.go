@@ -60,6 +60,7 @@ var envOf = map[string]string{
 	"reexportLegacy":            "REEXPORT_LEGACY",
 	"logLevel":                  "LOG_LEVEL",
 	"logFormat":                 "LOG_FORMAT",
+	"pushgatewayUrl":            "PUSHGATEWAY_URL",
 }
 
 // exporterAccepts runs the exporter's own validation over env.

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -94,6 +95,7 @@ type rendered struct {
 	cronJobs        []*batchv1.CronJob
 	jobs            []*batchv1.Job
 	serviceAccounts []*corev1.ServiceAccount
+	prometheusRules []*monitoringv1.PrometheusRule
 	objects         []object // every document, in order
 }
 
@@ -139,6 +141,9 @@ func decode(t *testing.T, stream string) *rendered {
 		case "v1/ServiceAccount":
 			o := &corev1.ServiceAccount{}
 			r.serviceAccounts, target = append(r.serviceAccounts, o), o
+		case "monitoring.coreos.com/v1/PrometheusRule":
+			o := &monitoringv1.PrometheusRule{}
+			r.prometheusRules, target = append(r.prometheusRules, o), o
 		default:
 			t.Fatalf("document %d has an unexpected kind %q; add it to decode()\n%s", i, gvk, doc)
 		}

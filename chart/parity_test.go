@@ -151,6 +151,12 @@ func parityCases() []parityCase {
 		one("logLevel", "trace", false),
 		one("logFormat", "auto", true),
 		one("logFormat", "logfmt", false),
+		one("pushgatewayUrl", "http://prometheus-pushgateway.monitoring:9091", true),
+		one("pushgatewayUrl", "https://ops:secret@push.example.com/prefix/", true),
+		one("pushgatewayUrl", "prometheus-pushgateway:9091", false),
+		one("pushgatewayUrl", "http://", false),
+		one("pushgatewayUrl", "http://push?job=x", false),
+		one("pushgatewayUrl", "http://push#x", false),
 		one("sse", "AES256", true),
 		one("sse", "aes256", false),
 		// Secrets Manager names and regions.

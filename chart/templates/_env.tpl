@@ -122,6 +122,7 @@ they differ from the exporter's default.
   (list "REEXPORT_LEGACY" $e.reexportLegacy)
   (list "LOG_LEVEL" $e.logLevel)
   (list "LOG_FORMAT" $e.logFormat)
+  (list "PUSHGATEWAY_URL" $e.pushgatewayUrl)
 }}
 {{- range $vars }}
 {{- $name := index . 0 }}

@@ -118,11 +118,7 @@ func (s *daySink) start() error {
 // Write copies r into the current batch; it blocks when the encoder is
 // behind, which is the back-pressure that bounds memory.
 func (s *daySink) Write(r *schema.Record) error {
-	dst := &s.batch[s.n]
-	labels, annotations := dst.Labels, dst.Annotations
-	*dst = *r
-	dst.Labels = append(labels[:0], r.Labels...)
-	dst.Annotations = append(annotations[:0], r.Annotations...)
+	s.batch[s.n].CopyFrom(r)
 	s.n++
 	if s.n == len(s.batch) {
 		return s.flush()

@@ -44,6 +44,8 @@ func Main(ctx context.Context, args []string, lookup func(string) (string, bool)
 			return schemaCmd(args[1:], lookup, stdout, stderr)
 		case "summary":
 			return summaryCmd(args[1:], stdout, stderr)
+		case "report":
+			return reportCmd(ctx, args[1:], lookup, stdout, stderr)
 		case "run":
 			args = args[1:]
 		default:
@@ -66,6 +68,8 @@ Usage:
   kubecost-s3-exporter schema [--format json|text] [--labels k1,k2] [--annotations k1]
                                      print the Parquet column contract
   kubecost-s3-exporter summary DIR   print rows and cost per namespace of the Parquet files under DIR
+  kubecost-s3-exporter report (-dir DIR | -bucket NAME) [-from YYYY-MM-DD] [-to YYYY-MM-DD] [-cluster a,b] [-o report.html]
+                                     write a self-contained HTML report of the archive (read-only)
   kubecost-s3-exporter version       print the version
 
 Exit status: 0 success (also "nothing to do"), 1 runtime failure, 2 configuration error.

@@ -329,6 +329,18 @@ func checkFile(t *testing.T, h *harness, proj *schema.Projection, d time.Time) {
 	if f.Codecs()[0] != "SNAPPY" {
 		t.Errorf("%s: codec %v", key, f.Codecs())
 	}
+	// The schema version is recorded in the object metadata and the
+	// Parquet footer, so readers can tell files with appended columns.
+	head, err := h.s3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := head.Metadata["schema-version"]; got != schema.Version || schema.Version != "2" {
+		t.Errorf("%s: object metadata schema-version %q, want 2", key, got)
+	}
+	if got := f.KeyValue["kubecost_s3_exporter.schema_version"]; got != schema.Version {
+		t.Errorf("%s: footer schema_version %q, want %s", key, got, schema.Version)
+	}
 }
 
 // dayQuery is the query the exporter sends for a daily file (CCA's flags).

@@ -16,6 +16,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/metrics"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/parquetout"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
@@ -52,10 +53,13 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		h.Now = time.Now
 	}
 	start := time.Now()
-	opts, err := wire(ctx, cfg, lookup, log)
+	reqs := &metrics.Requests{}
+	opts, err := wire(ctx, cfg, lookup, log, reqs)
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
-		summarize(log, app.Summary{Duration: time.Since(start)}, err)
+		sum := app.Summary{Duration: time.Since(start)}
+		summarize(log, sum, err)
+		pushMetrics(ctx, cfg, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err})
 		return ExitRuntime
 	}
 	opts.Now, opts.WallClock = h.Now, h.WallClock
@@ -65,10 +69,20 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		log.Error("run failed", "error", err.Error())
 	}
 	summarize(log, sum, err)
+	pushMetrics(ctx, cfg, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err, Requests: reqs})
 	if err != nil {
 		return ExitRuntime
 	}
 	return ExitOK
+}
+
+// pushMetrics reports the run to the Pushgateway when one is configured.
+// A failed push is logged by the pusher and never changes the exit status.
+func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, r metrics.Run) {
+	if cfg.PushgatewayURL == "" {
+		return
+	}
+	_ = metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: cfg.Cluster().Name, Logger: log}.Push(ctx, r)
 }
 
 // summarize writes the run's last line (CONTRACT §5). It stays short (at
@@ -129,7 +143,7 @@ func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // wire builds the run's parts from a validated config. AWS is touched only
 // when something needs it, so OUTPUT_DIR runs work without credentials.
-func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger) (app.Options, error) {
+func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer) (app.Options, error) {
 	cl := cfg.Cluster()
 	var id *awsauth.Identity
 	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
@@ -170,9 +184,10 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	proj := schema.NewProjection(cl.ARN, cl.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
 	src, err := kubecost.New(kubecost.Options{
 		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
+		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
 		Paginate: bool(cfg.Paginate), Retries: cfg.Retries,
 		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
-		TLS: tlsCfg, BearerToken: token, Projection: proj, Logger: log,
+		TLS: tlsCfg, BearerToken: token, Projection: proj, Logger: log, Observer: obs,
 	})
 	if err != nil {
 		return app.Options{}, err

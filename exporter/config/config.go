@@ -65,6 +65,8 @@ type Config struct {
 	ReexportLegacy         Flag   `envconfig:"REEXPORT_LEGACY" default:"false" desc:"also replace stored days without this exporter's metadata (written by CCA or by hand)"`
 	LogLevel               string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat              string `envconfig:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
+
+	PushgatewayURL string `envconfig:"PUSHGATEWAY_URL" desc:"Prometheus Pushgateway base URL; each run pushes its metrics there at the end"`
 }
 
 // Flag is a boolean spelled yes/no/y/n/true/false in any case, as the

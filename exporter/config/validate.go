@@ -187,6 +187,7 @@ func rules() []Rule {
 		{"FORCE_DATES", checkForceDates},
 		{"LOG_LEVEL", oneOf(func(c *Config) string { return c.LogLevel }, false, LogLevels)},
 		{"LOG_FORMAT", oneOf(func(c *Config) string { return c.LogFormat }, false, LogFormats)},
+		{"PUSHGATEWAY_URL", checkPushgateway},
 	}
 }
 
@@ -220,6 +221,24 @@ func checkEndpoint(c *Config, bad badFunc) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		bad(c.KubecostAPIEndpoint, "accepted: http://<host>[:port][/path] or https://<host>[:port][/path]")
 	}
+}
+
+func checkPushgateway(c *Config, bad badFunc) {
+	p := c.PushgatewayURL
+	if p == "" {
+		return
+	}
+	if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		bad(redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
+	}
+}
+
+// redact hides a password in a URL, which must never be printed.
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return "(unparsable URL)"
 }
 
 func checkAPIPath(c *Config, bad badFunc) {

@@ -99,6 +99,8 @@ func TestValidValues(t *testing.T) {
 		"REEXPORT_LEGACY":           {"yes", "false"},
 		"LOG_LEVEL":                 LogLevels(),
 		"LOG_FORMAT":                LogFormats(),
+		"PUSHGATEWAY_URL": {"http://prometheus-pushgateway.monitoring:9091", "https://push.example.com/prefix",
+			"http://ops:secret@10.0.0.1:9091"},
 	}
 	for _, v := range Vars() {
 		if _, ok := good[v.Name]; !ok {
@@ -272,6 +274,8 @@ func TestInvalidValues(t *testing.T) {
 		{"LOG_LEVEL", "warning", "accepted: debug, info, warn, error"},
 		{"LOG_LEVEL", "INFO", "accepted: debug, info, warn, error"},
 		{"LOG_FORMAT", "logfmt", "accepted: auto, json, text"},
+		{"PUSHGATEWAY_URL", "pushgateway:9091", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
+		{"PUSHGATEWAY_URL", "http://push.example.com/?job=x", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
 	}
 	covered := map[string]bool{}
 	for _, tc := range bad {

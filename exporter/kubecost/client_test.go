@@ -355,10 +355,13 @@ func TestAvailableDays(t *testing.T) {
 	}
 	for _, d := range days {
 		got = append(got, d.Day)
-		// The day's total is the sum of the cluster-level totalCost.
-		tr, err := srv.Sim.Truth(d.Day, 24*time.Hour, "cluster")
-		if err != nil || tr.TotalCost <= 0 || math.Abs(d.TotalCost-tr.TotalCost) > 1e-9*tr.TotalCost {
-			t.Errorf("%s: total %v, truth %v (%v)", d.Day.Format(time.DateOnly), d.TotalCost, tr.TotalCost, err)
+		// The day's total is the sum of the cluster-level totalCost of the
+		// query the client sends, which asks nothing about idle: Kubecost
+		// then includes it (idle defaults to true).
+		trs, err := srv.Sim.TruthFor(url.Values{"window": {d.Day.Format(time.RFC3339) + "," + d.Day.Add(24*time.Hour).Format(time.RFC3339)},
+			"aggregate": {"cluster"}, "step": {"1d"}, "accumulate": {"false"}})
+		if err != nil || len(trs) != 1 || trs[0].TotalCost <= 0 || math.Abs(d.TotalCost-trs[0].TotalCost) > 1e-9*trs[0].TotalCost {
+			t.Errorf("%s: total %v, truth %+v (%v)", d.Day.Format(time.DateOnly), d.TotalCost, trs, err)
 		}
 	}
 	if len(want) == 0 || !slices.Equal(got, want) {

@@ -28,9 +28,8 @@ type memSink struct {
 }
 
 func (s *memSink) Write(r *schema.Record) error {
-	c := *r
-	c.Labels = slices.Clone(r.Labels)
-	c.Annotations = slices.Clone(r.Annotations)
+	var c schema.Record
+	c.CopyFrom(r)
 	s.rows = append(s.rows, c)
 	return nil
 }

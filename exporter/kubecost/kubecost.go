@@ -32,10 +32,13 @@ var ErrNoData = errors.New("kubecost returned no allocations")
 
 // Options configures a Client.
 type Options struct {
-	URL       string        // full Allocation API URL, e.g. http://kubecost-cost-analyzer.kubecost:9090/model/allocation
-	Aggregate string        // explicit aggregate parameter, e.g. "cluster,node,namespace,pod,container"
-	Step      time.Duration // 24h (daily rows) or 1h (hourly rows)
-	Paginate  bool          // hourly step only: one request per hour instead of one per day
+	URL       string // full Allocation API URL, e.g. http://kubecost-cost-analyzer.kubecost:9090/model/allocation
+	Aggregate string // explicit aggregate parameter, e.g. "cluster,node,namespace,pod,container"
+	// Flavor is the server's API (see Flavor): it decides the names of the
+	// idle and sharing parameters. "" means FlavorKubecost.
+	Flavor   Flavor
+	Step     time.Duration // 24h (daily rows) or 1h (hourly rows)
+	Paginate bool          // hourly step only: one request per hour instead of one per day
 	// Retries is how often a window is asked again after a transient
 	// failure. An hourly window that still fails is then split in halves,
 	// and a half that fails is split again at once, down to one hour.
@@ -53,6 +56,32 @@ type Options struct {
 	// between retries; defaults 1s and 30s. RetryAfterMax caps a server's
 	// Retry-After; default 60s.
 	BackoffBase, BackoffMax, RetryAfterMax time.Duration
+	// Observer, when set, is told the outcome of every request, so a run
+	// can report them as metrics without this package knowing how.
+	Observer Observer
+}
+
+// Outcome is what became of one request.
+type Outcome string
+
+// Request outcomes. A failed request is retried, split, or given up on
+// (failed); a request that returned a whole body is ok.
+const (
+	OutcomeOK      Outcome = "ok"
+	OutcomeRetried Outcome = "retried"
+	OutcomeSplit   Outcome = "split"
+	OutcomeFailed  Outcome = "failed"
+)
+
+// Outcomes lists every outcome, in a stable order.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomeOK, OutcomeRetried, OutcomeSplit, OutcomeFailed}
+}
+
+// Observer receives request outcomes. It must be safe for concurrent use:
+// days are fetched in parallel.
+type Observer interface {
+	ObserveRequest(Outcome)
 }
 
 const (
@@ -113,6 +142,12 @@ func New(opts Options) (*Client, error) {
 	case opts.Retries < 0:
 		return nil, fmt.Errorf("kubecost: Retries %d: want >= 0", opts.Retries)
 	}
+	if opts.Flavor == "" {
+		opts.Flavor = FlavorKubecost
+	}
+	if _, ok := flavorParams[opts.Flavor]; !ok {
+		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: kubecost, cost-model, opencost)", opts.Flavor)
+	}
 	setDefault(&opts.ConnectTimeout, 10*time.Second)
 	setDefault(&opts.ReadTimeout, 60*time.Second)
 	setDefault(&opts.BackoffBase, time.Second)
@@ -133,6 +168,11 @@ func New(opts Options) (*Client, error) {
 		IdleConnTimeout:       90 * time.Second,
 	}}
 	c.decoders.New = func() any { return newDecoder(opts.Projection) }
+	if lim := flavorLimits[opts.Flavor]; lim != "" {
+		// Once per run (one Client per run): the archive differs from a
+		// Kubecost one, and the user should know why.
+		c.log.Info("API flavour limitation", "flavor", string(opts.Flavor), "limitation", lim)
+	}
 	return c, nil
 }
 
@@ -273,14 +313,17 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		got, err := c.attempt(ctx, j, cur, sink, &st)
 		n += int64(got)
 		if err == nil {
+			c.observe(OutcomeOK)
 			i++
 			continue
 		}
 		if ctx.Err() != nil {
+			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, context.Cause(ctx))
 		}
 		var ae *attemptError
 		if !errors.As(err, &ae) || !ae.retry {
+			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, err)
 		}
 		dirty := got > 0
@@ -293,6 +336,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			c.log.Warn("kubecost window failed, splitting it", "window", w.String(),
 				"into", []string{halves[0].String(), halves[1].String()}, "reason", ae.Error())
 			st.Splits++
+			c.observe(OutcomeSplit)
 			j.plan = slices.Replace(j.plan, i, i+1, halves...)
 			if ae.retryAfter > 0 {
 				if err := sleep(ctx, min(ae.retryAfter, c.opts.RetryAfterMax)); err != nil {
@@ -302,6 +346,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		case w.attempts < c.opts.Retries:
 			w.attempts++
 			st.Retries++
+			c.observe(OutcomeRetried)
 			delay := c.backoff(w.attempts, ae.retryAfter)
 			c.log.Warn("kubecost request failed, retrying", "window", w.String(),
 				"attempt", w.attempts, "max_retries", c.opts.Retries, "reason", ae.Error(), "delay", delay)
@@ -309,6 +354,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 				return st, fmt.Errorf("kubecost: get %s: %w", w, err)
 			}
 		default:
+			c.observe(OutcomeFailed)
 			return st, c.giveUp(j, cur, ae)
 		}
 		if dirty {
@@ -328,6 +374,12 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		return st, ErrNoData
 	}
 	return st, nil
+}
+
+func (c *Client) observe(o Outcome) {
+	if c.opts.Observer != nil {
+		c.opts.Observer.ObserveRequest(o)
+	}
 }
 
 func (c *Client) giveUp(j *job, w window, err *attemptError) error {
@@ -368,11 +420,9 @@ func (c *Client) query(j *job, w window) string {
 	q.Set("step", stepParam(j.step))
 	q.Set("accumulate", "false")
 	if j.full {
-		// What the Python CCA exporter sends, so the rows match its rows.
-		q.Set("idle", "true")
-		q.Set("splitIdle", "true")
-		q.Set("idleByNode", "true")
-		q.Set("shareTenancyCosts", "true")
+		for _, p := range flavorParams[c.opts.Flavor] {
+			q.Set(p[0], p[1])
+		}
 	}
 	u := *c.url
 	u.RawQuery = q.Encode()

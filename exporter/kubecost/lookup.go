@@ -26,7 +26,12 @@ type keyEntry struct {
 	set bool
 }
 
-func (c *keyCache) get(b []byte) int {
+func (c *keyCache) get(b []byte) int { return cacheGet(c, b) }
+
+// getString is get for a string, without converting it to bytes.
+func (c *keyCache) getString(k string) int { return cacheGet(c, k) }
+
+func cacheGet[T string | []byte](c *keyCache, b T) int {
 	n := len(b)
 	h := uint32(n) * 0x9e3779b1
 	if n > 0 {
@@ -41,7 +46,7 @@ func (c *keyCache) get(b []byte) int {
 	if e2.set && e2.key == string(b) {
 		return int(e2.val)
 	}
-	v := c.resolve(b)
+	v := c.resolve([]byte(b)) // a miss: rare once the cache is warm
 	if !e1.set {
 		*e1 = keyEntry{key: string(b), val: int32(v), set: true}
 	} else if !e2.set {

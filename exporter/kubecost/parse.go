@@ -38,13 +38,14 @@ type parser struct {
 	annots keyCache // annotation key -> Record.Annotations slot
 	strs   interner
 	unq    []byte // scratch for strings with escapes
+	xinfo  *extraInfo
 
 	// The previous allocation's values, by slot: consecutive allocations
 	// mostly share cluster, node, namespace and node labels, and comparing
 	// with the last value is cheaper than hashing into the interner.
-	lastProps       [schema.NumProps]string
-	lastLabels      []string
-	lastAnnotations []string
+	// Labels and annotations compare with the previous allocation's map
+	// entries instead (stringMap).
+	lastProps [schema.NumProps]string
 
 	// fallback window of set i: [start+i*step, start+(i+1)*step), used when
 	// an allocation carries no window at all.
@@ -55,6 +56,11 @@ func newParser(p *schema.Projection) *parser {
 	fields := map[string]int{"name": fieldName, "properties": fieldProperties, "window": fieldWindow, "start": fieldStart, "end": fieldEnd}
 	for i, n := range schema.DoubleNames() {
 		fields[n] = fieldDouble + i
+	}
+	for i, e := range schema.Extras() {
+		if !e.Property {
+			fields[e.Key] = fieldExtra + i
+		}
 	}
 	r := p.NewRecord()
 	return &parser{
@@ -73,13 +79,15 @@ func newParser(p *schema.Projection) *parser {
 			if i, ok := schema.KubecostPropIndex(string(k)); ok {
 				return i
 			}
+			if x := schema.ExtraKey(string(k), true); x >= 0 {
+				return propExtra - x
+			}
 			return -1
 		}},
-		labels:          keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
-		annots:          keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
-		strs:            interner{m: make(map[string]string, 1024), max: internMax},
-		lastLabels:      make([]string, len(r.Labels)),
-		lastAnnotations: make([]string, len(r.Annotations)),
+		labels: keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
+		annots: keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
+		strs:   interner{m: make(map[string]string, 1024), max: internMax},
+		xinfo:  newExtraInfo(),
 	}
 }
 
@@ -100,6 +108,8 @@ func (p *parser) allocation(key, v []byte, set int64) {
 		}
 		f := p.fields.get(k)
 		switch {
+		case f >= fieldExtra:
+			p.extra(f - fieldExtra)
 		case f >= fieldDouble:
 			r.Num[f-fieldDouble] = p.number()
 		case f == fieldName:
@@ -151,33 +161,32 @@ func (p *parser) properties() {
 		case i >= 0:
 			r.Props[i] = cached(&p.lastProps[i], p.scalar(), &p.strs)
 		case i == propLabels:
-			p.labelSet(&p.labels, r.Labels, p.lastLabels)
+			p.labelSet(&p.labels, r.Labels, &r.X[schema.XLabels])
 		case i == propAnnotations:
-			p.labelSet(&p.annots, r.Annotations, p.lastAnnotations)
+			p.labelSet(&p.annots, r.Annotations, &r.X[schema.XAnnotations])
+		case i <= propExtra:
+			p.extra(propExtra - i)
 		default:
 			s.skip()
 		}
 	}
 }
 
-// labelSet fills the label (or annotation) slots the projection asks for;
-// other keys are skipped without allocating.
-func (p *parser) labelSet(slots *keyCache, dst, last []string) {
+// labelSet keeps every label (or annotation) in all, for the map column,
+// and fills the slots the projection asks for (LABELS and the node labels
+// of the derived properties). A slot shares the map entry's string.
+func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 	s := &p.sc
 	if !s.enter() {
 		return
 	}
-	for {
-		k, ok := s.member()
-		if !ok {
-			return
+	all.Set = true
+	start := len(all.KV)
+	p.stringMap(all)
+	for _, kv := range all.KV[start:] {
+		if slot := slots.getString(kv.Key); slot >= 0 {
+			dst[slot] = kv.Value
 		}
-		slot := slots.get(k)
-		if slot < 0 {
-			s.skip()
-			continue
-		}
-		dst[slot] = cached(&last[slot], p.scalar(), &p.strs)
 	}
 }
 

@@ -174,7 +174,8 @@ func TestSplitFailingWindows(t *testing.T) {
 	cfg := simConfig()
 	cfg.Faults.MaxWindowHours = 5
 	srv := newSim(t, cfg)
-	c, logs := newClient(t, srv.URL+"/model/allocation", func(o *Options) { o.Retries = 1 })
+	obs := &outcomes{}
+	c, logs := newClient(t, srv.URL+"/model/allocation", func(o *Options) { o.Retries = 1; o.Observer = obs })
 	var got memSink
 	st, err := c.FetchDayStats(context.Background(), testDay, &got)
 	if err != nil {
@@ -183,6 +184,18 @@ func TestSplitFailingWindows(t *testing.T) {
 	// 24 → 12+12 → 6+6+6+6 → 3+3 ×4.
 	if st.Splits != 7 || got.resets != 0 {
 		t.Errorf("stats %+v, resets %d", st, got.resets)
+	}
+	// The full day is retried once, then split; halves split at once.
+	wantOut := map[Outcome]int64{OutcomeOK: 8, OutcomeRetried: 1, OutcomeSplit: 7, OutcomeFailed: 0}
+	var total int64
+	for o, n := range wantOut {
+		total += obs.get(o)
+		if obs.get(o) != n {
+			t.Errorf("observer saw %d %s requests, want %d", obs.get(o), o, n)
+		}
+	}
+	if total != st.Requests {
+		t.Errorf("observer saw %d requests, the client sent %d", total, st.Requests)
 	}
 	sameRows(t, &want, &got)
 	checkTruth(t, srv.Sim, time.Hour, &got)
@@ -285,4 +298,25 @@ func TestDailyFailureSuggestsHourly(t *testing.T) {
 	if st.Splits != 0 || st.Requests != 3 {
 		t.Errorf("stats %+v: a daily window must be retried, never split", st)
 	}
+}
+
+// outcomes is an Observer that counts.
+type outcomes struct {
+	mu sync.Mutex
+	n  map[Outcome]int64
+}
+
+func (o *outcomes) ObserveRequest(oc Outcome) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.n == nil {
+		o.n = map[Outcome]int64{}
+	}
+	o.n[oc]++
+}
+
+func (o *outcomes) get(oc Outcome) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n[oc]
 }

@@ -130,3 +130,18 @@ func stringEnd(b []byte, i int) int {
 		i = q + 1
 	}
 }
+
+// elem moves to the next element of the array whose '[' was consumed, or
+// reports false and consumes the ']' at its end.
+func (s *scanner) elem() bool {
+	s.ws()
+	if s.b[s.i] == ',' {
+		s.i++
+		s.ws()
+	}
+	if s.b[s.i] == ']' {
+		s.i++
+		return false
+	}
+	return true
+}

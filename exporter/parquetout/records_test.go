@@ -50,6 +50,8 @@ type gen struct {
 	archSlot, osSlot, capSlot, groupSlot int
 	imageSlot                            int
 	buf                                  []byte
+	appKV, nsKV                          map[string][]schema.KV
+	hashes                               []string
 }
 
 func newGen(p *schema.Projection) *gen {
@@ -161,12 +163,20 @@ func (g *gen) fill(r *schema.Record, i int) {
 	}
 	// Some workloads carry no team label or owner annotation: those columns
 	// must come out as "".
-	if g.teamSlot >= 0 && h>>32%4 != 0 {
-		r.Labels[g.teamSlot] = g.teams[(h>>36)%uint64(len(g.teams))]
+	team, owner := "", ""
+	if h>>32%4 != 0 {
+		team = g.teams[(h>>36)%uint64(len(g.teams))]
 	}
-	if g.ownerSlot >= 0 && h>>40%3 != 0 {
-		r.Annotations[g.ownerSlot] = g.owners[(h>>44)%uint64(len(g.owners))]
+	if h>>40%3 != 0 {
+		owner = g.owners[(h>>44)%uint64(len(g.owners))]
 	}
+	if g.teamSlot >= 0 {
+		r.Labels[g.teamSlot] = team
+	}
+	if g.ownerSlot >= 0 {
+		r.Annotations[g.ownerSlot] = owner
+	}
+	g.extras(r, h2, node, ns, app, team, owner)
 	p.Finish(r)
 }
 

@@ -92,6 +92,7 @@ const (
 	srcProp
 	srcLabel
 	srcAnnotation
+	srcExtra // index into Record.X
 )
 
 // plan maps every contract column, in order, to its Record source. It is
@@ -129,6 +130,13 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 		case na < len(annotations) && c.Name == "properties.annotations."+annotations[na]:
 			s = source{kind: srcAnnotation, index: na}
 			na++
+		case schema.ExtraIndex(c.Name) >= 0 && c.Type != schema.String:
+			s = source{kind: srcExtra, index: schema.ExtraIndex(c.Name)}
+			if want := schema.Extras()[s.index].Type; c.Type != want {
+				return nil, nil, fmt.Errorf("parquet: column %q is %s, writer expects %s", c.Name, c.Type, want)
+			}
+			srcs[i] = s
+			continue
 		default:
 			j, ok := props[c.Name]
 			if !ok {
@@ -159,14 +167,15 @@ func typeOf(k sourceKind) schema.Type {
 
 // buildSchema turns the contract columns into a parquet schema.
 //
-// Every column is REQUIRED: the contract fills "" and 0 for missing values,
-// so there is never a null to encode, and required columns need no
+// Every CCA column is REQUIRED: the contract fills "" and 0 for missing
+// values, so there is never a null to encode, and required columns need no
 // definition levels. Athena, Glue and pyarrow read required and optional
-// columns alike.
+// columns alike. The appended columns are OPTIONAL and may be nested
+// (nested.go).
 //
 // Strings in dict get RLE_DICTIONARY encoding (the writer falls back to
 // PLAIN per column chunk when a dictionary grows past DictionaryMaxBytes).
-func buildSchema(cols []schema.Column, dict func(schema.Column) bool) *parquet.Schema {
+func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.Schema, error) {
 	g := &orderedGroup{
 		fields: make([]parquet.Field, len(cols)),
 		byName: make(parquet.Group, len(cols)),
@@ -183,11 +192,16 @@ func buildSchema(cols []schema.Column, dict func(schema.Column) bool) *parquet.S
 			n = parquet.Leaf(parquet.DoubleType)
 		case schema.Timestamp:
 			n = parquet.Timestamp(parquet.Millisecond) // isAdjustedToUTC=true
+		default:
+			var err error
+			if n, err = nestedNode(c, dict(c)); err != nil {
+				return nil, err
+			}
 		}
 		g.fields[i] = &namedField{Node: n, name: c.Name}
 		g.byName[c.Name] = n
 	}
-	return parquet.NewSchema(rootName, g)
+	return parquet.NewSchema(rootName, g), nil
 }
 
 // dictionaryFor reports whether a string column is worth a dictionary.

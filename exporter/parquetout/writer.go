@@ -8,6 +8,7 @@
 package parquetout
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -84,12 +85,13 @@ type Options struct {
 
 // Writer writes records to one Parquet file. It is not safe for concurrent use.
 type Writer struct {
-	pw *parquet.Writer
+	pw *parquet.GenericWriter[any]
 	p  *schema.Projection
 	// Where each Record field goes, grouped by kind so that Write runs one
 	// tight loop per kind instead of a type switch per value.
 	nums, props, labels, annotations, scalars []slot
-	names                                     []string // column names, for errors
+	names                                     []string // column names
+	leafNames                                 []string // leaf column names, for errors
 
 	rgRows  int // row group size
 	inGroup int // rows already handed to parquet-go in the current row group
@@ -104,6 +106,13 @@ type Writer struct {
 	vals  []parquet.Value
 	n     int
 	arena []byte
+
+	// The appended columns: flat is the number of CCA columns (one leaf
+	// each, first in the file); nested[i] holds the batch's values of leaf
+	// flat+i with their levels, as many per row as the row has entries.
+	flat   int
+	extras []nestedCol
+	nested [][]parquet.Value
 }
 
 // NewWriter starts a Parquet file on out with the columns of p. Nothing is
@@ -111,10 +120,6 @@ type Writer struct {
 func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, error) {
 	if out == nil || p == nil {
 		return nil, errors.New("parquet: nil writer or projection")
-	}
-	codec, err := codecFor(opts.Codec)
-	if err != nil {
-		return nil, err
 	}
 	rgRows := opts.RowGroupRows
 	switch {
@@ -127,49 +132,16 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 	if err != nil {
 		return nil, err
 	}
-	dict := dictionaryFor
-	if opts.noDictionary {
-		dict = func(schema.Column) bool { return false }
+	options, err := writerOptions(cols, opts)
+	if err != nil {
+		return nil, err
 	}
-	var pages []parquet.WriterOption
-	if !opts.MemoryPageBuffers {
-		// Without this, a row group's compressed pages (64k rows are about
-		// 9 MB) sit on the heap until it is flushed, and the GC doubles
-		// that: peak memory grew with the day until the first row group was
-		// full. In files they cost page cache, not process memory, and the
-		// row groups stay as large as Athena likes them. See
-		// docs/performance.md for the measurements.
-		dir := opts.PageBufferDir
-		if dir == "" {
-			dir = os.TempDir()
-		}
-		pages = append(pages, parquet.ColumnPageBuffers(parquet.NewFileBufferPool(dir, "kubecost-s3-exporter-pages-*")))
-	}
+	pw := parquet.NewGenericWriter[any](out, options...)
 	meta := map[string]string{
 		MetaExporterVersion: exporter.Version,
 		MetaSchemaVersion:   schema.Version,
 	}
 	maps.Copy(meta, opts.Metadata)
-	config, err := parquet.NewWriterConfig(append([]parquet.WriterOption{
-		buildSchema(cols, dict),
-		parquet.Compression(codec),
-		// Version 1 data pages are what pyarrow writes by default and what
-		// every Athena, Glue and Spark version reads; with no nulls and no
-		// nesting, version 2 pages would not make the file smaller.
-		parquet.DataPageVersion(1),
-		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
-		parquet.PageBufferSize(pageBufferSize),
-		// Page header statistics are deprecated in favour of the column
-		// index, which parquet-go still writes along with the column chunk
-		// statistics; Athena and Spark use those, not the page headers.
-		// Turning them off saves computing every page's min and max twice.
-		parquet.DataPageStatistics(false),
-		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
-	}, pages...)...)
-	if err != nil {
-		return nil, fmt.Errorf("parquet: writer config: %w", err)
-	}
-	pw := parquet.NewWriter(out, config)
 	// Keys are set one by one, sorted, so the footer is byte-for-byte
 	// reproducible for the same input.
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
@@ -180,11 +152,99 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		p:      p,
 		names:  make([]string, len(cols)),
 		rgRows: rgRows,
-		vals:   make([]parquet.Value, len(cols)*batchRows),
+		vals:   make([]parquet.Value, len(cols)*batchRows), // a little more than the flat columns need
 		arena:  make([]byte, 0, arenaSoftLimit+64*1024),
 	}
+	if err := w.place(cols, srcs); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// writerOptions returns parquet-go's options for the columns, validated.
+// The options, not a config built from them, go to NewGenericWriter: a
+// *WriterConfig given as an option is merged into parquet-go's defaults
+// with boolean OR, which turned DataPageStatistics back on.
+func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, error) {
+	codec, err := codecFor(opts.Codec)
+	if err != nil {
+		return nil, err
+	}
+	dict := dictionaryFor
+	if opts.noDictionary {
+		dict = func(schema.Column) bool { return false }
+	}
+	sch, err := buildSchema(cols, dict)
+	if err != nil {
+		return nil, err
+	}
+	options := []parquet.WriterOption{
+		sch,
+		parquet.Compression(codec),
+		// Version 1 data pages are what pyarrow writes by default and what
+		// every Athena, Glue and Spark version reads.
+		parquet.DataPageVersion(1),
+		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
+		parquet.PageBufferSize(pageBufferSize),
+		// Page header statistics are deprecated in favour of the column
+		// index, which parquet-go still writes along with the column chunk
+		// statistics; Athena and Spark use those, not the page headers.
+		// Turning them off saves computing every page's min and max twice.
+		parquet.DataPageStatistics(false),
+		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
+	}
+	if !opts.MemoryPageBuffers {
+		// Without this, a row group's compressed pages (64k rows are about
+		// 9 MB) sit on the heap until it is flushed, and the GC doubles
+		// that: peak memory grew with the day until the first row group was
+		// full. In files they cost page cache, not process memory, and the
+		// row groups stay as large as Athena likes them. See
+		// docs/performance.md for the measurements.
+		dir := cmp.Or(opts.PageBufferDir, os.TempDir())
+		options = append(options, parquet.ColumnPageBuffers(parquet.NewFileBufferPool(dir, "kubecost-s3-exporter-pages-*")))
+	}
+	for _, path := range sch.Columns() {
+		// Min and max of map keys, list elements and struct fields say
+		// nothing a query engine can skip pages by.
+		if x := schema.ExtraIndex(path[0]); x >= 0 && schema.Extras()[x].Type.Nested() {
+			options = append(options, parquet.SkipPageBounds(path...))
+		}
+	}
+	// Validated here so a bad option is an error, not a panic in
+	// NewGenericWriter.
+	if _, err := parquet.NewWriterConfig(options...); err != nil {
+		return nil, fmt.Errorf("parquet: writer config: %w", err)
+	}
+	return options, nil
+}
+
+// place records where each column's values come from: the CCA columns
+// first, one leaf each, in the batch; then the appended columns, whose
+// leaves follow in the file and are buffered in w.nested.
+func (w *Writer) place(cols []schema.Column, srcs []source) error {
+	leaf := 0
 	for c, s := range srcs {
 		w.names[c] = cols[c].Name
+		if s.kind == srcExtra {
+			nc := nestedCol{x: s.index, typ: cols[c].Type, leaf: leaf, slot: len(w.nested)}
+			for _, f := range cols[c].Fields {
+				nc.ftyps = append(nc.ftyps, f.Type)
+			}
+			n := leaves(cols[c])
+			for i := range n {
+				w.nested = append(w.nested, nil)
+				w.leafNames = append(w.leafNames, fmt.Sprintf("%s[%d]", cols[c].Name, i))
+			}
+			w.extras = append(w.extras, nc)
+			leaf += n
+			continue
+		}
+		if leaf != c {
+			return fmt.Errorf("parquet: CCA column %q after an appended column", cols[c].Name)
+		}
+		leaf++
+		w.flat++
+		w.leafNames = append(w.leafNames, cols[c].Name)
 		sl := slot{off: c * batchRows, idx: s.index}
 		switch s.kind {
 		case srcNum:
@@ -200,7 +260,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 			w.scalars = append(w.scalars, sl)
 		}
 	}
-	return w, nil
+	return nil
 }
 
 // slot places one Record field: off is the start of its column in the
@@ -248,6 +308,9 @@ func (w *Writer) Write(r *schema.Record) error {
 			v[s.off+n] = parquet.Int64Value(r.End)
 		}
 	}
+	for i := range w.extras {
+		w.shred(&w.extras[i], &r.X[w.extras[i].x])
+	}
 	w.n++
 	w.rows++
 	if w.n == batchRows || w.inGroup+w.n == w.rgRows {
@@ -275,9 +338,15 @@ func (w *Writer) flushBatch() error {
 	}
 	n := w.n
 	for c, cw := range w.pw.ColumnWriters() {
-		vals := w.vals[c*batchRows : c*batchRows+n]
+		var vals []parquet.Value
+		if c < w.flat {
+			vals = w.vals[c*batchRows : c*batchRows+n]
+		} else {
+			vals = w.nested[c-w.flat]
+			w.nested[c-w.flat] = vals[:0]
+		}
 		if _, err := cw.WriteRowValues(vals); err != nil {
-			return w.fail(fmt.Errorf("parquet: write column %s: %w", w.names[c], err))
+			return w.fail(fmt.Errorf("parquet: write column %s: %w", w.leafNames[c], err))
 		}
 		// Drop the pointers into the arena so the batch never pins an old,
 		// outgrown arena array.

@@ -54,20 +54,22 @@ func TestColumnsFollowContract(t *testing.T) {
 		"properties.controller", "properties.controllerKind", "properties.providerID",
 		"properties.labels.app.kubernetes.io/name", "properties.labels.team",
 		"properties.annotations.owner",
+		"properties.labels", "properties.annotations",
 	}
+	cca := 3 + schema.NumDoubles + schema.NumProps + 3
 	if !slices.Equal(names[:len(head)], head) {
 		t.Errorf("first columns = %q, want %q", names[:len(head)], head)
 	}
-	if !slices.Equal(names[len(names)-len(tail):], tail) {
-		t.Errorf("last columns = %q, want %q", names[len(names)-len(tail):], tail)
+	if got := names[cca-6 : cca+2]; !slices.Equal(got, tail) {
+		t.Errorf("columns around the end of CCA's = %q, want %q", got, tail)
 	}
-	if want := 3 + schema.NumDoubles + schema.NumProps + 3; len(names) != want {
+	if want := cca + schema.NumExtra; len(names) != want {
 		t.Errorf("%d columns, want %d", len(names), want)
 	}
 
-	for _, c := range f.Columns {
-		if c.Repetition != "required" {
-			t.Errorf("%s is %s, want required", c.Name, c.Repetition)
+	for i, c := range f.Columns {
+		if want := "required"; i < cca && c.Repetition != want || i >= cca && c.Repetition != "optional" {
+			t.Errorf("%s is %s", c.Name, c.Repetition)
 		}
 		if !slices.Equal(c.Codecs, []string{"SNAPPY"}) {
 			t.Errorf("%s codecs %v, want [SNAPPY]", c.Name, c.Codecs)
@@ -135,8 +137,8 @@ func TestValuesRoundTrip(t *testing.T) {
 		t.Fatalf("NumRows = %d, want %d", f.NumRows, n)
 	}
 
-	cols := p.Columns()
-	names := f.Names()
+	cols := p.CCAColumns()
+	names := f.Names()[:len(cols)]
 	g := newGen(p)
 	r := p.NewRecord()
 	row := 0
@@ -303,7 +305,7 @@ func TestEmptyFile(t *testing.T) {
 func TestNoLabels(t *testing.T) {
 	p := schema.NewProjection(testClusterID, testClusterName, nil, nil)
 	f := pqcheck.Check(t, writeRows(t, p, 10, Options{}), p)
-	if got, want := len(f.Columns), len(schema.Base()); got != want {
+	if got, want := len(f.Columns), len(schema.Base())+schema.NumExtra; got != want {
 		t.Errorf("%d columns, want %d", got, want)
 	}
 }

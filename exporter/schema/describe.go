@@ -22,27 +22,40 @@ type Described struct {
 
 // DescribedColumn is one column with its type in every consumer's terms.
 type DescribedColumn struct {
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	Glue       string `json:"glue"`
-	Presto     string `json:"presto"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Glue   string `json:"glue"`
+	Presto string `json:"presto"`
+	// QuickSight is "" for maps, lists and structs, which the QuickSight
+	// dataset leaves out.
 	QuickSight string `json:"quicksight"`
+	// AfterLabels marks the columns appended in schema version 2: they
+	// come after the LABELS and ANNOTATIONS columns, whose number depends
+	// on the configuration. Generators insert those before the first one.
+	AfterLabels bool `json:"after_labels,omitempty"`
+	// Source is the Kubecost field of an appended column.
+	Source string `json:"source,omitempty"`
 }
 
 // Describe returns the contract for the given LABELS and ANNOTATIONS keys.
 func Describe(labels, annotations []string) Described {
 	d := Described{SchemaVersion: Version}
-	for _, c := range Columns(labels, annotations) {
+	for _, c := range CCA(labels, annotations) {
 		d.Columns = append(d.Columns, describe(c))
 	}
+	for _, e := range Extras() {
+		dc := describe(e.Column)
+		dc.AfterLabels, dc.Source = true, e.Source
+		d.Columns = append(d.Columns, dc)
+	}
 	for _, p := range partitionKeys() {
-		d.PartitionKeys = append(d.PartitionKeys, describe(Column{p, String}))
+		d.PartitionKeys = append(d.PartitionKeys, describe(Column{Name: p, Type: String}))
 	}
 	return d
 }
 
 func describe(c Column) DescribedColumn {
-	return DescribedColumn{Name: c.Name, Type: c.Type.String(), Glue: c.Type.Glue(), Presto: c.Type.Presto(), QuickSight: c.Type.QuickSight()}
+	return DescribedColumn{Name: c.Name, Type: c.Type.String(), Glue: c.Glue(), Presto: c.Presto(), QuickSight: c.QuickSight()}
 }
 
 // Write prints d as "json" (indented, stable) or "text" (one column a line).
@@ -58,7 +71,11 @@ func (d Described) Write(w io.Writer, format string) error {
 	case "text":
 		var b strings.Builder
 		for _, c := range d.Columns {
-			fmt.Fprintf(&b, "%-45s %-10s %-13s %s\n", c.Name, c.Glue, c.Presto, c.QuickSight)
+			qs := c.QuickSight
+			if qs == "" {
+				qs = "-"
+			}
+			fmt.Fprintf(&b, "%-45s %-10s %-13s %s\n", c.Name, c.Glue, c.Presto, qs)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err

@@ -18,6 +18,8 @@ type Record struct {
 	Labels []string
 	// Annotations holds one value per ANNOTATIONS entry, by slot.
 	Annotations []string
+	// X holds the appended columns (extra.go), by X* index.
+	X [NumExtra]Nested
 }
 
 // Node labels that feed derived properties, as Kubecost spells them.
@@ -105,6 +107,10 @@ func slotFor(m map[string]int, key string, n *int) int {
 // Columns returns the Parquet columns of this projection.
 func (p *Projection) Columns() []Column { return Columns(p.labels, p.annotations) }
 
+// CCAColumns returns the columns of schema version 1 of this projection:
+// what the CCA Glue table reads, a prefix of Columns.
+func (p *Projection) CCAColumns() []Column { return CCA(p.labels, p.annotations) }
+
 // Labels returns the original LABELS keys.
 func (p *Projection) Labels() []string { return append([]string(nil), p.labels...) }
 
@@ -147,10 +153,16 @@ func (p *Projection) UserAnnotation(r *Record, i int) string {
 
 // Reset clears r for the next allocation, keeping its slot storage.
 func (p *Projection) Reset(r *Record) {
-	labels, annotations := r.Labels, r.Annotations
-	*r = Record{Labels: labels, Annotations: annotations}
+	// Field by field: X is large, and copying it whole for every
+	// allocation would cost more than the rest of the record.
+	r.Name, r.Start, r.End = "", 0, 0
+	r.Num = [NumDoubles]float64{}
+	r.Props = [NumProps]string{}
 	clear(r.Labels)
 	clear(r.Annotations)
+	for i := range r.X {
+		r.X[i].reset()
+	}
 }
 
 // Finish derives the computed properties and cleans the numbers: NaN and
@@ -160,6 +172,13 @@ func (p *Projection) Finish(r *Record) {
 	for i, v := range r.Num {
 		if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			r.Num[i] = 0
+		}
+	}
+	// The appended columns are nullable: a number Kubecost could not
+	// compute is null there, not 0.
+	for i := range r.X {
+		if x := &r.X[i]; extras[i].Type == NullableDouble && x.Set {
+			x.Set, x.Num = finite(x.Num)
 		}
 	}
 	r.Props[PropClusterID] = p.clusterID
@@ -177,4 +196,15 @@ func (p *Projection) Finish(r *Record) {
 	if id := r.Props[PropProviderID]; strings.HasPrefix(id, "i-") || strings.HasPrefix(id, "aws://") {
 		r.Props[PropProvider] = "AWS"
 	}
+}
+
+// finite reports whether v is a number, with -0 made 0.
+func finite(v float64) (bool, float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return false, 0
+	}
+	if v == 0 {
+		return true, 0
+	}
+	return true, v
 }

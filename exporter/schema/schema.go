@@ -10,7 +10,11 @@ import (
 
 // Version is bumped whenever a column is appended. Existing columns never
 // change name, type or meaning; Athena matches columns by name.
-const Version = "1"
+//
+// Version 2 appended the columns of extra.go (all labels and annotations,
+// idle split, GPU details, volumes, load balancers, services, namespace
+// metadata, peak usage) after the LABELS and ANNOTATIONS columns.
+const Version = "2"
 
 // Type is the logical type of a column.
 type Type int
@@ -22,57 +26,129 @@ const (
 	Double
 	// Timestamp is an INT64 TIMESTAMP(MILLIS, isAdjustedToUTC=true).
 	Timestamp
+
+	// The types below are only used by the appended columns (extra.go).
+	// They are nullable: null when Kubecost omits the field.
+
+	// NullableDouble is an optional DOUBLE.
+	NullableDouble
+	// NullableString is an optional UTF8 string; only inside a Struct.
+	NullableString
+	// Bool is an optional BOOLEAN; only inside a Struct.
+	Bool
+	// StringMap is an optional MAP<STRING,STRING>.
+	StringMap
+	// StringList is an optional LIST<STRING>.
+	StringList
+	// Struct is an optional group of Column.Fields.
+	Struct
+	// StructMap is an optional MAP<STRING, group of Column.Fields>.
+	StructMap
 )
 
+var typeNames = [...]string{"string", "double", "timestamp", "nullable_double", "nullable_string", "boolean", "map", "list", "struct", "map_of_struct"}
+
 func (t Type) String() string {
-	switch t {
-	case String:
-		return "string"
-	case Double:
-		return "double"
-	case Timestamp:
-		return "timestamp"
+	if t >= 0 && int(t) < len(typeNames) {
+		return typeNames[t]
 	}
 	return fmt.Sprintf("Type(%d)", int(t))
 }
 
+// Nested reports whether values of t are maps, lists or structs.
+func (t Type) Nested() bool { return t >= StringMap }
+
+// Column is one Parquet column. Fields are the members of a Struct, or of
+// the values of a StructMap.
+type Column struct {
+	Name   string
+	Type   Type
+	Fields []Column
+}
+
 // Glue is the Glue/Hive type name, as used in a Glue table definition.
-func (t Type) Glue() string {
-	switch t {
-	case Double:
+func (c Column) Glue() string {
+	switch c.Type {
+	case Double, NullableDouble:
 		return "double"
 	case Timestamp:
 		return "timestamp"
+	case Bool:
+		return "boolean"
+	case StringMap:
+		return "map<string,string>"
+	case StringList:
+		return "array<string>"
+	case Struct:
+		return c.glueStruct()
+	case StructMap:
+		return "map<string," + c.glueStruct() + ">"
 	}
 	return "string"
 }
 
+func (c Column) glueStruct() string {
+	var b strings.Builder
+	b.WriteString("struct<")
+	for i, f := range c.Fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f.Name + ":" + f.Glue())
+	}
+	b.WriteByte('>')
+	return b.String()
+}
+
 // Presto is the Athena (Trino) SQL type name.
-func (t Type) Presto() string {
-	switch t {
-	case Double:
+func (c Column) Presto() string {
+	switch c.Type {
+	case Double, NullableDouble:
 		return "double"
 	case Timestamp:
 		return "timestamp(3)"
+	case Bool:
+		return "boolean"
+	case StringMap:
+		return "map(varchar, varchar)"
+	case StringList:
+		return "array(varchar)"
+	case Struct:
+		return c.prestoRow()
+	case StructMap:
+		return "map(varchar, " + c.prestoRow() + ")"
 	}
 	return "varchar"
 }
 
-// QuickSight is the QuickSight input column type for an Athena source.
-func (t Type) QuickSight() string {
-	switch t {
-	case Double:
+func (c Column) prestoRow() string {
+	var b strings.Builder
+	b.WriteString("row(")
+	for i, f := range c.Fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.Name + " " + f.Presto())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// QuickSight is the QuickSight input column type for an Athena source, or
+// "" for maps, lists and structs, which QuickSight cannot read: they are
+// left out of the QuickSight dataset and stay in the table for Athena.
+func (c Column) QuickSight() string {
+	switch c.Type {
+	case Double, NullableDouble:
 		return "DECIMAL"
 	case Timestamp:
 		return "DATETIME"
+	case String, NullableString:
+		return "STRING"
+	case Bool:
+		return "BOOLEAN"
 	}
-	return "STRING"
-}
-
-// Column is one Parquet column.
-type Column struct {
-	Name string
-	Type Type
+	return ""
 }
 
 // Doubles are the numeric columns, in contract order. Their names are also
@@ -162,28 +238,39 @@ func KubecostPropIndex(key string) (int, bool) {
 func Base() []Column {
 	cols := make([]Column, 0, 3+NumDoubles+NumProps)
 	cols = append(cols,
-		Column{"name", String},
-		Column{"window.start", Timestamp},
-		Column{"window.end", Timestamp},
+		Column{Name: "name", Type: String},
+		Column{Name: "window.start", Type: Timestamp},
+		Column{Name: "window.end", Type: Timestamp},
 	)
 	for _, d := range doubles {
-		cols = append(cols, Column{d, Double})
+		cols = append(cols, Column{Name: d, Type: Double})
 	}
 	for _, p := range props {
-		cols = append(cols, Column{"properties." + p, String})
+		cols = append(cols, Column{Name: "properties." + p, Type: String})
 	}
 	return cols
 }
 
 // Columns returns every column for the given original label and annotation
-// keys (as the user wrote them in LABELS/ANNOTATIONS), in order.
+// keys (as the user wrote them in LABELS/ANNOTATIONS), in order: the base
+// columns, the LABELS and ANNOTATIONS columns, then the appended columns.
 func Columns(labels, annotations []string) []Column {
+	cols := CCA(labels, annotations)
+	for _, e := range Extras() {
+		cols = append(cols, e.Column)
+	}
+	return cols
+}
+
+// CCA returns the columns of schema version 1, which the CCA Glue table
+// reads: the base columns, then the LABELS and ANNOTATIONS columns.
+func CCA(labels, annotations []string) []Column {
 	cols := Base()
 	for _, l := range labels {
-		cols = append(cols, Column{"properties.labels." + l, String})
+		cols = append(cols, Column{Name: "properties.labels." + l, Type: String})
 	}
 	for _, a := range annotations {
-		cols = append(cols, Column{"properties.annotations." + a, String})
+		cols = append(cols, Column{Name: "properties.annotations." + a, Type: String})
 	}
 	return cols
 }

@@ -57,6 +57,7 @@ type cliFlags struct {
 	serveFile, serveQuery    string
 	certFile, keyFile, caOut string
 	quirks, mode, now        string
+	flavor                   string
 	failNext                 int
 	plainErrors              bool
 }
@@ -69,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&fl.listen, "listen", "127.0.0.1:0", "listen address")
 	fs.Int64Var(&cfg.Seed, "seed", 0, "cluster generator seed")
 	fs.StringVar(&cfg.ClusterName, "cluster", "cluster-one", "Kubecost cluster id")
+	fs.StringVar(&fl.flavor, "flavor", "kubecost", "server to simulate: kubecost (/model/allocation, /allocation) or opencost (/allocation/compute, /allocation)")
 	fs.StringVar(&cfg.Region, "region", "us-east-1", "AWS region of the nodes")
 	fs.IntVar(&cfg.RetentionDays, "retention-days", 30, "days of data kept before today")
 	fs.IntVar(&cfg.HourlyRetentionHours, "hourly-retention-hours", 0, "hours of sub-day data kept (0: as -retention-days)")
@@ -107,6 +109,11 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 
 // resolve turns the string flags into Config fields.
 func (fl *cliFlags) resolve() error {
+	switch fl.cfg.Flavor = Flavor(fl.flavor); fl.cfg.Flavor {
+	case FlavorKubecost, FlavorOpenCost:
+	default:
+		return fmt.Errorf("-flavor %q: want kubecost or opencost", fl.flavor)
+	}
 	if fl.now != "" {
 		t, err := time.Parse(time.RFC3339, fl.now)
 		if err != nil {

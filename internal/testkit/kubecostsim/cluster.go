@@ -201,6 +201,12 @@ func newCluster(cfg Config) *cluster {
 		if r.chance(0.8) {
 			kv = append(kv, "env", env)
 		}
+		// What platform teams put on namespaces: about 10 labels in all.
+		// Fixed values, so the random draws (and every other value) stay
+		// as they were before these were added.
+		kv = append(kv, "istio-injection", "enabled", "owner", team, "cost-center", "cc-"+team,
+			"pod-security.kubernetes.io/enforce", "baseline", "backup", "daily", "tier", "tier-"+strconv.Itoa(i%3),
+			"compliance", []string{"none", "pci", "sox"}[i%3], "region", cfg.Region)
 		ns.labels = members(kv...)
 		if r.chance(0.6) {
 			ns.annotations = members("owner", team+"@example.com", "scheduler.alpha.kubernetes.io/node-selector", "")
@@ -479,6 +485,12 @@ func (c *cluster) labelController(r *rng, ctl *controller, team, env string) {
 	if ctl.kind == "statefulset" {
 		kv = append(kv, "controller-revision-hash", fmt.Sprintf("%s-%x", ctl.name, r.next()%1e10))
 	}
+	// Helm, Istio and cost labels most pods carry: with the node's, about
+	// 22 labels a pod. Fixed values: no random draw, so nothing else moves.
+	kv = append(kv, "app.kubernetes.io/managed-by", "Helm", "app.kubernetes.io/part-of", ctl.ns.name,
+		"app.kubernetes.io/component", role, "helm.sh/chart", role+"-1.4.2",
+		"security.istio.io/tlsMode", "istio", "service.istio.io/canonical-name", role,
+		"service.istio.io/canonical-revision", "latest", "cost-center", "cc-"+team)
 	ctl.labels = members(kv...)
 	var an []string
 	if r.chance(0.5) {

@@ -19,7 +19,12 @@ import (
 type Config struct {
 	Seed        int64
 	ClusterName string // Kubecost's cluster id; default "cluster-one"
-	Region      string // default "us-east-1"
+	// Flavor is which server is simulated: FlavorKubecost (the default)
+	// or FlavorOpenCost. It decides the paths served and which query
+	// parameters are read (see query.go); the rest are ignored, as the
+	// real server ignores them.
+	Flavor Flavor
+	Region string // default "us-east-1"
 
 	// Size of the cluster. ContainersPerHour, when > 0, overrides Namespaces and
 	// PodsPerNamespace so that about that many containers run in an average hour
@@ -116,6 +121,9 @@ type Faults struct {
 func (c Config) withDefaults() Config {
 	if c.ClusterName == "" {
 		c.ClusterName = "cluster-one"
+	}
+	if c.Flavor == "" {
+		c.Flavor = FlavorKubecost
 	}
 	if c.Region == "" {
 		c.Region = "us-east-1"

@@ -53,7 +53,31 @@ type query struct {
 // podLevel: the aggregation names one pod, so every pod property is known.
 func (q *query) podLevel() bool { return q.mask.has(fNamespace) && q.mask.has(fPod) }
 
-func parseQuery(v url.Values) (*query, error) {
+// Flavor is the simulated server.
+type Flavor string
+
+const (
+	// FlavorKubecost is Kubecost: /model/allocation on the frontend and
+	// /allocation on the cost-model container, with Kubecost's parameters
+	// idle (default true), splitIdle, idleByNode and shareTenancyCosts.
+	FlavorKubecost Flavor = "kubecost"
+	// FlavorOpenCost is OpenCost: /allocation/compute (and /allocation on
+	// its own API port), whose handler reads includeIdle (default false)
+	// and idleByNode, has no split-idle option (every idle allocation ends
+	// up in one "__idle__" per set), no tenancy cost sharing, and ignores
+	// Kubecost's parameter names.
+	FlavorOpenCost Flavor = "opencost"
+)
+
+// Paths returns the Allocation API paths the flavour serves.
+func (f Flavor) Paths() []string {
+	if f == FlavorOpenCost {
+		return []string{"/allocation/compute", "/allocation"}
+	}
+	return []string{"/model/allocation", "/allocation"}
+}
+
+func parseQuery(v url.Values, f Flavor) (*query, error) {
 	q := &query{}
 	w := v.Get("window")
 	if w == "" {
@@ -66,6 +90,10 @@ func parseQuery(v url.Values) (*query, error) {
 	aggs := v.Get("aggregate")
 	if aggs == "" {
 		aggs = "namespace" // Kubecost 2.x default
+		if f == FlavorOpenCost {
+			// OpenCost does not aggregate: one allocation per container.
+			aggs = "cluster,node,namespace,pod,container"
+		}
 	}
 	names := fieldNames()
 	for _, a := range strings.Split(aggs, ",") {
@@ -80,7 +108,7 @@ func parseQuery(v url.Values) (*query, error) {
 			q.agg = append(q.agg, f)
 		}
 	}
-	acc, err := boolParam(v, "accumulate")
+	acc, err := boolParam(v, "accumulate", false)
 	if err != nil {
 		return nil, err
 	}
@@ -91,13 +119,8 @@ func parseQuery(v url.Values) (*query, error) {
 		}
 		q.step = int64(d / time.Hour)
 	}
-	for _, p := range []struct {
-		name string
-		dst  *bool
-	}{{"idle", &q.idle}, {"splitIdle", &q.splitIdle}, {"idleByNode", &q.idleByNode}, {"shareTenancyCosts", &q.shareTenancy}} {
-		if *p.dst, err = boolParam(v, p.name); err != nil {
-			return nil, err
-		}
+	if err := q.idleParams(v, f); err != nil {
+		return nil, err
 	}
 	if q.step > 0 && (q.end-q.start)/q.step > 100000 {
 		return nil, &ParamError{"step", v.Get("step"), "too many sets for this window"}
@@ -114,10 +137,10 @@ func indexFold(xs []string, s string) int {
 	return -1
 }
 
-func boolParam(v url.Values, name string) (bool, error) {
+func boolParam(v url.Values, name string, def bool) (bool, error) {
 	s := v.Get(name)
 	if s == "" {
-		return false, nil
+		return def, nil
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
@@ -211,4 +234,35 @@ func (s *Sim) AvailableDays() []time.Time {
 		out = append(out, time.Unix(d*86400, 0).UTC())
 	}
 	return out
+}
+
+// idleParams reads the idle and sharing parameters each server knows; the
+// others are ignored, as the real server ignores unknown parameters.
+func (q *query) idleParams(v url.Values, f Flavor) error {
+	type param struct {
+		name string
+		dst  *bool
+		def  bool
+	}
+	// Kubecost: idle defaults to true (its Allocation API docs).
+	ps := []param{{"idle", &q.idle, true}, {"splitIdle", &q.splitIdle, false},
+		{"idleByNode", &q.idleByNode, false}, {"shareTenancyCosts", &q.shareTenancy, true}}
+	var shareIdle bool
+	if f == FlavorOpenCost {
+		// OpenCost's ComputeAllocationHandler reads includeIdle and
+		// idleByNode; it never sets SplitIdle, so idle stays one
+		// allocation per set, and it has no tenancy costs to share.
+		ps = []param{{"includeIdle", &q.idle, false}, {"idleByNode", &q.idleByNode, false}, {"shareIdle", &shareIdle, false}}
+	}
+	for _, p := range ps {
+		b, err := boolParam(v, p.name, p.def)
+		if err != nil {
+			return err
+		}
+		*p.dst = b
+	}
+	if shareIdle {
+		return &ParamError{"shareIdle", v.Get("shareIdle"), "the simulator does not share idle cost"}
+	}
+	return nil
 }

@@ -242,14 +242,19 @@ func (j *jsonSink) alloc(name []byte, m *member, a *acc) error {
 	b = appendFloat(b, a.totalCost())
 	b = j.eff(b, `,"totalEfficiency":`, a.totalEfficiency(), false)
 	b = append(b, `,"proportionalAssetResourceCosts":{},"lbAllocations":null,"sharedCostBreakdown":{},"gpuAllocation":null`...)
-	if j.quirks.ExtraFields && m.sl != nil {
+	// Kubecost keeps peak usage only for allocations it did not have to
+	// aggregate: one container, one pod.
+	if m.sl != nil && j.q.podLevel() && j.q.mask.has(fContainer) {
 		b = append(b, `,"rawAllocationOnly":{"cpuCoreUsageMax":`...)
 		b = appendFloat(b, a.perMinute(a.cpuUseCoreMin)*1.3)
 		b = append(b, `,"ramByteUsageMax":`...)
 		b = appendFloat(b, math.Round(a.perMinute(a.ramUseByteMin)*1.1))
-		b = append(b, `,"gpuUsageMax":null},"x_futureField":{"values":[1,2.5,{"nested":[null,true]}],"note":"ignore me"}`...)
+		b = append(b, `,"gpuUsageMax":null}`...)
 	} else {
 		b = append(b, `,"rawAllocationOnly":null`...)
+	}
+	if j.quirks.ExtraFields && m.sl != nil {
+		b = append(b, `,"x_futureField":{"values":[1,2.5,{"nested":[null,true]}],"note":"ignore me"}`...)
 	}
 	b = j.num(b, `,"carbonCost":`, a.carbon)
 	b = append(b, '}')

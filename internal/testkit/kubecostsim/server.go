@@ -10,14 +10,17 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 )
 
-// Sim is a simulated Kubecost. It is an http.Handler serving the Allocation
-// API on /model/allocation (Kubecost frontend), /allocation (cost-model) and
-// /allocation/compute (OpenCost), plus /healthz. Safe for concurrent use.
+// Sim is a simulated Kubecost or OpenCost. It is an http.Handler serving
+// the Allocation API on the paths of Config.Flavor: /model/allocation
+// (Kubecost frontend) and /allocation (cost-model) for Kubecost,
+// /allocation/compute and /allocation for OpenCost, plus /healthz. Safe
+// for concurrent use.
 type Sim struct {
 	cfg Config
 	c   *cluster
@@ -155,7 +158,7 @@ func (s *Sim) WriteResponse(w io.Writer, q url.Values) error {
 
 // WriteResponseContext is WriteResponse that stops when ctx ends.
 func (s *Sim) WriteResponseContext(ctx context.Context, w io.Writer, q url.Values) error {
-	pq, err := parseQuery(q)
+	pq, err := parseQuery(q, s.cfg.Flavor)
 	if err != nil {
 		return err
 	}
@@ -177,15 +180,15 @@ func (s *Sim) render(ctx context.Context, w io.Writer, q *query) error {
 }
 
 func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/model/allocation", "/allocation", "/allocation/compute":
-	case "/healthz":
+	if r.URL.Path == "/healthz" {
 		w.Write([]byte("ok\n"))
 		return
-	case "/sim/day-cost-factor":
+	}
+	if r.URL.Path == "/sim/day-cost-factor" {
 		s.serveDayCostFactor(w, r)
 		return
-	default:
+	}
+	if !slices.Contains(s.cfg.Flavor.Paths(), r.URL.Path) {
 		writeError(w, http.StatusNotFound, ErrorKubecost, "404 page not found: "+r.URL.Path)
 		return
 	}
@@ -230,7 +233,7 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, ErrorKubecost, "method not allowed")
 		return
 	}
-	q, err := parseQuery(v)
+	q, err := parseQuery(v, s.cfg.Flavor)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, ErrorKubecost, err.Error())
 		return

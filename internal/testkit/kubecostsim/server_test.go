@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestServerPathsAndRecording(t *testing.T) {
 	srv := NewServer(testConfig())
 	defer srv.Close()
 	var wg sync.WaitGroup
-	paths := []string{"/model/allocation", "/allocation", "/allocation/compute"}
+	paths := []string{"/model/allocation", "/allocation", "/model/allocation"}
 	bodies := make([][]byte, len(paths))
 	for i, p := range paths {
 		wg.Go(func() {
@@ -224,7 +225,7 @@ func TestTLSAndPrerendered(t *testing.T) {
 	}
 	v := dayQuery()
 	srv.Sim.AddPrerendered(v, file)
-	shuffled := "step=1d&window=" + url.QueryEscape(v.Get("window")) + "&accumulate=false&aggregate=cluster"
+	shuffled := "step=1d&window=" + url.QueryEscape(v.Get("window")) + "&idle=false&accumulate=false&aggregate=cluster"
 	r2, err := client.Get(srv.URL + "/model/allocation?" + shuffled)
 	if err != nil {
 		t.Fatal(err)
@@ -236,6 +237,55 @@ func TestTLSAndPrerendered(t *testing.T) {
 	}
 	if _, other, _ := get(t, client, srv.URL, "/model/allocation", qv(day(16), day(17), "1d", "cluster")); bytes.Equal(other, pre) || len(other) == 0 || bytes.Equal(other, body) {
 		t.Error("another query got the pre-rendered body or the wrong day")
+	}
+}
+
+// TestFlavorParameters: each simulated server reads only its own
+// parameter names, as the real ones do. OpenCost ignores Kubecost's idle,
+// splitIdle and idleByNode, so a client sending those gets no idle cost at
+// all; with includeIdle it gets one "__idle__" per set, never split by node.
+func TestFlavorParameters(t *testing.T) {
+	d := day(17)
+	idleRows := func(s *Sim, extra ...string) (idle, sets int) {
+		t.Helper()
+		for _, set := range decodeSets(t, render(t, s, qv(d, d.AddDate(0, 0, 1), "1h", containerAgg, extra...))) {
+			sets++
+			for name := range set {
+				if strings.HasSuffix(name, "__idle__") {
+					idle++
+				}
+			}
+		}
+		return idle, sets
+	}
+	kubecostParams := []string{"idle", "true", "splitIdle", "true", "idleByNode", "true", "shareTenancyCosts", "true"}
+	cfg := testConfig()
+	cfg.Flavor = FlavorOpenCost
+	oc := New(cfg)
+	if idle, _ := idleRows(oc, kubecostParams...); idle != 0 {
+		t.Errorf("opencost with Kubecost's parameters: %d idle allocations, want 0 (ignored)", idle)
+	}
+	if idle, sets := idleRows(oc, "includeIdle", "true", "idleByNode", "true"); idle != sets || sets != 24 {
+		t.Errorf("opencost includeIdle: %d idle allocations in %d sets, want one per set", idle, sets)
+	}
+	kc := New(testConfig())
+	if idle, _ := idleRows(kc, "idle", "false", "includeIdle", "true"); idle != 0 {
+		t.Errorf("kubecost with includeIdle: %d idle allocations, want 0 (ignored)", idle)
+	}
+	if idle, sets := idleRows(kc, kubecostParams...); idle != sets*kc.Config().Nodes {
+		t.Errorf("kubecost split by node: %d idle allocations in %d sets, want one per node and set", idle, sets)
+	}
+	if idle, sets := idleRows(kc, "idle", ""); idle != sets {
+		t.Errorf("kubecost default: %d idle allocations in %d sets, want idle included, one per set", idle, sets)
+	}
+
+	srv := httptest.NewServer(oc)
+	defer srv.Close()
+	for path, want := range map[string]int{"/allocation/compute": 200, "/allocation": 200, "/model/allocation": 404} {
+		resp, _, err := get(t, srv.Client(), srv.URL, path, dayQuery())
+		if err != nil || resp.StatusCode != want {
+			t.Errorf("opencost %s: %v %v, want %d", path, err, resp, want)
+		}
 	}
 }
 

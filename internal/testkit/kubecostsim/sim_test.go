@@ -24,8 +24,10 @@ func day(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) 
 
 func windowParam(a, b time.Time) string { return a.Format(time.RFC3339) + "," + b.Format(time.RFC3339) }
 
+// qv builds a query without idle unless extra asks for it: Kubecost
+// includes idle by default.
 func qv(a, b time.Time, step, agg string, extra ...string) url.Values {
-	v := url.Values{"window": {windowParam(a, b)}, "aggregate": {agg}, "accumulate": {"false"}}
+	v := url.Values{"window": {windowParam(a, b)}, "aggregate": {agg}, "accumulate": {"false"}, "idle": {"false"}}
 	if step != "" {
 		v.Set("step", step)
 	}
@@ -104,7 +106,7 @@ func TestDeterministicAcrossWindows(t *testing.T) {
 		t.Fatalf("sets: %d and %d", len(alone.Data), len(multi.Data))
 	}
 	sameSet(t, "day alone vs in 4 days", alone.Data[0], multi.Data[2])
-	acc := decodeRaw(t, render(t, s, url.Values{"window": {windowParam(d, d.AddDate(0, 0, 1))}, "aggregate": {containerAgg}, "accumulate": {"true"}}))
+	acc := decodeRaw(t, render(t, s, url.Values{"window": {windowParam(d, d.AddDate(0, 0, 1))}, "aggregate": {containerAgg}, "accumulate": {"true"}, "idle": {"false"}}))
 	sameSet(t, "step 1d vs accumulate", alone.Data[0], acc.Data[0])
 
 	hourly := decodeRaw(t, render(t, s, qv(d, d.AddDate(0, 0, 1), "1h", containerAgg)))

@@ -51,7 +51,7 @@ func (t *truthSink) endSet() error { return nil }
 
 // TruthFor returns the truth of each set the query q would return, in order.
 func (s *Sim) TruthFor(q url.Values) ([]Truth, error) {
-	pq, err := parseQuery(q)
+	pq, err := parseQuery(q, s.cfg.Flavor)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +77,7 @@ func (s *Sim) Truth(day time.Time, step time.Duration, aggregate string) (Truth,
 		"step":       {step.String()},
 		"aggregate":  {aggregate},
 		"accumulate": {"false"},
+		"idle":       {"false"}, // Kubecost's default is true
 	}
 	sets, err := s.TruthFor(v)
 	if err != nil {

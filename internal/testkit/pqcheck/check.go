@@ -29,7 +29,7 @@ func Conforms(f *File, want []schema.Column) error {
 			errs = append(errs, fmt.Errorf("column %d is %q, want %q", i, got.Name, w.Name))
 			continue
 		}
-		if err := conformsType(got, w.Type); err != nil {
+		if err := conformsType(got, w); err != nil {
 			errs = append(errs, fmt.Errorf("column %q: %w", got.Name, err))
 		}
 	}
@@ -42,7 +42,18 @@ func Conforms(f *File, want []schema.Column) error {
 	return errors.Join(errs...)
 }
 
-func conformsType(c Column, t schema.Type) error {
+func conformsType(c Column, col schema.Column) error {
+	t := col.Type
+	if t != schema.String && t != schema.Double && t != schema.Timestamp {
+		// An appended column (schema version 2): nullable, maybe nested.
+		if c.Repetition != "optional" {
+			return fmt.Errorf("is %s, want optional", c.Repetition)
+		}
+		if t == schema.NullableDouble && (!c.Leaf || c.Physical != "DOUBLE") {
+			return fmt.Errorf("is %s, want an optional DOUBLE leaf", c.Physical)
+		}
+		return arrowType(c.Arrow, col)
+	}
 	if !c.Leaf {
 		return errors.New("is a group, want a flat leaf column")
 	}

@@ -51,6 +51,9 @@ type Column struct {
 	Encodings []string
 	// Dictionary is true when any chunk of the column has a dictionary page.
 	Dictionary bool
+	// Arrow is the Arrow type pqarrow reads the column as, e.g.
+	// map<utf8, utf8> for a MAP of strings.
+	Arrow arrow.DataType
 }
 
 // File is an opened Parquet file and what its footer says.
@@ -61,8 +64,9 @@ type File struct {
 	KeyValue  map[string]string
 	CreatedBy string
 
-	rdr   *file.Reader
-	index map[string]int // column name -> leaf index
+	rdr    *file.Reader
+	index  map[string]int   // column name -> leaf index
+	leaves map[string][]int // top-level column name -> its leaf indexes
 }
 
 // OpenBytes opens an in-memory Parquet file.
@@ -90,6 +94,7 @@ func inspect(rdr *file.Reader) (*File, error) {
 		CreatedBy: md.GetCreatedBy(),
 		rdr:       rdr,
 		index:     map[string]int{},
+		leaves:    map[string][]int{},
 	}
 	for _, kv := range md.KeyValueMetadata() {
 		if kv.Value != nil {
@@ -99,10 +104,18 @@ func inspect(rdr *file.Reader) (*File, error) {
 		}
 	}
 	root := md.Schema.Root()
+	as, err := pqarrow.FromParquet(md.Schema, nil, md.KeyValueMetadata())
+	if err != nil {
+		return nil, fmt.Errorf("pqcheck: arrow schema: %w", err)
+	}
 	for i := range root.NumFields() {
-		f.Columns = append(f.Columns, describe(root.Field(i)))
+		c := describe(root.Field(i))
+		c.Arrow = as.Field(i).Type
+		f.Columns = append(f.Columns, c)
 	}
 	for i := range md.Schema.NumColumns() {
+		r := md.Schema.ColumnRoot(i).Name()
+		f.leaves[r] = append(f.leaves[r], i)
 		// A leaf's name alone is ambiguous in a nested file, but index only
 		// serves the value readers, which refuse nested files anyway.
 		f.index[md.Schema.Column(i).Name()] = i
@@ -119,9 +132,10 @@ func inspect(rdr *file.Reader) (*File, error) {
 			if err != nil {
 				return nil, fmt.Errorf("pqcheck: row group %d column %d: %w", g, c, err)
 			}
-			col := byName[md.Schema.Column(c).Name()]
-			if col == nil || md.Schema.ColumnRoot(c).Name() != col.Name {
-				continue // nested leaf; Conforms reports the group
+			// A nested column's chunks are those of its leaves.
+			col := byName[md.Schema.ColumnRoot(c).Name()]
+			if col == nil {
+				continue
 			}
 			col.Codecs = addUnique(col.Codecs, cc.Compression().String())
 			for _, e := range cc.Encodings() {

@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/dashboards"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/quicksight"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
@@ -23,6 +24,7 @@ const (
 	ColumnsPath       = "modules/pipeline/columns.json"
 	CIDResourcesPath  = "../quicksight/cid/kubecost-s3-exporter.yaml"
 	CIDDefinitionPath = "../quicksight/cid/kubecost-s3-exporter-definition.yaml"
+	GrafanaPath       = "../dashboards/kubecost-athena.json"
 )
 
 // ModuleDirs and ExampleDirs are the Terraform modules and examples.
@@ -53,7 +55,11 @@ func Files() ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []File{{ColumnsPath, cols}, {CIDResourcesPath, cid.Resources}, {CIDDefinitionPath, def}}
+	grafana, err := dashboards.Generate()
+	if err != nil {
+		return nil, err
+	}
+	files := []File{{ColumnsPath, cols}, {CIDResourcesPath, cid.Resources}, {CIDDefinitionPath, def}, {GrafanaPath, grafana}}
 	for _, dir := range append(ModuleDirs(), ExampleDirs()...) {
 		b, err := README(dir)
 		if err != nil {
@@ -98,6 +104,9 @@ type CIDFiles struct {
 	Resources      []byte
 	ViewSQL        string   // the view's SELECT, as the pipeline module renders it
 	DatasetColumns []string // the dataset's input columns, in order
+	// ViewColumns are every column of the view, in order; the dataset
+	// leaves out those QuickSight cannot read (maps, lists, structs).
+	ViewColumns []string
 }
 
 // CID renders the cid-cmd resources: the view, dataset and dashboard the
@@ -110,7 +119,9 @@ func CID() (*CIDFiles, error) {
 	for _, c := range all {
 		n := strings.ToLower(c.Name)
 		names = append(names, cty.StringVal(n))
-		inputColumns = append(inputColumns, map[string]string{"Name": n, "Type": c.QuickSight})
+		if c.QuickSight != "" { // maps, lists and structs: Athena only
+			inputColumns = append(inputColumns, map[string]string{"Name": n, "Type": c.QuickSight})
+		}
 	}
 	m, err := tfeval.Load("modules/pipeline")
 	if err != nil {
@@ -182,14 +193,18 @@ func CID() (*CIDFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cols []string
+	var cols, viewCols []string
 	for _, c := range inputColumns {
 		cols = append(cols, c["Name"])
+	}
+	for _, n := range names {
+		viewCols = append(viewCols, n.AsString())
 	}
 	return &CIDFiles{
 		Resources:      append([]byte(cidHeader), y...),
 		ViewSQL:        strings.TrimRight(sql.AsString(), "\n"),
 		DatasetColumns: cols,
+		ViewColumns:    viewCols,
 	}, nil
 }
 

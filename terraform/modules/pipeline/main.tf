@@ -18,12 +18,23 @@ locals {
   # Label and annotation columns are strings, typed like any other string column.
   string_type = [for c in local.schema.columns : c if c.type == "string"][0]
 
+  # The CCA columns, then one per LABELS and ANNOTATIONS key, then the
+  # columns appended in schema version 2 (after_labels): every label and
+  # annotation as a map, idle split, GPU, volumes, load balancers... Maps,
+  # lists and structs have no QuickSight type ("") and stay out of the
+  # QuickSight dataset; Athena reads them from the table and the view.
   base_columns = [for c in local.schema.columns : {
     name       = lower(c.name)
     glue       = c.glue
     presto     = c.presto
     quicksight = c.quicksight
-  }]
+  } if !try(c.after_labels, false)]
+  appended_columns = [for c in local.schema.columns : {
+    name       = lower(c.name)
+    glue       = c.glue
+    presto     = c.presto
+    quicksight = c.quicksight
+  } if try(c.after_labels, false)]
   label_columns = [for k in var.labels : {
     name       = lower("properties.labels.${k}")
     glue       = local.string_type.glue
@@ -38,7 +49,7 @@ locals {
   }]
 
   # Table columns, in the exporter's order, then the Hive partition keys.
-  columns = concat(local.base_columns, local.label_columns, local.annotation_columns)
+  columns = concat(local.base_columns, local.label_columns, local.annotation_columns, local.appended_columns)
   partition_keys = [for p in local.schema.partition_keys : {
     name       = lower(p.name)
     glue       = p.glue

@@ -69,8 +69,10 @@ resource "aws_quicksight_data_set" "this" {
       schema          = var.database_name
       name            = var.view_name
 
+      # Maps, lists and structs (quicksight "") cannot be read by
+      # QuickSight; they stay in the view for Athena.
       dynamic "input_columns" {
-        for_each = var.view_columns
+        for_each = [for c in var.view_columns : c if c.quicksight != ""]
         content {
           name = input_columns.value.name
           type = input_columns.value.quicksight

@@ -57,8 +57,8 @@ variable "view_columns" {
   }))
 
   validation {
-    condition     = length(var.view_columns) > 0 && alltrue([for c in var.view_columns : contains(["STRING", "INTEGER", "DECIMAL", "DATETIME", "BIT", "BOOLEAN", "JSON"], c.quicksight)])
-    error_message = "view_columns must be a non-empty list of {name, quicksight} with QuickSight input column types."
+    condition     = length([for c in var.view_columns : c if c.quicksight != ""]) > 0 && alltrue([for c in var.view_columns : contains(["STRING", "INTEGER", "DECIMAL", "DATETIME", "BIT", "BOOLEAN", "JSON", ""], c.quicksight)])
+    error_message = "view_columns must be a non-empty list of {name, quicksight} with QuickSight input column types (\"\" for columns QuickSight cannot read)."
   }
 }
 

@@ -1,0 +1,40 @@
+package kubecost
+
+// Flavor is the Allocation API a Client talks to. The servers agree on
+// window, aggregate, step and accumulate, but not on the names of the idle
+// and sharing parameters, and each ignores the names it does not know: a
+// Kubecost query sent to OpenCost silently returns no idle cost at all.
+type Flavor string
+
+const (
+	// FlavorKubecost is Kubecost's frontend, /model/allocation.
+	FlavorKubecost Flavor = "kubecost"
+	// FlavorCostModel is Kubecost's cost-model container, /allocation: the
+	// same handler and parameters as the frontend (Kubecost's API docs:
+	// "when querying the cost-model container directly, the /model part of
+	// the URI should be removed").
+	FlavorCostModel Flavor = "cost-model"
+	// FlavorOpenCost is OpenCost, /allocation/compute.
+	FlavorOpenCost Flavor = "opencost"
+)
+
+// flavorParams are the parameters a day's query adds per flavour, to mean
+// what CCA's Kubecost query means: idle cost included as its own
+// allocations, split by node where the server can, tenancy costs shared.
+var flavorParams = map[Flavor][][2]string{
+	// What the Python CCA exporter sends, so the rows match its rows.
+	FlavorKubecost:  kubecostParams,
+	FlavorCostModel: kubecostParams,
+	// OpenCost's ComputeAllocationHandler reads includeIdle (default
+	// false) and idleByNode; shareIdle stays false so idle is not folded
+	// into the workloads. It has no splitIdle and no shareTenancyCosts.
+	FlavorOpenCost: {{"includeIdle", "true"}, {"idleByNode", "true"}},
+}
+
+var kubecostParams = [][2]string{{"idle", "true"}, {"splitIdle", "true"}, {"idleByNode", "true"}, {"shareTenancyCosts", "true"}}
+
+// flavorLimits says, per flavour, what its server cannot do of CCA's query.
+var flavorLimits = map[Flavor]string{
+	FlavorOpenCost: "OpenCost cannot split idle cost by node: every day (or hour) has one __idle__ row " +
+		"holding the whole cluster's idle cost, with no node; and it has no tenancy costs to share",
+}

@@ -1,0 +1,183 @@
+package kubecost
+
+import (
+	"math"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// Member actions for the appended columns (schema.Extras): an allocation
+// member maps to fieldExtra+index, a properties member to propExtra-index.
+const (
+	fieldExtra = 1 << 16
+	propExtra  = -16
+)
+
+// extraInfo holds the column types and struct field types of
+// schema.Extras, by index, so the parser does not look them up per value.
+type extraInfo struct {
+	types  [schema.NumExtra]schema.Type
+	fields [schema.NumExtra][]schema.Type
+	names  [schema.NumExtra][]string // struct field names
+}
+
+func newExtraInfo() *extraInfo {
+	in := &extraInfo{}
+	for i, e := range schema.Extras() {
+		in.types[i] = e.Type
+		for _, f := range e.Fields {
+			in.fields[i] = append(in.fields[i], f.Type)
+			in.names[i] = append(in.names[i], f.Name)
+		}
+	}
+	return in
+}
+
+// extra reads the value of appended column x into p.rec.X[x]. A null, or a
+// value of another shape than the column's, leaves the column null.
+func (p *parser) extra(x int) {
+	n := &p.rec.X[x]
+	s := &p.sc
+	switch p.xinfo.types[x] {
+	case schema.NullableDouble:
+		v := s.value()
+		if v[0] == 'n' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' {
+			return
+		}
+		n.Num, n.Set = numberOf(v, &p.unq), true
+		if v[0] == '"' && n.Num == 0 {
+			// "NaN" and friends: numberOf reads them as 0, which here
+			// would claim a value Kubecost did not have.
+			n.Set = isZeroText(unquote(v, &p.unq))
+		}
+	case schema.StringMap:
+		if !s.enter() {
+			return
+		}
+		n.Set = true
+		p.stringMap(n)
+	case schema.StringList:
+		if s.peek() != '[' {
+			s.skip()
+			return
+		}
+		s.i++
+		n.Set = true
+		for s.elem() {
+			n.List = append(n.List, p.strs.get(p.scalar()))
+		}
+	case schema.Struct:
+		if !s.enter() {
+			return
+		}
+		n.Set = true
+		n.Entries = append(n.Entries[:0], schema.Entry{})
+		p.structFields(x, &n.Entries[0])
+	case schema.StructMap:
+		if !s.enter() {
+			return
+		}
+		n.Set = true
+		for {
+			k, ok := s.member()
+			if !ok {
+				return
+			}
+			key := p.strs.get(p.unquoteName(k))
+			if !s.enter() {
+				continue // a null entry: nothing to keep
+			}
+			n.Entries = append(n.Entries, schema.Entry{Key: key})
+			p.structFields(x, &n.Entries[len(n.Entries)-1])
+		}
+	default:
+		s.skip()
+	}
+}
+
+func isZeroText(b []byte) bool {
+	for _, c := range b {
+		if c != '0' && c != '.' && c != '-' && c != '+' && c != 'e' && c != 'E' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// stringMap appends the members of the object just entered to n.KV. The
+// entries of the previous allocation are still in the slice's storage, and
+// consecutive allocations mostly share keys and values (the node's labels,
+// the controller's), so a match there saves hashing into the interner.
+func (p *parser) stringMap(n *schema.Nested) {
+	s := &p.sc
+	prev := n.KV[:cap(n.KV)]
+	for i := 0; ; i++ {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		var kv schema.KV
+		if kb := p.unquoteName(k); i < len(prev) && prev[i].Key == string(kb) {
+			kv.Key = prev[i].Key
+		} else {
+			kv.Key = p.strs.get(kb)
+		}
+		if vb := p.scalar(); i < len(prev) && prev[i].Value == string(vb) {
+			kv.Value = prev[i].Value
+		} else {
+			kv.Value = p.strs.get(vb)
+		}
+		n.KV = append(n.KV, kv)
+	}
+}
+
+// structFields reads the members of the object just entered into e, by
+// the field names of column x; other members are skipped.
+func (p *parser) structFields(x int, e *schema.Entry) {
+	s := &p.sc
+	types := p.xinfo.fields[x]
+	for {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		f := -1
+		for i, n := range p.xinfo.names[x] {
+			if n == string(k) { // no allocation: a comparison
+				f = i
+				break
+			}
+		}
+		if f < 0 {
+			s.skip()
+			continue
+		}
+		o := &e.Fields[f]
+		v := s.value()
+		switch c := v[0]; {
+		case c == 'n' || c == '{' || c == '[':
+		case types[f] == schema.Bool:
+			o.B, o.Set = c == 't', c == 't' || c == 'f'
+		case types[f] == schema.NullableString:
+			if c == '"' {
+				o.Str, o.Set = p.strs.get(unquote(v, &p.unq)), true
+			}
+		case types[f] == schema.NullableDouble:
+			if c != '"' && c != 't' && c != 'f' {
+				o.Num, o.Set = numberOf(v, &p.unq), true
+				o.Set, o.Num = finiteOpt(o.Num)
+			}
+		}
+	}
+}
+
+// finiteOpt reports whether v is a number; -0 becomes 0.
+func finiteOpt(v float64) (bool, float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return false, 0
+	}
+	if v == 0 {
+		return true, 0
+	}
+	return true, v
+}

@@ -1,0 +1,136 @@
+// Package metrics turns the outcome of one run into Prometheus metrics and
+// pushes them to a Pushgateway. A CronJob's pod is gone before Prometheus
+// could scrape it, so the run pushes once, at its end. Each push builds a
+// fresh registry: nothing here touches client_golang's global registry.
+package metrics
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
+)
+
+// Namespace prefixes every metric name.
+const Namespace = "kubecost_s3_exporter"
+
+var _ kubecost.Observer = (*Requests)(nil)
+
+// Requests counts Kubecost requests by outcome. It is the Observer given
+// to the Kubecost client; the zero value is ready to use.
+type Requests struct {
+	mu     sync.Mutex
+	counts map[kubecost.Outcome]int64
+}
+
+// ObserveRequest implements kubecost.Observer.
+func (r *Requests) ObserveRequest(o kubecost.Outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.counts == nil {
+		r.counts = map[kubecost.Outcome]int64{}
+	}
+	r.counts[o]++
+}
+
+// Count returns how many requests ended with o.
+func (r *Requests) Count(o kubecost.Outcome) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.counts[o]
+}
+
+// Run is what one run reports.
+type Run struct {
+	Start, End time.Time
+	Summary    app.Summary
+	Err        error     // nil when the run succeeded (exit status 0)
+	Requests   *Requests // nil: no Kubecost client was built
+}
+
+// MissingDays counts the days of the backfill window that are not in the
+// archive after the run: neither stored before it nor written by it. Days
+// before the cluster's first known day (stored or offered by Kubecost) are
+// not counted, so a newly installed cluster does not look like a hole.
+// ok is false when the run never got as far as a plan.
+func MissingDays(p exporter.Plan, days []app.DayResult) (n int, ok bool) {
+	if p.First.IsZero() || p.Last.Before(p.First) {
+		return 0, false
+	}
+	stored := map[time.Time]bool{}
+	for _, d := range p.Present {
+		stored[d] = true
+	}
+	for _, d := range days {
+		if d.Err == nil {
+			stored[exporter.Midnight(d.Day)] = true
+		}
+	}
+	known := slices.Concat(p.Present, p.Available)
+	if len(known) == 0 {
+		return 0, true
+	}
+	first := slices.MinFunc(known, time.Time.Compare)
+	for d := first; !d.After(p.Last); d = d.AddDate(0, 0, 1) {
+		if !stored[d] {
+			n++
+		}
+	}
+	return n, true
+}
+
+// Registry returns a fresh registry holding r's metrics.
+func Registry(r Run) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	gauge := func(name, help string, v float64) {
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: name, Help: help})
+		g.Set(v)
+		reg.MustRegister(g)
+	}
+	unix := func(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+	sum := r.Summary
+	written, rows, bytes := sum.Written()
+	success := 0.0
+	if r.Err == nil {
+		success = 1
+		// Only a successful run pushes this, and pushes add to the group
+		// rather than replace it, so a failed run leaves the time of the
+		// last success in place for the staleness alert.
+		gauge("last_success_timestamp_seconds", "Unix time at which the last successful run ended.", unix(r.End))
+	}
+	gauge("last_run_start_timestamp_seconds", "Unix time at which the last run started.", unix(r.Start))
+	gauge("last_run_end_timestamp_seconds", "Unix time at which the last run ended.", unix(r.End))
+	gauge("last_run_success", "1 when the last run succeeded (exit status 0), else 0.", success)
+	gauge("last_run_duration_seconds", "Duration of the last run.", r.End.Sub(r.Start).Seconds())
+	gauge("last_run_days_planned", "Days the last run planned to export.", float64(len(sum.Plan.Exports())))
+	gauge("last_run_days_written", "Days the last run wrote.", float64(written))
+	gauge("last_run_days_failed", "Days the last run failed to export.", float64(len(sum.Failed())))
+	gauge("last_run_rows_written", "Rows (allocations) the last run wrote.", float64(rows))
+	gauge("last_run_bytes_written", "Parquet bytes the last run wrote.", float64(bytes))
+	if n, ok := MissingDays(sum.Plan, sum.Days); ok {
+		gauge("archive_missing_days", "Days of the backfill window missing from the archive after the last run that planned.", float64(n))
+	}
+	req := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: Namespace, Name: "last_run_kubecost_requests",
+		Help: "Kubecost Allocation API requests of the last run, by outcome (ok, retried, split, failed).",
+	}, []string{"outcome"})
+	for _, o := range kubecost.Outcomes() {
+		var v int64
+		if r.Requests != nil {
+			v = r.Requests.Count(o)
+		}
+		req.WithLabelValues(string(o)).Set(float64(v))
+	}
+	reg.MustRegister(req)
+	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: Namespace, Name: "build_info", Help: "Always 1; labels carry the exporter's version.",
+	}, []string{"version"})
+	info.WithLabelValues(exporter.Version).Set(1)
+	reg.MustRegister(info)
+	return reg
+}

@@ -1,0 +1,53 @@
+package metrics_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/metrics"
+)
+
+func d(day int) time.Time { return time.Date(2026, 11, day, 0, 0, 0, 0, time.UTC) }
+
+// exports plans the given days for export.
+func exports(days ...time.Time) []exporter.DayPlan {
+	var out []exporter.DayPlan
+	for _, x := range days {
+		out = append(out, exporter.DayPlan{Day: x, Reason: exporter.ReasonMissing, Export: true})
+	}
+	return out
+}
+
+func TestMissingDays(t *testing.T) {
+	ok := func(day int) app.DayResult { return app.DayResult{Day: d(day)} }
+	bad := func(day int) app.DayResult { return app.DayResult{Day: d(day), Err: errors.New("boom")} }
+	cases := []struct {
+		name string
+		plan exporter.Plan
+		days []app.DayResult
+		want int
+		ok   bool
+	}{
+		{"no plan", exporter.Plan{}, nil, 0, false},
+		{"all stored", exporter.Plan{First: d(1), Last: d(5), Available: []time.Time{d(1), d(2), d(3), d(4), d(5)},
+			Present: []time.Time{d(1), d(2), d(3), d(4), d(5)}}, nil, 0, true},
+		{"written and failed", exporter.Plan{First: d(1), Last: d(5), Available: []time.Time{d(1), d(2), d(3), d(4), d(5)},
+			Present: []time.Time{d(1), d(2)}, Days: exports(d(3), d(4), d(5))}, []app.DayResult{ok(3), bad(4), ok(5)}, 1, true},
+		{"new cluster: days before the first known day are not holes", exporter.Plan{First: d(1), Last: d(10),
+			Available: []time.Time{d(8), d(9), d(10)}, Days: exports(d(8), d(9), d(10))}, []app.DayResult{ok(8), ok(9), ok(10)}, 0, true},
+		{"Kubecost lost a day the archive never got", exporter.Plan{First: d(1), Last: d(5),
+			Available: []time.Time{d(4), d(5)}, Present: []time.Time{d(1), d(2), d(4), d(5)}}, nil, 1, true},
+		{"dry run", exporter.Plan{First: d(1), Last: d(3), Available: []time.Time{d(1), d(2), d(3)},
+			Days: exports(d(1), d(2), d(3))}, nil, 3, true},
+		{"nothing anywhere", exporter.Plan{First: d(1), Last: d(3)}, nil, 0, true},
+	}
+	for _, tc := range cases {
+		got, ok := metrics.MissingDays(tc.plan, tc.days)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: MissingDays = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/push"
+)
+
+// Job is the Pushgateway job label of every push.
+const Job = "kubecost-s3-exporter"
+
+// Pusher sends a run's metrics to a Pushgateway under the grouping key
+// job=<Job>, cluster=<Cluster>, one group per cluster.
+type Pusher struct {
+	URL     string // Pushgateway base URL, e.g. http://pushgateway.monitoring:9091
+	Cluster string // EKS cluster name
+	// Timeout bounds the push; default 10s. The push runs even when the
+	// run's context was cancelled, so an interrupted run is still reported.
+	Timeout time.Duration
+	Client  *http.Client // nil: a client with Timeout
+	Logger  *slog.Logger // nil: discard
+}
+
+// Push sends r. It uses the Pushgateway's POST (add) method: metrics of the
+// same name replace the previous ones, others stay, which keeps
+// last_success_timestamp_seconds of the last good run when this one failed.
+// A failed push is logged once and returned; callers must not fail the run
+// for it.
+func (p Pusher) Push(ctx context.Context, r Run) error {
+	timeout := p.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	client := p.Client
+	if client == nil {
+		client = &http.Client{Timeout: timeout}
+	}
+	err := push.New(p.URL, Job).
+		Grouping("cluster", p.Cluster).
+		Gatherer(Registry(r)).
+		Client(client).
+		AddContext(ctx)
+	if err != nil {
+		// The URL may carry basic-auth credentials: never log them.
+		safe := p.URL
+		if u, perr := url.Parse(p.URL); perr == nil {
+			safe = u.Redacted()
+		}
+		err = fmt.Errorf("metrics: push to %s: %s", safe, strings.ReplaceAll(err.Error(), p.URL, safe))
+		if p.Logger != nil {
+			p.Logger.Warn("could not push metrics; the run's result is unaffected", "error", err.Error())
+		}
+		return err
+	}
+	if p.Logger != nil {
+		p.Logger.Debug("metrics pushed", "cluster", p.Cluster)
+	}
+	return nil
+}

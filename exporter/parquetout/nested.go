@@ -1,0 +1,220 @@
+package parquetout
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// The appended columns of schema version 2 are nullable and some are
+// nested (maps, lists, structs). parquet-go's column writers take leaf
+// values with their repetition and definition levels, which this file
+// computes ("shreds") from a schema.Nested, one column type at a time.
+// The schema of each type and its levels:
+//
+//	NullableDouble  optional double                       def: null 0, value 1
+//	StringMap       optional group (MAP) {                key: null 0, empty 1, entry 2
+//	                  repeated group key_value {          value: as key, 3 when set
+//	                    required binary key (STRING)
+//	                    optional binary value (STRING) } }
+//	StringList      optional group (LIST) {               element: null 0, empty 1, 3
+//	                  repeated group list {
+//	                    optional binary element (STRING) } }
+//	Struct          optional group { optional fields }    field: null 0, unset 1, set 2
+//	StructMap       optional group (MAP) {                key: as StringMap
+//	                  repeated group key_value {          field: null 0, empty 1,
+//	                    required binary key (STRING)             unset 3, set 4
+//	                    optional group value { optional fields } } }
+//
+// The first value of a row has repetition level 0, the next entries of the
+// same map or list 1.
+
+// nestedCol is where an appended column's leaves are in the file.
+type nestedCol struct {
+	x     int         // schema.X* index
+	typ   schema.Type // column type
+	leaf  int         // index of its first leaf column in the file
+	slot  int         // index of its first leaf in Writer.nested
+	ftyps []schema.Type
+}
+
+// leaves returns how many leaf columns a column has.
+func leaves(c schema.Column) int {
+	switch c.Type {
+	case schema.StringMap:
+		return 2
+	case schema.Struct:
+		return len(c.Fields)
+	case schema.StructMap:
+		return 1 + len(c.Fields)
+	}
+	return 1
+}
+
+// nestedNode returns the parquet node of an appended column.
+func nestedNode(c schema.Column, dict bool) (parquet.Node, error) {
+	str := func() parquet.Node {
+		if dict {
+			return parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+		}
+		return parquet.String()
+	}
+	if !slices.IsSortedFunc(c.Fields, func(a, b schema.Column) int { return cmpString(a.Name, b.Name) }) {
+		// parquet.Group orders fields by name; a schema listing them
+		// otherwise would describe Glue types that disagree with the file.
+		return nil, fmt.Errorf("parquet: fields of %q are not sorted by name", c.Name)
+	}
+	group := func() (parquet.Node, error) {
+		g := parquet.Group{}
+		for _, f := range c.Fields {
+			switch f.Type {
+			case schema.NullableDouble:
+				g[f.Name] = parquet.Optional(parquet.Leaf(parquet.DoubleType))
+			case schema.NullableString:
+				g[f.Name] = parquet.Optional(str())
+			case schema.Bool:
+				g[f.Name] = parquet.Optional(parquet.Leaf(parquet.BooleanType))
+			default:
+				return nil, fmt.Errorf("parquet: field %s.%s has unsupported type %s", c.Name, f.Name, f.Type)
+			}
+		}
+		return g, nil
+	}
+	switch c.Type {
+	case schema.NullableDouble:
+		return parquet.Optional(parquet.Leaf(parquet.DoubleType)), nil
+	case schema.StringMap:
+		return parquet.Optional(parquet.Map(str(), parquet.Optional(str()))), nil
+	case schema.StringList:
+		return parquet.Optional(parquet.List(parquet.Optional(str()))), nil
+	case schema.Struct:
+		g, err := group()
+		if err != nil {
+			return nil, err
+		}
+		return parquet.Optional(g), nil
+	case schema.StructMap:
+		g, err := group()
+		if err != nil {
+			return nil, err
+		}
+		return parquet.Optional(parquet.Map(str(), parquet.Optional(g))), nil
+	}
+	return nil, fmt.Errorf("parquet: column %q has unsupported type %s", c.Name, c.Type)
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// put appends v with its levels to leaf i (relative to nc).
+func (w *Writer) put(nc *nestedCol, i int, v parquet.Value, rep, def int) {
+	s := nc.slot + i
+	w.nested[s] = append(w.nested[s], levels(v, rep, def))
+}
+
+// levels sets the repetition and definition levels of v. Unlike
+// Value.Level it inlines, which matters at 60 values a row; the column
+// index Level would also set is not read by ColumnWriter.WriteRowValues,
+// whose values all belong to its column.
+func levels(v parquet.Value, rep, def int) parquet.Value {
+	v.SetRepetitionLevel(rep)
+	v.SetDefinitionLevel(def)
+	return v
+}
+
+// putNull writes a null (or empty) value with definition level def to
+// every leaf of nc.
+func (w *Writer) putAll(nc *nestedCol, n int, def int) {
+	for i := range n {
+		w.put(nc, i, parquet.Value{}, 0, def)
+	}
+}
+
+// shred appends the leaf values of one row's appended column.
+func (w *Writer) shred(nc *nestedCol, x *schema.Nested) {
+	switch nc.typ {
+	case schema.NullableDouble:
+		if x.Set {
+			w.put(nc, 0, parquet.DoubleValue(x.Num), 0, 1)
+		} else {
+			w.put(nc, 0, parquet.Value{}, 0, 0)
+		}
+	case schema.StringMap:
+		if !x.Set || len(x.KV) == 0 {
+			w.putAll(nc, 2, b2i(x.Set))
+			return
+		}
+		// The hot loop (20 and more labels a row): appends without put's
+		// indexing, one entry at a time.
+		keys, vals := &w.nested[nc.slot], &w.nested[nc.slot+1]
+		for i, kv := range x.KV {
+			rep := min(i, 1)
+			*keys = append(*keys, levels(w.str(kv.Key), rep, 2))
+			*vals = append(*vals, levels(w.str(kv.Value), rep, 3))
+		}
+	case schema.StringList:
+		if !x.Set || len(x.List) == 0 {
+			w.putAll(nc, 1, b2i(x.Set))
+			return
+		}
+		for i, s := range x.List {
+			w.put(nc, 0, w.str(s), min(i, 1), 3)
+		}
+	case schema.Struct:
+		if !x.Set || len(x.Entries) == 0 {
+			w.putAll(nc, len(nc.ftyps), 0)
+			return
+		}
+		w.fields(nc, 0, &x.Entries[0], 0, 1)
+	case schema.StructMap:
+		if !x.Set || len(x.Entries) == 0 {
+			w.putAll(nc, 1+len(nc.ftyps), b2i(x.Set))
+			return
+		}
+		for i := range x.Entries {
+			e := &x.Entries[i]
+			rep := min(i, 1)
+			w.put(nc, 0, w.str(e.Key), rep, 2)
+			w.fields(nc, 1, e, rep, 3)
+		}
+	}
+}
+
+// fields writes the fields of one struct value, starting at leaf first;
+// base is the definition level of a present struct with an unset field.
+func (w *Writer) fields(nc *nestedCol, first int, e *schema.Entry, rep, base int) {
+	for f, t := range nc.ftyps {
+		o := &e.Fields[f]
+		if !o.Set {
+			w.put(nc, first+f, parquet.Value{}, rep, base)
+			continue
+		}
+		var v parquet.Value
+		switch t {
+		case schema.NullableDouble:
+			v = parquet.DoubleValue(o.Num)
+		case schema.NullableString:
+			v = w.str(o.Str)
+		case schema.Bool:
+			v = parquet.BooleanValue(o.B)
+		}
+		w.put(nc, first+f, v, rep, base+1)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

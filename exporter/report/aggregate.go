@@ -1,0 +1,244 @@
+package report
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// Data is everything the page shows, aggregated from the archive.
+type Data struct {
+	From, To     time.Time // the days covered, inclusive
+	Generated    time.Time
+	Clusters     []string
+	Files, Rows  int64
+	Total        float64
+	Namespaces   []Amount                         // cost per namespace over the range, largest first
+	Daily        map[string]map[time.Time]Amounts // cluster → day → cost per namespace
+	ClusterDaily map[time.Time]Amounts            // day → cost per cluster
+	Workloads    []Amount                         // controllers, largest first
+	Efficiency   []Efficiency                     // per namespace
+	Labels       []LabelCosts                     // one per label column present
+	Calendar     map[string]map[time.Time]DayState
+}
+
+// Amount is a named cost.
+type Amount struct {
+	Name string
+	Cost float64
+}
+
+// Amounts is a set of named costs.
+type Amounts map[string]float64
+
+// Efficiency is a namespace's CPU and RAM cost and their cost-weighted
+// efficiencies (the way Kubecost aggregates efficiency).
+type Efficiency struct {
+	Namespace        string
+	CPUCost, RAMCost float64
+	CPUEff, RAMEff   float64
+}
+
+// LabelCosts is the cost per value of one label column.
+type LabelCosts struct {
+	Key    string
+	Values []Amount
+}
+
+// DayState is a calendar cell.
+type DayState string
+
+// Calendar states.
+const (
+	Stored          DayState = "stored"
+	Missing         DayState = "missing"           // the exporter can still fill it
+	OutsideWindow   DayState = "outside-retention" // too old for the exporter's backfill window
+	NotYetAvailable DayState = "pending"           // not settled yet: exported by a later run
+)
+
+// Collect reads the archive and aggregates it.
+func Collect(ctx context.Context, o Options) (*Data, error) {
+	if o.Today.IsZero() {
+		o.Today = time.Now()
+	}
+	if o.BackfillDays == 0 {
+		o.BackfillDays = 15
+	}
+	files, err := listFiles(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	a := newAggregator()
+	for _, f := range files {
+		a.startFile(f)
+		rows, err := scanFile(ctx, o, f.Key, a.add)
+		if err != nil {
+			return nil, fmt.Errorf("report: %s: %w", f.Key, err)
+		}
+		a.d.Rows += rows
+		a.d.Files++
+		if o.Logger != nil {
+			o.Logger.Debug("read", "key", f.Key, "rows", rows)
+		}
+	}
+	d := a.finish()
+	d.From, d.To = o.From, o.To
+	if len(files) > 0 {
+		if d.From.IsZero() {
+			d.From = slices.MinFunc(files, func(a, b File) int { return a.Day.Compare(b.Day) }).Day
+		}
+		if d.To.IsZero() {
+			d.To = slices.MaxFunc(files, func(a, b File) int { return a.Day.Compare(b.Day) }).Day
+		}
+	}
+	d.Generated = o.Today.UTC()
+	d.Clusters = clustersOf(files, o.Clusters)
+	d.Calendar = calendar(files, d, o)
+	return d, nil
+}
+
+func clustersOf(files []File, want []string) []string {
+	out := slices.Clone(want)
+	for _, f := range files {
+		if !slices.Contains(out, f.Cluster) {
+			out = append(out, f.Cluster)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// calendar classifies every day of the range for every cluster.
+func calendar(files []File, d *Data, o Options) map[string]map[time.Time]DayState {
+	first, last := exporter.BackfillWindow(o.Today, o.BackfillDays)
+	out := map[string]map[time.Time]DayState{}
+	for _, c := range d.Clusters {
+		out[c] = map[time.Time]DayState{}
+		for day := d.From; !day.After(d.To) && !d.From.IsZero(); day = day.AddDate(0, 0, 1) {
+			switch {
+			case day.After(last):
+				out[c][day] = NotYetAvailable
+			case day.Before(first):
+				out[c][day] = OutsideWindow
+			default:
+				out[c][day] = Missing
+			}
+		}
+	}
+	for _, f := range files {
+		out[f.Cluster][f.Day] = Stored
+	}
+	return out
+}
+
+type effAcc struct{ cpu, ram, cpuW, ramW float64 }
+
+type workload struct{ ns, kind, controller string }
+
+type aggregator struct {
+	d      *Data
+	byNS   map[string]float64
+	work   map[workload]float64
+	eff    map[string]*effAcc
+	labels map[string]map[string]float64
+	order  []string // label keys in first-seen order
+
+	dayNS, dayCluster Amounts // the current file's day
+	cluster           string
+}
+
+func newAggregator() *aggregator {
+	return &aggregator{
+		d:    &Data{Daily: map[string]map[time.Time]Amounts{}, ClusterDaily: map[time.Time]Amounts{}},
+		byNS: map[string]float64{}, work: map[workload]float64{}, eff: map[string]*effAcc{},
+		labels: map[string]map[string]float64{},
+	}
+}
+
+// startFile points the per-day sums at f's cluster and day, so that add
+// does not look them up for every row.
+func (a *aggregator) startFile(f File) {
+	days := a.d.Daily[f.Cluster]
+	if days == nil {
+		days = map[time.Time]Amounts{}
+		a.d.Daily[f.Cluster] = days
+	}
+	if days[f.Day] == nil {
+		days[f.Day] = Amounts{}
+	}
+	if a.d.ClusterDaily[f.Day] == nil {
+		a.d.ClusterDaily[f.Day] = Amounts{}
+	}
+	a.dayNS, a.dayCluster, a.cluster = days[f.Day], a.d.ClusterDaily[f.Day], f.Cluster
+}
+
+// add sums one row. Sums are taken in file and row order, the order the
+// summary command uses, so both print the same totals.
+func (a *aggregator) add(labelKeys []string, r *row) {
+	a.byNS[r.namespace] += r.total
+	a.d.Total += r.total
+	a.dayNS[r.namespace] += r.total
+	a.dayCluster[a.cluster] += r.total
+	if r.controller != "" {
+		a.work[workload{r.namespace, r.kind, r.controller}] += r.total
+	}
+	e := a.eff[r.namespace]
+	if e == nil {
+		e = &effAcc{}
+		a.eff[r.namespace] = e
+	}
+	e.cpu += r.cpuCost
+	e.ram += r.ramCost
+	e.cpuW += r.cpuCost * r.cpuEff
+	e.ramW += r.ramCost * r.ramEff
+	for i, k := range labelKeys {
+		m := a.labels[k]
+		if m == nil {
+			m = map[string]float64{}
+			a.labels[k] = m
+			a.order = append(a.order, k)
+		}
+		m[r.labels[i]] += r.total
+	}
+}
+
+func (a *aggregator) finish() *Data {
+	d := a.d
+	d.Namespaces = sorted(a.byNS)
+	work := make(map[string]float64, len(a.work))
+	for w, c := range a.work {
+		work[w.ns+"/"+w.kind+"/"+w.controller] += c
+	}
+	d.Workloads = sorted(work)
+	for ns, e := range a.eff {
+		ef := Efficiency{Namespace: ns, CPUCost: e.cpu, RAMCost: e.ram}
+		if e.cpu > 0 {
+			ef.CPUEff = e.cpuW / e.cpu
+		}
+		if e.ram > 0 {
+			ef.RAMEff = e.ramW / e.ram
+		}
+		d.Efficiency = append(d.Efficiency, ef)
+	}
+	slices.SortFunc(d.Efficiency, func(x, y Efficiency) int {
+		return cmp.Or(cmp.Compare(y.CPUCost+y.RAMCost, x.CPUCost+x.RAMCost), cmp.Compare(x.Namespace, y.Namespace))
+	})
+	for _, k := range a.order {
+		d.Labels = append(d.Labels, LabelCosts{Key: k, Values: sorted(a.labels[k])})
+	}
+	return d
+}
+
+// sorted lists m largest first, ties by name.
+func sorted(m map[string]float64) []Amount {
+	out := make([]Amount, 0, len(m))
+	for k, v := range m {
+		out = append(out, Amount{k, v})
+	}
+	slices.SortFunc(out, func(a, b Amount) int { return cmp.Or(cmp.Compare(b.Cost, a.Cost), cmp.Compare(a.Name, b.Name)) })
+	return out
+}

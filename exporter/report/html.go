@@ -1,0 +1,137 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// page is what the template sees.
+type page struct {
+	D                    *Data
+	Version              string
+	Days                 []time.Time
+	ClusterCharts        []namedChart
+	PerCluster           template.HTML
+	Workloads, Efficient template.HTML
+	LabelCharts          []namedChart
+	Calendar             template.HTML
+	Counts               map[string]int
+}
+
+type namedChart struct {
+	Name  string
+	Chart template.HTML
+}
+
+// The page is self-contained: inline styles, inline SVG, no script, and a
+// Content-Security-Policy that forbids loading anything at all.
+var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"money": func(v float64) string { return fmt.Sprintf("%.2f", v) },
+	"pct": func(v, total float64) string {
+		if total == 0 {
+			return "0.0"
+		}
+		return fmt.Sprintf("%.1f", 100*v/total)
+	},
+	"day":   func(t time.Time) string { return t.Format(time.DateOnly) },
+	"label": label,
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'none'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Kubecost cost report {{day .D.From}} to {{day .D.To}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 1000px; color: #222; }
+h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; margin-top: 32px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+.meta { color: #666; font-size: 13px; } table { border-collapse: collapse; font-size: 13px; }
+td, th { padding: 3px 10px; text-align: left; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr:nth-child(even) { background: #f6f6f6; } svg.chart { display: block; margin: 8px 0; }
+.empty { color: #999; font-style: italic; }
+</style>
+</head>
+<body>
+<h1>Kubecost cost report</h1>
+<p class="meta">{{day .D.From}} to {{day .D.To}} · clusters: {{range $i, $c := .D.Clusters}}{{if $i}}, {{end}}{{$c}}{{end}} ·
+<span id="files">{{.D.Files}}</span> files · <span id="rows">{{.D.Rows}}</span> rows · total cost <span id="total">{{money .D.Total}}</span> ·
+generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter {{.Version}}</p>
+
+<h2>Archive completeness</h2>
+<p class="meta">One cell per cluster and day: stored ({{index .Counts "stored"}}), missing and still inside the exporter's backfill window ({{index .Counts "missing"}}), missing and outside it, so no longer exportable ({{index .Counts "outside-retention"}}), or not settled yet ({{index .Counts "pending"}}).</p>
+{{.Calendar}}
+
+{{range .ClusterCharts}}<h2>Daily cost per namespace{{if .Name}}: {{.Name}}{{end}}</h2>
+{{.Chart}}
+{{end}}
+{{with .PerCluster}}<h2>Daily cost per cluster</h2>
+{{.}}
+{{end}}
+<h2>Top workloads (controller) by cost</h2>
+{{if .D.Workloads}}{{.Workloads}}{{else}}<p class="empty">No allocation has a controller.</p>{{end}}
+
+<h2>CPU and RAM cost against efficiency, per namespace</h2>
+<p class="meta">Efficiency is usage over request, weighted by cost. Expensive and inefficient namespaces sit at the bottom right.</p>
+{{.Efficient}}
+
+{{range .LabelCharts}}<h2>Cost by label {{.Name}}</h2>
+{{.Chart}}
+{{else}}<h2>Cost by label</h2><p class="empty">The files hold no label columns (set LABELS on the exporter).</p>
+{{end}}
+<h2>Cost per namespace</h2>
+<table id="namespaces">
+<tr><th>namespace</th><th class="num">totalCost</th><th class="num">share</th></tr>
+{{range .D.Namespaces}}<tr data-namespace="{{.Name}}"><td>{{label .Name}}</td><td class="num cost">{{money .Cost}}</td><td class="num">{{pct .Cost $.D.Total}}%</td></tr>
+{{end}}<tr data-namespace="TOTAL"><th>TOTAL</th><th class="num cost">{{money .D.Total}}</th><th></th></tr>
+</table>
+</body>
+</html>
+`))
+
+// Render writes d as one self-contained HTML page.
+func Render(w io.Writer, d *Data) error {
+	p := page{D: d, Version: exporter.Version, Counts: map[string]int{}}
+	for day := d.From; !d.From.IsZero() && !day.After(d.To); day = day.AddDate(0, 0, 1) {
+		p.Days = append(p.Days, day)
+	}
+	for _, c := range d.Clusters {
+		name := ""
+		if len(d.Clusters) > 1 {
+			name = c
+		}
+		totals := map[string]float64{}
+		for _, byNS := range d.Daily[c] {
+			for ns, v := range byNS {
+				totals[ns] += v
+			}
+		}
+		p.ClusterCharts = append(p.ClusterCharts, namedChart{name, stackedBars("daily-namespace-"+c, p.Days, d.Daily[c], sorted(totals))})
+	}
+	if len(d.Clusters) > 1 {
+		totals := map[string]float64{}
+		for _, byC := range d.ClusterDaily {
+			for c, v := range byC {
+				totals[c] += v
+			}
+		}
+		p.PerCluster = stackedBars("daily-cluster", p.Days, d.ClusterDaily, sorted(totals))
+	}
+	if len(d.Workloads) > 0 {
+		p.Workloads = hbars("top-workloads", d.Workloads, 15)
+	}
+	p.Efficient = scatter("efficiency", d.Efficiency)
+	for _, l := range d.Labels {
+		p.LabelCharts = append(p.LabelCharts, namedChart{l.Key, hbars("label-"+l.Key, l.Values, 12)})
+	}
+	p.Calendar = calendarSVG("completeness", d.Clusters, p.Days, d.Calendar)
+	for _, byDay := range d.Calendar {
+		for _, st := range byDay {
+			p.Counts[string(st)]++
+		}
+	}
+	return tmpl.Execute(w, p)
+}

@@ -1,0 +1,285 @@
+// Package report reads an archive of day files back from an ObjectStore and
+// renders one self-contained HTML page: cost over time, top workloads,
+// efficiency, cost by label and a completeness calendar. It reads only the
+// columns it charts, one row group at a time, so memory stays flat however
+// large the archive is.
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// Options selects what the report covers.
+type Options struct {
+	Store    exporter.ObjectStore // read with List and Open only
+	Prefix   string               // S3_PREFIX of the archive, "" or ending in /
+	From, To time.Time            // inclusive UTC days; zero From = the oldest stored day, zero To = the newest
+	Clusters []string             // EKS cluster names; empty = every cluster found
+	// Today and BackfillDays place the calendar's "missing" and "outside
+	// retention" days: a day the exporter can still fill is missing, an
+	// older one is outside retention. Defaults: now and 15.
+	Today        time.Time
+	BackfillDays int
+	TempDir      string // where objects without random access are spooled
+	Logger       *slog.Logger
+}
+
+// File is one day file of the archive.
+type File struct {
+	Key, Account, Region, Cluster string
+	Day                           time.Time
+}
+
+// keyRE matches CONTRACT §3 keys; the cluster is what the file name holds
+// between the date and the codec.
+var keyRE = regexp.MustCompile(`(?:^|/)account_id=([0-9]+)/region=([a-z0-9-]+)/year=([0-9]{4})/month=([0-9]{2})/([0-9]{4}-[0-9]{2}-[0-9]{2})_(.+)\.(snappy|zstd|gzip)\.parquet$`)
+
+// ParseKey recognises an archive key.
+func ParseKey(key string) (File, bool) {
+	m := keyRE.FindStringSubmatch(key)
+	if m == nil {
+		return File{}, false
+	}
+	day, err := time.Parse(time.DateOnly, m[5])
+	if err != nil || m[3] != m[5][:4] || m[4] != m[5][5:7] {
+		return File{}, false
+	}
+	return File{Key: key, Account: m[1], Region: m[2], Cluster: m[6], Day: day}, true
+}
+
+// listFiles returns the archive's files that o selects, sorted by key.
+func listFiles(ctx context.Context, o Options) ([]File, error) {
+	var files []File
+	err := o.Store.List(ctx, o.Prefix, "", func(oi exporter.ObjectInfo) error {
+		f, ok := ParseKey(strings.TrimPrefix(oi.Key, o.Prefix))
+		if !ok {
+			return nil
+		}
+		f.Key = oi.Key
+		if len(o.Clusters) > 0 && !slices.Contains(o.Clusters, f.Cluster) {
+			return nil
+		}
+		if (!o.From.IsZero() && f.Day.Before(o.From)) || (!o.To.IsZero() && f.Day.After(o.To)) {
+			return nil
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("report: list %q: %w", o.Prefix, err)
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Key, b.Key) })
+	return files, nil
+}
+
+// columns the report reads; label columns are found by prefix.
+const (
+	colNamespace      = "properties.namespace"
+	colController     = "properties.controller"
+	colControllerKind = "properties.controllerKind"
+	colCPUCost        = "cpuCost"
+	colRAMCost        = "ramCost"
+	colCPUEff         = "cpuEfficiency"
+	colRAMEff         = "ramEfficiency"
+	colTotal          = "totalCost"
+	labelPrefix       = "properties.labels."
+)
+
+// row is the projection of one allocation the report aggregates.
+type row struct {
+	namespace, controller, kind string
+	cpuCost, ramCost            float64
+	cpuEff, ramEff, total       float64
+	labels                      []string // parallel to the file's label columns
+}
+
+// randomAccess is what *os.File offers and parquet needs.
+type randomAccess interface {
+	io.ReadCloser
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
+}
+
+// openFile opens key for random access. A store that hands out files (the
+// directory store) is read in place; anything else (S3) is spooled to a
+// temp file first, so memory does not grow with the object.
+func openFile(ctx context.Context, o Options, key string) (io.ReaderAt, int64, func(), error) {
+	rc, err := o.Store.Open(ctx, key)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if f, ok := rc.(randomAccess); ok {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, nil, err
+		}
+		return f, st.Size(), func() { f.Close() }, nil
+	}
+	defer rc.Close()
+	tmp, err := os.CreateTemp(o.TempDir, "kubecost-s3-exporter-report-*.parquet")
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	n, err := io.Copy(tmp, rc)
+	if err != nil {
+		cleanup()
+		return nil, 0, nil, err
+	}
+	return tmp, n, cleanup, nil
+}
+
+// scanFile calls fn for every row of the file at key, reading only the
+// report's columns, one row group at a time.
+func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []string, r *row)) (int64, error) {
+	ra, size, done, err := openFile(ctx, o, key)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, err
+	}
+	idx := map[string]int{}
+	var labelKeys []string
+	var labelCols []int
+	for i, path := range pf.Schema().Columns() {
+		// Flat columns only: their names hold the dots. The appended map
+		// and list columns (properties.labels as MAP, ...) have nested
+		// leaf paths and are not what the report draws.
+		if len(path) != 1 {
+			continue
+		}
+		name := path[0]
+		idx[name] = i
+		if k, ok := strings.CutPrefix(name, labelPrefix); ok {
+			labelKeys = append(labelKeys, k)
+			labelCols = append(labelCols, i)
+		}
+	}
+	for _, c := range []string{colNamespace, colTotal} {
+		if _, ok := idx[c]; !ok {
+			return 0, fmt.Errorf("not an exporter file: no %s column", c)
+		}
+	}
+	var rows int64
+	r := row{labels: make([]string, len(labelCols))}
+	// The string columns the report reads have few distinct values
+	// (namespaces, controllers, label values); interning them spares an
+	// allocation per value. The table lives for one file only.
+	intern := map[string]string{}
+	str1 := func(v parquet.Value) string {
+		b := v.ByteArray()
+		if s, ok := intern[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		intern[s] = s
+		return s
+	}
+	for _, rg := range pf.RowGroups() {
+		if err := ctx.Err(); err != nil {
+			return rows, err
+		}
+		n := int(rg.NumRows())
+		chunks := rg.ColumnChunks()
+		str := func(name string) ([]string, error) { return readStrings(chunks, idx, name, n, str1) }
+		num := func(name string) ([]float64, error) { return readDoubles(chunks, idx, name, n) }
+		var errs []error
+		get := func(v []string, err error) []string { errs = append(errs, err); return v }
+		getf := func(v []float64, err error) []float64 { errs = append(errs, err); return v }
+		ns, ctl, kind := get(str(colNamespace)), get(str(colController)), get(str(colControllerKind))
+		cpu, ram, cpuE, ramE, tot := getf(num(colCPUCost)), getf(num(colRAMCost)), getf(num(colCPUEff)), getf(num(colRAMEff)), getf(num(colTotal))
+		labels := make([][]string, len(labelCols))
+		for j, c := range labelCols {
+			labels[j] = get(readColumn(chunks[c], n, str1))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return rows, err
+		}
+		for i := range n {
+			r.namespace, r.controller, r.kind = ns[i], ctl[i], kind[i]
+			r.cpuCost, r.ramCost, r.cpuEff, r.ramEff, r.total = cpu[i], ram[i], cpuE[i], ramE[i], tot[i]
+			for j := range labels {
+				r.labels[j] = labels[j][i]
+			}
+			fn(labelKeys, &r)
+		}
+		rows += int64(n)
+	}
+	return rows, nil
+}
+
+func readStrings(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int, conv func(parquet.Value) string) ([]string, error) {
+	i, ok := idx[name]
+	if !ok {
+		return make([]string, n), nil // an older file without the column: "" as the contract says
+	}
+	return readColumn(chunks[i], n, conv)
+}
+
+func readDoubles(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int) ([]float64, error) {
+	i, ok := idx[name]
+	if !ok {
+		return make([]float64, n), nil
+	}
+	return readColumn(chunks[i], n, parquet.Value.Double)
+}
+
+// readColumn decodes one column chunk page by page. A null reads as the
+// zero value, as the contract's "0 when missing" and "" when missing.
+func readColumn[T any](cc parquet.ColumnChunk, n int, conv func(parquet.Value) T) ([]T, error) {
+	out := make([]T, 0, n)
+	pages := cc.Pages()
+	defer pages.Close()
+	buf := make([]parquet.Value, 1024)
+	for {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		vr := p.Values()
+		for {
+			k, err := vr.ReadValues(buf)
+			for _, v := range buf[:k] {
+				if v.IsNull() {
+					var zero T
+					out = append(out, zero)
+				} else {
+					out = append(out, conv(v))
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				parquet.Release(p)
+				return nil, err
+			}
+		}
+		parquet.Release(p)
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("column %d: %d values for %d rows", cc.Column(), len(out), n)
+	}
+	return out, nil
+}

@@ -1,0 +1,206 @@
+package schema
+
+// The columns appended in schema version 2, after the LABELS and
+// ANNOTATIONS columns: everything else Kubecost and OpenCost report for an
+// allocation, so that nothing is lost when Kubecost's own retention ends.
+// Unlike the CCA columns they are nullable: null means Kubecost did not
+// report the field, which is not the same as 0 or "".
+
+// Extra column indexes into Record.X, in column order.
+const (
+	XLabels = iota
+	XAnnotations
+	XCPUCostIdle
+	XRAMCostIdle
+	XGPUCostIdle
+	XGPURequestAverage
+	XGPUUsageAverage
+	XGPUEfficiency
+	XCarbonCost
+	XGPUAllocation
+	XPVs
+	XLBAllocations
+	XServices
+	XNamespaceLabels
+	XNamespaceAnnotations
+	XRawAllocationOnly
+	NumExtra
+)
+
+// MaxFields bounds the fields of a struct column (Nested.Fields).
+const MaxFields = 6
+
+// ExtraColumn is an appended column and where Kubecost reports it.
+type ExtraColumn struct {
+	Column
+	// Source is the path of the field in a Kubecost allocation, for the
+	// README and `schema --format text`.
+	Source string
+	// Property is true when the field is a member of "properties" rather
+	// than of the allocation itself.
+	Property bool
+	// Key is the JSON member name the decoder looks for.
+	Key string
+	// Doc is one line for the README.
+	Doc string
+}
+
+// Struct fields are listed in byte order of their names: parquet-go writes
+// a group's fields sorted by name, and the Glue and Athena struct types are
+// generated from this same list, so the two cannot disagree.
+var (
+	gpuAllocationFields = []Column{
+		{"gpuDevice", NullableString, nil},
+		{"gpuModel", NullableString, nil},
+		{"gpuRequestAverage", NullableDouble, nil},
+		{"gpuUUID", NullableString, nil},
+		{"gpuUsageAverage", NullableDouble, nil},
+		{"isGPUShared", Bool, nil},
+	}
+	pvFields = []Column{
+		{"adjustment", NullableDouble, nil},
+		{"byteHours", NullableDouble, nil},
+		{"cost", NullableDouble, nil},
+		{"providerID", NullableString, nil},
+	}
+	lbFields = []Column{
+		{"adjustment", NullableDouble, nil},
+		{"cost", NullableDouble, nil},
+		{"hours", NullableDouble, nil},
+		{"ip", NullableString, nil},
+		{"private", Bool, nil},
+		{"service", NullableString, nil},
+	}
+	rawFields = []Column{
+		{"cpuCoreUsageMax", NullableDouble, nil},
+		{"gpuUsageMax", NullableDouble, nil},
+		{"ramByteUsageMax", NullableDouble, nil},
+	}
+)
+
+var extras = [NumExtra]ExtraColumn{
+	{Column{"properties.labels", StringMap, nil}, "properties.labels", true, "labels",
+		"every pod and node label Kubecost reported, by Kubecost's sanitised key (app_kubernetes_io_name)"},
+	{Column{"properties.annotations", StringMap, nil}, "properties.annotations", true, "annotations",
+		"every annotation Kubecost reported, by sanitised key"},
+	{Column{"cpuCostIdle", NullableDouble, nil}, "cpuCostIdle", false, "cpuCostIdle",
+		"idle CPU cost shared into this allocation (with shareIdle), or the CPU part of an __idle__ row"},
+	{Column{"ramCostIdle", NullableDouble, nil}, "ramCostIdle", false, "ramCostIdle", "idle RAM cost, as cpuCostIdle"},
+	{Column{"gpuCostIdle", NullableDouble, nil}, "gpuCostIdle", false, "gpuCostIdle", "idle GPU cost, as cpuCostIdle"},
+	{Column{"gpuRequestAverage", NullableDouble, nil}, "gpuRequestAverage", false, "gpuRequestAverage", "average GPUs requested"},
+	{Column{"gpuUsageAverage", NullableDouble, nil}, "gpuUsageAverage", false, "gpuUsageAverage", "average GPUs used"},
+	{Column{"gpuEfficiency", NullableDouble, nil}, "gpuEfficiency", false, "gpuEfficiency", "GPU usage over request"},
+	{Column{"carbonCost", NullableDouble, nil}, "carbonCost", false, "carbonCost", "estimated carbon cost (Kubecost 2.x)"},
+	{Column{"gpuAllocation", Struct, gpuAllocationFields}, "gpuAllocation", false, "gpuAllocation",
+		"GPU details: device, model, UUID, whether shared, usage and request averages"},
+	{Column{"pvs", StructMap, pvFields}, "pvs", false, "pvs",
+		"cost per persistent volume, keyed by cluster/volume name"},
+	{Column{"lbAllocations", StructMap, lbFields}, "lbAllocations", false, "lbAllocations",
+		"cost per load balancer, keyed by namespace/service (cluster/namespace/service in multi-cluster Kubecost)"},
+	{Column{"properties.services", StringList, nil}, "properties.services", true, "services", "Kubernetes services selecting the pod"},
+	{Column{"properties.namespaceLabels", StringMap, nil}, "properties.namespaceLabels", true, "namespaceLabels",
+		"labels of the allocation's namespace, by sanitised key"},
+	{Column{"properties.namespaceAnnotations", StringMap, nil}, "properties.namespaceAnnotations", true, "namespaceAnnotations",
+		"annotations of the allocation's namespace, by sanitised key"},
+	{Column{"rawAllocationOnly", Struct, rawFields}, "rawAllocationOnly", false, "rawAllocationOnly",
+		"peak CPU, RAM and GPU usage within the window (only for unaggregated allocations)"},
+}
+
+// Extras returns the appended columns with their sources, in order.
+func Extras() []ExtraColumn {
+	out := make([]ExtraColumn, NumExtra)
+	copy(out, extras[:])
+	for i := range out {
+		out[i].Fields = append([]Column(nil), out[i].Fields...)
+	}
+	return out
+}
+
+// ExtraIndex returns the Record.X index of an appended column, or -1.
+func ExtraIndex(name string) int {
+	for i, e := range extras {
+		if e.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// ExtraKey returns the Record.X index for a JSON member of an allocation
+// (property=false) or of its properties (property=true), or -1.
+func ExtraKey(key string, property bool) int {
+	for i, e := range extras {
+		if e.Key == key && e.Property == property {
+			return i
+		}
+	}
+	return -1
+}
+
+// FieldIndex returns the index of a struct field of extra column x, or -1.
+func FieldIndex(x int, name string) int {
+	for i, f := range extras[x].Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// KV is one entry of a string map.
+type KV struct{ Key, Value string }
+
+// Opt is a nullable scalar: a struct field. Which of Num, Str and Bool
+// holds the value follows the field's type.
+type Opt struct {
+	Num float64
+	Str string
+	B   bool
+	Set bool
+}
+
+// Entry is one entry of a map of structs.
+type Entry struct {
+	Key    string
+	Fields [MaxFields]Opt
+}
+
+// Nested holds the value of one appended column for one row. Set is false
+// when Kubecost omitted the field or sent null. Which other member holds
+// the value follows the column's type; their storage is reused from row
+// to row.
+type Nested struct {
+	Set  bool
+	Num  float64  // NullableDouble
+	KV   []KV     // StringMap
+	List []string // StringList
+	// Entries holds a StructMap's entries, or a Struct's one value in
+	// Entries[0] (its Key unused): struct fields are large and rare, so
+	// they take no room in rows without them.
+	Entries []Entry
+}
+
+// reset clears n for the next row, keeping its slices' storage.
+func (n *Nested) reset() {
+	n.Set, n.Num = false, 0
+	n.KV, n.List, n.Entries = n.KV[:0], n.List[:0], n.Entries[:0]
+}
+
+// copyFrom makes n a deep copy of o, reusing n's storage.
+func (n *Nested) copyFrom(o *Nested) {
+	n.Set, n.Num = o.Set, o.Num
+	n.KV = append(n.KV[:0], o.KV...)
+	n.List = append(n.List[:0], o.List...)
+	n.Entries = append(n.Entries[:0], o.Entries...)
+}
+
+// CopyFrom makes r a deep copy of o, reusing r's slice storage, so that a
+// consumer can keep a record the decoder is about to reuse.
+func (r *Record) CopyFrom(o *Record) {
+	r.Name, r.Start, r.End, r.Num, r.Props = o.Name, o.Start, o.End, o.Num, o.Props
+	r.Labels = append(r.Labels[:0], o.Labels...)
+	r.Annotations = append(r.Annotations[:0], o.Annotations...)
+	for i := range r.X {
+		r.X[i].copyFrom(&o.X[i])
+	}
+}
