@@ -105,8 +105,8 @@ func summarize(log *slog.Logger, sum app.Summary, err error) {
 	log.Info("run summary: ok", attrs...)
 }
 
-// briefError is the summary's account of a failure, at most maxBrief
-// characters.
+// briefError is the summary's account of a failure: the first failed
+// day and a short reason.
 func briefError(sum app.Summary, err error) string {
 	if failed := sum.Failed(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
 		// days_failed gives the count; the first failure stands for all.
