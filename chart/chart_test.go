@@ -46,6 +46,8 @@ var envOf = map[string]string{
 	"expectedBucketOwner":       "S3_EXPECTED_BUCKET_OWNER",
 	"sse":                       "S3_SSE",
 	"sseKmsKeyId":               "S3_SSE_KMS_KEY_ID",
+	"s3PartSizeMiB":             "S3_PART_SIZE_MIB",
+	"s3RequestTimeout":          "S3_REQUEST_TIMEOUT",
 	"labels":                    "LABELS",
 	"annotations":               "ANNOTATIONS",
 	"outputDir":                 "OUTPUT_DIR",

@@ -22,11 +22,38 @@ var Version = "dev"
 // ErrNotExist is returned by ObjectStore.Open and Head for a missing key.
 var ErrNotExist = errors.New("object does not exist")
 
+// ErrPreconditionFailed is returned by ObjectStore.Put when its
+// Precondition does not hold: the key exists for a create-only Put, or no
+// longer has the expected ETag for a replacing one (HTTP 412 on S3). It
+// means another writer got there first; nothing was written.
+var ErrPreconditionFailed = errors.New("precondition failed: the object was written by someone else")
+
 // ObjectInfo describes one stored object.
 type ObjectInfo struct {
 	Key  string
 	Size int64
+	// ETag identifies this version of the object; a Put with
+	// Precondition{IfMatch: ETag} replaces exactly this version.
+	ETag string
 }
+
+// Precondition makes a Put conditional, so that concurrent runs never
+// overwrite each other's work. The zero value writes unconditionally.
+type Precondition struct {
+	// IfNoneMatch creates the object only if the key does not exist
+	// (If-None-Match: *).
+	IfNoneMatch bool
+	// IfMatch replaces the object only if its current ETag is this one
+	// (If-Match: <etag>).
+	IfMatch string
+}
+
+// CreateOnly is the precondition of a new day: write only if absent.
+var CreateOnly = Precondition{IfNoneMatch: true}
+
+// ReplaceOnly is the precondition of a re-export: replace only the
+// version seen when planning.
+func ReplaceOnly(etag string) Precondition { return Precondition{IfMatch: etag} }
 
 // ObjectAttrs is what Head tells about one object without reading it.
 type ObjectAttrs struct {
@@ -45,9 +72,11 @@ type ObjectStore interface {
 	// List calls fn for every key under prefix that sorts after startAfter,
 	// in lexical order, until fn returns an error.
 	List(ctx context.Context, prefix, startAfter string, fn func(ObjectInfo) error) error
-	// Put stores r under key. The object appears whole or not at all: when r
-	// returns an error or ctx ends, nothing is left behind.
-	Put(ctx context.Context, key string, r io.Reader, meta map[string]string) error
+	// Put stores r under key when cond holds, else it returns an error
+	// wrapping ErrPreconditionFailed and writes nothing. The object appears
+	// whole or not at all: when r returns an error or ctx ends, nothing is
+	// left behind.
+	Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond Precondition) error
 	// Open reads an object back. It returns ErrNotExist for a missing key.
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	// Delete removes an object; deleting a missing key is not an error.
@@ -55,6 +84,15 @@ type ObjectStore interface {
 	// Head returns an object's size, ETag and user metadata without reading
 	// its body. It returns ErrNotExist for a missing key.
 	Head(ctx context.Context, key string) (ObjectAttrs, error)
+}
+
+// UploadJanitor is implemented by stores that can leave unfinished
+// uploads behind when the process is killed (S3 multipart uploads).
+type UploadJanitor interface {
+	// AbortStale aborts the unfinished uploads under prefix that were
+	// started before olderThan and whose key match accepts, and returns how
+	// many it aborted.
+	AbortStale(ctx context.Context, prefix string, olderThan time.Time, match func(key string) bool) (int, error)
 }
 
 // RecordSink receives a day's allocations from an AllocationSource.

@@ -189,6 +189,10 @@ func TestWriterPolicyMatchesKeyLayout(t *testing.T) {
 				}
 			}
 
+			if !allowed(stmts, "s3:ListBucketMultipartUploads", "arn:aws:s3:::"+testBucket) {
+				t.Error("the writer may not list unfinished uploads, so runs cannot clean up after killed ones")
+			}
+
 			var others []string
 			for _, name := range []string{"prod-eu", "eu_prod", "xprod", "prod_", "pro", "prod-prod", "PROD"} {
 				others = append(others, exporter.Layout{Prefix: tc.prefix, Account: tc.account, Region: "eu-west-1", Cluster: name}.Key(days[0], exporter.Snappy))
@@ -253,7 +257,7 @@ func TestWriterPolicyMatchesKeyLayout(t *testing.T) {
 			}
 			for _, st := range stmts {
 				for _, a := range st.Actions {
-					if strings.Contains(a, "*") || !slices.Contains([]string{"s3:ListBucket", "s3:PutObject", "s3:AbortMultipartUpload",
+					if strings.Contains(a, "*") || !slices.Contains([]string{"s3:ListBucket", "s3:ListBucketMultipartUploads", "s3:PutObject", "s3:AbortMultipartUpload",
 						"s3:GetObject", "s3:DeleteObject", "kms:GenerateDataKey", "kms:Decrypt", "secretsmanager:GetSecretValue"}, a) {
 						t.Errorf("writer policy grants %s", a)
 					}

@@ -15,6 +15,8 @@ CONNECTION_TIMEOUT: "10"
 KUBECOST_ALLOCATION_API_READ_TIMEOUT: "60"
 TLS_VERIFY: "true"
 KUBECOST_MAX_RETRIES: "4"
+S3_PART_SIZE_MIB: "8"
+S3_REQUEST_TIMEOUT: "60"
 COMPRESSION: snappy
 CONCURRENCY: "1"
 DRY_RUN: "false"
@@ -106,6 +108,8 @@ they differ from the exporter's default.
   (list "S3_EXPECTED_BUCKET_OWNER" $e.expectedBucketOwner)
   (list "S3_SSE" $e.sse)
   (list "S3_SSE_KMS_KEY_ID" $e.sseKmsKeyId)
+  (list "S3_PART_SIZE_MIB" $e.s3PartSizeMiB)
+  (list "S3_REQUEST_TIMEOUT" $e.s3RequestTimeout)
   (list "LABELS" (join ", " $e.labels))
   (list "ANNOTATIONS" (join ", " $e.annotations))
   (list "OUTPUT_DIR" $e.outputDir)

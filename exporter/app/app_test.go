@@ -173,7 +173,7 @@ func TestRun(t *testing.T) {
 			src := &memSource{days: c.source}
 			store := newMemStore()
 			for d, content := range c.stored {
-				if err := store.Put(t.Context(), key(d), strings.NewReader(content), nil); err != nil {
+				if err := store.Put(t.Context(), key(d), strings.NewReader(content), nil, exporter.Precondition{}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -44,7 +44,7 @@ func (s *memStore) List(ctx context.Context, prefix, startAfter string, fn func(
 	var infos []exporter.ObjectInfo
 	for k, o := range s.objs {
 		if strings.HasPrefix(k, prefix) && k > startAfter {
-			infos = append(infos, exporter.ObjectInfo{Key: k, Size: int64(len(o.data))})
+			infos = append(infos, exporter.ObjectInfo{Key: k, Size: int64(len(o.data)), ETag: o.etag})
 		}
 	}
 	s.mu.Unlock()
@@ -57,7 +57,7 @@ func (s *memStore) List(ctx context.Context, prefix, startAfter string, fn func(
 	return nil
 }
 
-func (s *memStore) Put(ctx context.Context, key string, r io.Reader, meta map[string]string) error {
+func (s *memStore) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -76,6 +76,10 @@ func (s *memStore) Put(ctx context.Context, key string, r io.Reader, meta map[st
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	old, exists := s.objs[key]
+	if (cond.IfNoneMatch && exists) || (cond.IfMatch != "" && (!exists || old.etag != cond.IfMatch)) {
+		return fmt.Errorf("mem: put %s: %w", key, exporter.ErrPreconditionFailed)
+	}
 	s.puts++
 	s.objs[key] = memObject{data: data, meta: lower, etag: fmt.Sprintf(`"v%d"`, s.puts)}
 	return nil

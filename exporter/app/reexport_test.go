@@ -28,8 +28,8 @@ func (s *opStore) record(op string) {
 	s.mu.Unlock()
 }
 
-func (s *opStore) Put(ctx context.Context, key string, r io.Reader, meta map[string]string) error {
-	if err := s.memStore.Put(ctx, key, r, meta); err != nil {
+func (s *opStore) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
+	if err := s.memStore.Put(ctx, key, r, meta, cond); err != nil {
 		return err
 	}
 	s.record("put " + key)
@@ -49,7 +49,7 @@ func (s *opStore) Delete(ctx context.Context, key string) error {
 func seed(t *testing.T, s *memStore, key, fingerprint, total string) {
 	t.Helper()
 	meta := map[string]string{exporter.MetaFingerprint: fingerprint, exporter.MetaDayTotal: total}
-	if err := s.Put(t.Context(), key, strings.NewReader("old\n"), meta); err != nil {
+	if err := s.Put(t.Context(), key, strings.NewReader("old\n"), meta, exporter.Precondition{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -33,15 +33,21 @@ type Options struct {
 	Concurrency  int           // days exported at once; <1 means 1
 	ForceDays    []time.Time   // exported again even when present
 	DryRun       bool
-	Reexport     Reexport          // what to do with days already stored
-	Now          func() time.Time  // nil: time.Now
-	Metadata     map[string]string // added to every object's metadata
-	Logger       *slog.Logger      // nil: discard
+	Reexport     Reexport         // what to do with days already stored
+	Now          func() time.Time // nil: time.Now
+	// WallClock dates the clean-up of abandoned uploads, which compares
+	// with the server's clock rather than the plan's; nil: time.Now.
+	WallClock func() time.Time
+	Metadata  map[string]string // added to every object's metadata
+	Logger    *slog.Logger      // nil: discard
 }
 
 func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.WallClock == nil {
+		o.WallClock = time.Now
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -57,7 +63,10 @@ type DayResult struct {
 	Rows     int64
 	Bytes    int64
 	Duration time.Duration
-	Err      error
+	// Lost is set when another run wrote the day first (a failed
+	// precondition): the day is done, but not by this run.
+	Lost bool
+	Err  error
 }
 
 // Summary is the outcome of a run; its fields are the run's last log line.
@@ -70,13 +79,24 @@ type Summary struct {
 // Written counts the days uploaded successfully.
 func (s Summary) Written() (days int, rows, bytes int64) {
 	for _, d := range s.Days {
-		if d.Err == nil {
+		if d.Err == nil && !d.Lost {
 			days++
 			rows += d.Rows
 			bytes += d.Bytes
 		}
 	}
 	return days, rows, bytes
+}
+
+// Lost counts the days another run wrote first.
+func (s Summary) Lost() int {
+	n := 0
+	for _, d := range s.Days {
+		if d.Lost {
+			n++
+		}
+	}
+	return n
 }
 
 // Failed returns the days that failed.
@@ -109,6 +129,9 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays,
 		"settle_hours", o.Settle.Hours(), "config_fingerprint", o.Reexport.Fingerprint)
 
+	if !o.DryRun {
+		abortStale(ctx, o, first, last)
+	}
 	plan, err := makePlan(ctx, o, now, first, last)
 	if err != nil {
 		return sum, err
@@ -233,7 +256,18 @@ func exportDay(ctx context.Context, o Options, dp exporter.DayPlan, n, total int
 	meta["schema-version"] = schema.Version
 	meta["exporter-version"] = exporter.Version
 	addPlanMetadata(meta, o, dp)
-	if err := o.Store.Put(ctx, res.Key, f, meta); err != nil {
+	// A new day is created only if absent; a replacement only over the
+	// version seen when planning. Either way a run that planned against an
+	// older state never overwrites newer work.
+	cond := exporter.CreateOnly
+	if dp.ETag != "" {
+		cond = exporter.ReplaceOnly(dp.ETag)
+	}
+	if err := o.Store.Put(ctx, res.Key, f, meta, cond); errors.Is(err, exporter.ErrPreconditionFailed) {
+		res.Lost = true
+		log.Info("another run wrote this day first; counting it as done", "duration", time.Since(start).Round(time.Millisecond).String())
+		return res
+	} else if err != nil {
 		res.Err = fmt.Errorf("upload: %w", err)
 		return res
 	}
@@ -245,6 +279,46 @@ func exportDay(ctx context.Context, o Options, dp exporter.DayPlan, n, total int
 		res.Err = err
 	}
 	return res
+}
+
+// staleUploadAge is how old an unfinished upload of this cluster must be
+// before a run aborts it: far longer than any upload of one day takes, so
+// a concurrent run's upload in progress is never touched.
+const staleUploadAge = time.Hour
+
+// abortStale removes the unfinished uploads of this cluster's day files
+// that a killed run left behind. It is housekeeping: a failure (a policy
+// without s3:ListBucketMultipartUploads, say) is logged and the run goes on.
+//
+// It lists the partition prefix, which S3 answers with every upload under
+// it, and then each day file of the window by its exact key, because some
+// S3-compatible servers (MinIO) list uploads only for an exact key. The
+// second pass costs one cheap LIST per day and finds nothing more on S3.
+func abortStale(ctx context.Context, o Options, first, last time.Time) {
+	j, ok := o.Store.(exporter.UploadJanitor)
+	if !ok {
+		return
+	}
+	olderThan := o.WallClock().Add(-staleUploadAge)
+	match := func(key string) bool { _, ok := o.Layout.ParseDay(key); return ok }
+	prefixes := []string{o.Layout.PartitionPrefix()}
+	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
+		prefixes = append(prefixes, o.Layout.Key(d, o.Codec))
+	}
+	n := 0
+	var err error
+	for _, p := range prefixes {
+		var k int
+		if k, err = j.AbortStale(ctx, p, olderThan, match); err != nil {
+			break
+		}
+		n += k
+	}
+	if err != nil {
+		o.Logger.Warn("could not clean up unfinished uploads of earlier runs; continuing", "aborted", n, "error", err.Error())
+	} else if n > 0 {
+		o.Logger.Info("cleaned up unfinished uploads of earlier runs", "aborted", n)
+	}
 }
 
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }

@@ -72,6 +72,11 @@ type Input struct {
 	// ExpiryWindow is how long before expiry cached credentials are
 	// refreshed; 0 means 5 minutes.
 	ExpiryWindow time.Duration
+	// RequestTimeout bounds how long an S3, STS or Secrets Manager call may
+	// make no progress (see NewHTTPClient); 0 means DefaultRequestTimeout.
+	// RequestTimeoutSetting names the variable that sets it, for errors.
+	RequestTimeout        time.Duration
+	RequestTimeoutSetting string
 }
 
 // Identity is the resolved AWS identity of the run.
@@ -174,6 +179,8 @@ func (st *setup) loadConfig(ctx context.Context) (aws.Config, error) {
 		config.WithLogger(sdkLogger(st.log)),
 		config.WithClientLogMode(0),
 	}
+	// Every AWS call is bounded (see NewHTTPClient).
+	opts = append(opts, config.WithHTTPClient(NewHTTPClient(st.in.RequestTimeout, st.in.RequestTimeoutSetting)))
 	if u := st.env.get("AWS_ENDPOINT_URL"); u != "" && !st.env.ignoreEndpoints() {
 		opts = append(opts, config.WithBaseEndpoint(u))
 	}

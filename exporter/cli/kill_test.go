@@ -5,45 +5,18 @@ package cli_test
 import (
 	"bytes"
 	"maps"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/faultproxy"
 )
-
-// deleteHolder is a reverse proxy in front of MinIO that holds the first
-// DELETE request until the client goes away, and says when it holds it.
-// That is the moment between "new-codec object written" and "old object
-// deleted" of a codec switch.
-type deleteHolder struct {
-	proxy *httputil.ReverseProxy
-	once  sync.Once
-	held  chan string // the held request's path
-}
-
-func (d *deleteHolder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodDelete {
-		first := false
-		d.once.Do(func() { first = true })
-		if first {
-			d.held <- r.URL.Path
-			<-r.Context().Done() // until the client dies
-			return
-		}
-	}
-	d.proxy.ServeHTTP(w, r)
-}
 
 // TestCodecSwitchKilledBetweenWriteAndDelete runs the exporter binary with
 // COMPRESSION=zstd over a bucket of snappy days, kills it with SIGKILL
@@ -72,13 +45,14 @@ func TestCodecSwitchKilledBetweenWriteAndDelete(t *testing.T) {
 		t.Fatalf("run 1 wrote %v", got)
 	}
 
-	target, err := url.Parse(h.env["AWS_ENDPOINT_URL_S3"])
+	// The proxy holds the first DELETE until the client goes away: the
+	// moment between "new-codec object written" and "old object deleted".
+	proxy, err := faultproxy.New(h.env["AWS_ENDPOINT_URL_S3"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	holder := &deleteHolder{proxy: httputil.NewSingleHostReverseProxy(target), held: make(chan string, 1)}
-	proxy := httptest.NewServer(holder)
 	defer proxy.Close()
+	proxy.SetRules(faultproxy.Rule{Op: faultproxy.DeleteObject, Action: faultproxy.StallBeforeBody, Times: 1})
 
 	env := os.Environ()
 	for k, v := range h.env {
@@ -94,20 +68,33 @@ func TestCodecSwitchKilledBetweenWriteAndDelete(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- child.Wait() }()
-	var heldPath string
-	select {
-	case heldPath = <-holder.held:
-	case err := <-exited:
-		t.Fatalf("the exporter exited (%v) before deleting anything\n%s", err, out.String())
-	case <-time.After(2 * time.Minute):
-		child.Process.Kill()
-		t.Fatalf("no DELETE within 2 minutes\n%s", out.String())
+	deadline := time.Now().Add(2 * time.Minute)
+	for proxy.Started(faultproxy.DeleteObject) == 0 {
+		select {
+		case err := <-exited:
+			t.Fatalf("the exporter exited (%v) before deleting anything\n%s", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("no DELETE within 2 minutes\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if err := child.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
 	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("child ended with %v, want killed", err)
+	}
+	// The held request is logged once the dead client's connection closes.
+	var heldPath string
+	for end := time.Now().Add(10 * time.Second); heldPath == "" && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		for _, e := range proxy.Log() {
+			if e.Op == faultproxy.DeleteObject && e.Injected {
+				heldPath = e.Key
+			}
+		}
 	}
 
 	// At most one extra file: the first day under both suffixes.

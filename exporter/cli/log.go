@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // newLogger returns the run's logger: JSON in a pod (one event per line for
@@ -18,11 +21,61 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 			format = "text"
 		}
 	}
-	opts := &slog.HandlerOptions{Level: lvl}
+	opts := &slog.HandlerOptions{Level: lvl, ReplaceAttr: redactAttr}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if strings.EqualFold(format, "text") {
-		return slog.New(slog.NewTextHandler(w, opts))
+		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(redactHandler{h})
+}
+
+// redactHandler strips credentials from every URL in a log line (the
+// message and every string or error value), wherever it comes from:
+// our own attributes, wrapped errors of net/http, the AWS SDK's logger.
+// Doing it at the one place all output passes through is what makes
+// "credentials never appear in any output" hold for code written later.
+type redactHandler struct{ slog.Handler }
+
+func (h redactHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Message = exporter.RedactText(r.Message)
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	for i := range as {
+		as[i] = redactAttr(nil, as[i])
+	}
+	return redactHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h redactHandler) WithGroup(name string) slog.Handler {
+	return redactHandler{h.Handler.WithGroup(name)}
+}
+
+// redactAttr is the handlers' ReplaceAttr: it sees every attribute of a
+// record, also inside groups.
+func redactAttr(_ []string, a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		a.Value = slog.StringValue(exporter.RedactText(v.String()))
+	case slog.KindAny:
+		switch x := v.Any().(type) {
+		case error:
+			a.Value = slog.StringValue(exporter.RedactText(x.Error()))
+		case []string:
+			out := make([]string, len(x))
+			for i, s := range x {
+				out[i] = exporter.RedactText(s)
+			}
+			a.Value = slog.AnyValue(out)
+		default:
+			if st, ok := x.(interface{ String() string }); ok {
+				a.Value = slog.StringValue(exporter.RedactText(st.String()))
+			}
+		}
+	}
+	return a
 }
 
 func isTerminal(w io.Writer) bool {

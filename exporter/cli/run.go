@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -25,7 +26,13 @@ import (
 // simulator and the plan agree on which days exist; run passes none.
 type Hooks struct {
 	Now func() time.Time
+	// WallClock dates the clean-up of abandoned uploads (see app.Options);
+	// the fault tests move it an hour on instead of waiting.
+	WallClock func() time.Time
 }
+
+// timeoutSetting is the variable that bounds AWS calls, named in errors.
+const timeoutSetting = "S3_REQUEST_TIMEOUT"
 
 func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.Writer) int {
 	return RunWith(ctx, lookup, stderr, Hooks{})
@@ -35,7 +42,7 @@ func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.W
 func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) int {
 	cfg, err := config.Load(lookup)
 	if err != nil {
-		fmt.Fprintf(stderr, "configuration error: %v\n", err)
+		fmt.Fprintf(stderr, "configuration error: %s\n", exporter.RedactText(err.Error()))
 		return ExitConfig
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
@@ -55,7 +62,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		pushMetrics(ctx, cfg, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err})
 		return ExitRuntime
 	}
-	opts.Now = h.Now
+	opts.Now, opts.WallClock = h.Now, h.WallClock
 	sum, err := app.Run(ctx, opts)
 	sum.Duration = time.Since(start)
 	if err != nil && !errors.Is(err, app.ErrDaysFailed) {
@@ -78,7 +85,9 @@ func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, r me
 	_ = metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: cfg.Cluster().Name, Logger: log}.Push(ctx, r)
 }
 
-// summarize writes the run's last line (CONTRACT §5).
+// summarize writes the run's last line (CONTRACT §5). It stays short (at
+// most about 300 characters): counts and one sentence on what went wrong.
+// The full errors are in the ERROR lines before it.
 func summarize(log *slog.Logger, sum app.Summary, err error) {
 	days, rows, bytes := sum.Written()
 	attrs := []any{
@@ -86,12 +95,51 @@ func summarize(log *slog.Logger, sum app.Summary, err error) {
 		"days_written", days, "days_failed", len(sum.Failed()),
 		"rows", rows, "bytes", bytes, "duration", sum.Duration.Round(time.Millisecond).String(),
 	}
+	if n := sum.Lost(); n > 0 {
+		attrs = append(attrs, "days_written_by_another_run", n)
+	}
 	if err != nil {
-		log.Error("run summary: failed", append(attrs, "error", err.Error())...)
+		log.Error("run summary: failed", append(attrs, "error", briefError(sum, err))...)
 		return
 	}
 	log.Info("run summary: ok", attrs...)
 }
+
+// briefError is the summary's account of a failure: the first failed
+// day and a short reason.
+func briefError(sum app.Summary, err error) string {
+	if failed := sum.Failed(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
+		// days_failed gives the count; the first failure stands for all.
+		return day(failed[0].Day) + ": " + reason(failed[0].Err)
+	}
+	return reason(err)
+}
+
+// reason is the short form of err: a store error's own brief message (the
+// failing call, status and attempts, without the long key), else err.
+func reason(err error) string {
+	var b interface{ Brief() string }
+	if errors.As(err, &b) {
+		return exporter.RedactText(b.Brief()) // short by construction
+	}
+	return clip(exporter.RedactText(err.Error()), maxReason)
+}
+
+// maxReason keeps the summary line near 300 characters with its counts.
+const maxReason = 80
+
+// clip shortens s to n bytes by cutting out its middle: the start says
+// what was being done, the end is usually the root cause.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	head := n / 3
+	return s[:head] + " ... " + s[len(s)-(n-head-5):]
+}
+
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // wire builds the run's parts from a validated config. AWS is touched only
 // when something needs it, so OUTPUT_DIR runs work without credentials.
@@ -103,6 +151,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		id, err = awsauth.Load(ctx, awsauth.Input{
 			Region: cl.Region, ParentRoleARN: cfg.IRSAParentRoleARN, ClusterName: cl.Name,
 			Lookup: lookup, Logger: log,
+			RequestTimeout: cfg.S3RequestTimeout.Duration(), RequestTimeoutSetting: timeoutSetting,
 		})
 		if err != nil {
 			return app.Options{}, err
@@ -123,6 +172,8 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		store, err = s3store.New(s3store.NewClient(id.Config), s3store.Options{
 			Bucket: cfg.S3BucketName, ExpectedBucketOwner: cfg.BucketOwner(),
 			SSE: cfg.SSE, SSEKMSKeyID: cfg.SSEKMSKeyID, Logger: log,
+			RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
+			PartSize: int64(cfg.S3PartSizeMiB) << 20,
 		})
 		dest = "s3://" + cfg.S3BucketName + "/" + cfg.S3Prefix
 	}
@@ -144,7 +195,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	codec := exporter.Codec(cfg.Compression)
 	layout := exporter.Layout{Prefix: cfg.S3Prefix, Account: cl.Account, Region: cl.Region, Cluster: cl.Name}
 	log.Info("starting export",
-		"version", exporter.Version, "cluster", cl.ARN, "kubecost", cfg.AllocationURL(),
+		"version", exporter.Version, "cluster", cl.ARN, "kubecost", exporter.RedactURL(cfg.AllocationURL()),
 		"aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity, "destination", dest,
 		"bucket_owner", cfg.BucketOwner(), "codec", codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
 	return app.Options{

@@ -36,7 +36,7 @@ type Config struct {
 	Granularity         string  `envconfig:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
 	Paginate            Flag    `envconfig:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
 	ConnectionTimeout   Seconds `envconfig:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
-	ReadTimeout         Seconds `envconfig:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"time to wait for Kubecost's response headers, seconds > 0"`
+	ReadTimeout         Seconds `envconfig:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0"`
 	TLSVerify           Flag    `envconfig:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
 	Retries             int     `envconfig:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 
@@ -45,10 +45,12 @@ type Config struct {
 	BearerFile     string `envconfig:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
 	BearerSecret   string `envconfig:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
 
-	IRSAParentRoleARN   string `envconfig:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
-	ExpectedBucketOwner string `envconfig:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
-	SSE                 string `envconfig:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
-	SSEKMSKeyID         string `envconfig:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
+	IRSAParentRoleARN   string  `envconfig:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
+	ExpectedBucketOwner string  `envconfig:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
+	SSE                 string  `envconfig:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
+	SSEKMSKeyID         string  `envconfig:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
+	S3PartSizeMiB       int     `envconfig:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
+	S3RequestTimeout    Seconds `envconfig:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
 
 	Labels      string `envconfig:"LABELS" desc:"comma-separated Kubernetes label keys to export as columns"`
 	Annotations string `envconfig:"ANNOTATIONS" desc:"comma-separated Kubernetes annotation keys to export as columns"`

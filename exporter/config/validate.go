@@ -178,6 +178,8 @@ func rules() []Rule {
 				bad(c.SSEKMSKeyID, "only valid with S3_SSE=aws:kms")
 			}
 		}},
+		{"S3_PART_SIZE_MIB", intRange(func(c *Config) int { return c.S3PartSizeMiB }, 5, 5120)},
+		{"S3_REQUEST_TIMEOUT", positive(func(c *Config) Seconds { return c.S3RequestTimeout })},
 		{"LABELS", func(c *Config, bad badFunc) { checkKeys(c.Labels, bad) }},
 		{"ANNOTATIONS", func(c *Config, bad badFunc) { checkKeys(c.Annotations, bad) }},
 		{"COMPRESSION", oneOf(func(c *Config) string { return c.Compression }, false, Codecs)},

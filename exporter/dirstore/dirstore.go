@@ -6,6 +6,13 @@
 // into place, so a reader (or a crash) sees the old file or the new one,
 // never a partial one (CONTRACT §3).
 //
+// Conditional Puts have S3's semantics. Create-only publishes the temp
+// file with a hard link, which fails atomically when the key exists.
+// Replace-only compares the key's ETag (derived from its size, mtime and
+// inode, which every Put changes because it renames a new file into place)
+// and renames while holding an exclusive lock on the directory, so two
+// replacing writers cannot both pass the check.
+//
 // Object metadata is kept in one extended attribute of the file
 // (user.kubecost-s3-exporter.meta, JSON), set on the temp file before the
 // rename. The attribute belongs to the inode, so the rename publishes data
@@ -175,7 +182,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 		} else if err != nil {
 			return err
 		}
-		found = append(found, exporter.ObjectInfo{Key: p, Size: info.Size()})
+		found = append(found, exporter.ObjectInfo{Key: p, Size: info.Size(), ETag: etag(info)})
 		return nil
 	})
 	if err != nil {
@@ -195,10 +202,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 }
 
 // Put writes r to key through a temp file in the destination directory,
-// fsyncs it, renames it over key and fsyncs the directory. When r fails or
-// ctx ends, the temp file is removed and key is untouched. meta goes into
-// an extended attribute of the temp file (see the package comment).
-func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string) (err error) {
+// fsyncs it, publishes it under key when cond holds and fsyncs the
+// directory. When r fails, ctx ends or cond fails, the temp file is
+// removed and key is untouched. meta goes into an extended attribute of
+// the temp file (see the package comment).
+func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("dirstore: put %s: %w", key, err)
@@ -258,7 +266,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := root.Rename(filepath.FromSlash(tmp), filepath.FromSlash(key)); err != nil {
+	if err := publish(root, dir, tmp, key, cond); err != nil {
 		return err
 	}
 	committed = true
@@ -338,6 +346,38 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	}
 	s.log.DebugContext(ctx, "dir delete", "root", s.root, "key", key)
 	return nil
+}
+
+// publish moves the finished temp file to key when cond holds.
+func publish(root *os.Root, dir, tmp, key string, cond exporter.Precondition) error {
+	from, to := filepath.FromSlash(tmp), filepath.FromSlash(key)
+	switch {
+	case cond.IfNoneMatch:
+		// link(2) never replaces: the key appears atomically or the call
+		// fails with EEXIST, whoever else writes it at the same moment.
+		if err := root.Link(from, to); errors.Is(err, fs.ErrExist) {
+			root.Remove(from)
+			return exporter.ErrPreconditionFailed
+		} else if err != nil {
+			return err
+		}
+		return root.Remove(from)
+	case cond.IfMatch != "":
+		unlock, err := lockDir(root, dir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		fi, err := root.Stat(to)
+		if err != nil || etag(fi) != cond.IfMatch {
+			root.Remove(from)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return exporter.ErrPreconditionFailed
+		}
+	}
+	return root.Rename(from, to)
 }
 
 // metaXattr is the extended attribute holding an object's user metadata.

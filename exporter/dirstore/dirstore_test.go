@@ -81,7 +81,7 @@ func TestKeysCannotEscapeRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"", ".", "../x", "a/../../x", "/etc/x", "a//b", "a/./b", "a/", `a\b`, "a/.b.tmp-0123456789abcdef"} {
-		if err := s.Put(t.Context(), key, strings.NewReader("x"), nil); err == nil {
+		if err := s.Put(t.Context(), key, strings.NewReader("x"), nil, exporter.Precondition{}); err == nil {
 			t.Errorf("Put(%q) succeeded, want an invalid-key error", key)
 		}
 		if _, err := s.Open(t.Context(), key); err == nil || errors.Is(err, exporter.ErrNotExist) {
@@ -92,7 +92,7 @@ func TestKeysCannotEscapeRoot(t *testing.T) {
 	if err := os.Symlink(parent, filepath.Join(root, "out")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Put(t.Context(), "out/escaped", strings.NewReader("x"), nil); err == nil {
+	if err := s.Put(t.Context(), "out/escaped", strings.NewReader("x"), nil, exporter.Precondition{}); err == nil {
 		t.Error("Put through a symlink pointing outside the root succeeded")
 	}
 	if _, err := os.Stat(filepath.Join(parent, "escaped")); err == nil {
@@ -108,7 +108,7 @@ func TestPutReaderErrorRemovesTemp(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	r := io.MultiReader(strings.NewReader("some bytes"), errReader{boom})
-	if err := s.Put(t.Context(), "a/b.parquet", r, nil); !errors.Is(err, boom) {
+	if err := s.Put(t.Context(), "a/b.parquet", r, nil, exporter.Precondition{}); !errors.Is(err, boom) {
 		t.Fatalf("Put = %v, want boom", err)
 	}
 	entries, err := os.ReadDir(filepath.Join(root, "a"))
@@ -132,7 +132,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func put(t *testing.T, s *Store, key, content string) {
 	t.Helper()
-	if err := s.Put(t.Context(), key, strings.NewReader(content), nil); err != nil {
+	if err := s.Put(t.Context(), key, strings.NewReader(content), nil, exporter.Precondition{}); err != nil {
 		t.Fatalf("Put(%q): %v", key, err)
 	}
 }

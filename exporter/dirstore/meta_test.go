@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // TestMetadataInXattr: the metadata is one JSON extended attribute of the
@@ -25,7 +27,7 @@ func TestMetadataInXattr(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "a/b/2026-01-01_prod.snappy.parquet"
-	if err := s.Put(t.Context(), key, strings.NewReader("data"), map[string]string{"Config-Fingerprint": "abc"}); err != nil {
+	if err := s.Put(t.Context(), key, strings.NewReader("data"), map[string]string{"Config-Fingerprint": "abc"}, exporter.Precondition{}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(root, filepath.FromSlash(key))

@@ -22,7 +22,7 @@ import (
 // Retries: we keep the SDK's standard retryer (AWS_MAX_ATTEMPTS and
 // AWS_RETRY_MODE still apply). It knows S3's throttling and transient error
 // codes, retries only what is safe to repeat, rewinds the seekable part
-// buffers the uploader hands it and honours ctx, so the store adds no retry
+// part bodies (file sections, buffers) and honours ctx, so the store adds no retry
 // loop of its own; two nested loops would multiply attempts and delays.
 func NewClient(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.Client {
 	fns := append([]func(*s3.Options){}, optFns...)
@@ -39,8 +39,8 @@ func NewClient(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.Client {
 
 // withExpectedBucketOwner fills ExpectedBucketOwner into every request
 // that has the field and leaves it empty. The store sets the field itself
-// on the calls it builds; this catches the ones the upload manager builds,
-// whose AbortMultipartUpload, for one, omits it.
+// on the calls it builds; this is the safety net for any call that does
+// not, such as one added later.
 func withExpectedBucketOwner(owner string) func(*s3.Options) {
 	mw := middleware.InitializeMiddlewareFunc("kse.ExpectedBucketOwner", func(
 		ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler,
@@ -58,7 +58,7 @@ func withExpectedBucketOwner(owner string) func(*s3.Options) {
 }
 
 // ownerField points at the ExpectedBucketOwner field of every input type
-// the store and its uploader send.
+// the store sends.
 func ownerField(params any) **string {
 	switch in := params.(type) {
 	case *s3.ListObjectsV2Input:

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // These tests need no server: the recorder answers every request itself,
@@ -115,9 +117,9 @@ func TestNewClientStandardRetryer(t *testing.T) {
 	}
 }
 
-// TestExpectedBucketOwnerOnAbort covers the one request the upload
-// manager builds without ExpectedBucketOwner: the abort of a failed
-// multipart upload. The fake server accepts the upload and fails a part.
+// TestExpectedBucketOwnerOnAbort checks that the abort of a failed
+// multipart upload, sent on a detached context, still names the owner.
+// The fake server accepts the upload and fails a part.
 func TestExpectedBucketOwnerOnAbort(t *testing.T) {
 	rec := &recorder{}
 	rec.respond = func(req *http.Request) *http.Response {
@@ -137,7 +139,7 @@ func TestExpectedBucketOwnerOnAbort(t *testing.T) {
 		Credentials: aws.AnonymousCredentials{}, HTTPClient: rec, RetryMaxAttempts: 1,
 	})
 	s := newStore(t, client, Options{Bucket: "bucket", ExpectedBucketOwner: owner, PartSize: 5 << 20})
-	if err := s.Put(t.Context(), "k", io.LimitReader(zeros{}, 11<<20), nil); err == nil {
+	if err := s.Put(t.Context(), "k", io.LimitReader(zeros{}, 11<<20), nil, exporter.Precondition{}); err == nil {
 		t.Fatal("Put succeeded although every part failed")
 	}
 	if rec.count("AbortMultipartUpload") == 0 {

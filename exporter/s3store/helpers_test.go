@@ -66,7 +66,7 @@ type request struct {
 
 // recorder is an aws.HTTPClient that records every request on its way to
 // the real transport. It sees exactly what goes on the wire, including the
-// requests the upload manager makes on its own.
+// multipart calls the store makes for one Put.
 type recorder struct {
 	next aws.HTTPClient
 	mu   sync.Mutex

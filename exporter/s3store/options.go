@@ -2,30 +2,29 @@ package s3store
 
 import (
 	"fmt"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Defaults for Options. They bound the memory of one Put to roughly
-// (Concurrency+2)×PartSize, whatever the object's size: the uploader holds
-// Concurrency+1 pooled part buffers plus the first part, which it reads
-// (with io.ReadAll, so with some growth garbage) before choosing between
-// PutObject and a multipart upload. With 8 MiB × 2 a Put of 50 or 160 MiB
-// allocates ~46 MiB in all (TestPutMemoryBounded), so the job fits a small
-// pod limit while still sending two parts at a time.
+// Defaults for Options. A Put of a seekable file reads its parts in place
+// and holds no part buffers. A Put of any other stream holds at most
+// Concurrency+1 pooled PartSize buffers, whatever the object's size
+// (TestPutMemoryBounded), so the job fits a small pod limit while still
+// sending two parts at a time.
 const (
 	DefaultPartSize    int64 = 8 << 20
 	DefaultConcurrency       = 2
 	// DefaultContentType is the IANA media type registered for Parquet.
 	DefaultContentType = "application/vnd.apache.parquet"
 	// DefaultChecksum is the flexible checksum sent with every PutObject and
-	// UploadPart. CRC32 is what the SDK's uploader picks on its own, S3
+	// UploadPart. CRC32 is what the SDK picks on its own, S3
 	// accepts it as a composite checksum for multipart uploads, and MinIO
 	// and the other common S3-compatible servers verify it.
 	DefaultChecksum = types.ChecksumAlgorithmCrc32
@@ -43,8 +42,8 @@ var checksums = []types.ChecksumAlgorithm{
 
 // Limits imposed by S3 on multipart parts.
 const (
-	minPartSize = manager.MinUploadPartSize // 5 MiB
-	maxPartSize = 5 << 30                   // 5 GiB
+	minPartSize = 5 << 20
+	maxPartSize = 5 << 30 // 5 GiB
 	maxConc     = 64
 	// maxMetadata is S3's limit on the total size of user-defined metadata
 	// (keys plus values, as sent).
@@ -85,6 +84,11 @@ type Options struct {
 	Checksum types.ChecksumAlgorithm
 	// ContentType of stored objects. "" means DefaultContentType.
 	ContentType string
+	// RequestTimeout and TimeoutSetting only word errors: the bound itself
+	// is set on the HTTP client (awsauth), and a stalled call fails with
+	// "no progress for <RequestTimeout> (<TimeoutSetting>)".
+	RequestTimeout time.Duration
+	TimeoutSetting string
 	// Logger receives debug events per operation and warnings about
 	// clean-up failures. nil discards them.
 	Logger *slog.Logger

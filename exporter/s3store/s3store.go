@@ -3,10 +3,13 @@
 //
 // Put accepts any io.Reader: the exporter hands it the day's finished spool
 // file (seekable), while other callers may stream a body of unknown length.
-// Either way memory is bounded by the part size and part concurrency, never
-// by the object. Objects larger than one part go multipart, and a failed
-// multipart upload is aborted, so an object appears whole or not at all
-// (CONTRACT §3).
+// Uploads are plain PutObject or multipart calls of our own (upload.go)
+// rather than the SDK's upload manager, which is deprecated and cannot carry
+// the conditional-write headers on CompleteMultipartUpload. A spooled day
+// file is uploaded in place, part by part, and a failed multipart upload is
+// aborted, so an object appears whole or not at all (CONTRACT §3). Uploads
+// that a killed process left behind are aborted by the next run
+// (AbortStale).
 package s3store
 
 import (
@@ -20,15 +23,16 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-var _ exporter.ObjectStore = (*Store)(nil)
+var (
+	_ exporter.ObjectStore   = (*Store)(nil)
+	_ exporter.UploadJanitor = (*Store)(nil)
+)
 
 // abortTimeout bounds the clean-up of a failed multipart upload. It runs on
 // a context detached from the caller's, because the usual reason for the
@@ -38,12 +42,10 @@ const abortTimeout = 30 * time.Second
 // Store is an exporter.ObjectStore on one S3 bucket. It is safe for
 // concurrent use.
 type Store struct {
-	client   *s3.Client
-	uploader *manager.Uploader
-	opts     Options
-	log      *slog.Logger
-	// callOpts go on every request, including the ones the upload manager
-	// makes on our behalf; getOpts are callOpts for GetObject.
+	client *s3.Client
+	opts   Options
+	log    *slog.Logger
+	// callOpts go on every request; getOpts are callOpts for GetObject.
 	callOpts, getOpts []func(*s3.Options)
 }
 
@@ -63,17 +65,6 @@ func New(client *s3.Client, opts Options) (*Store, error) {
 	}
 	// A separate slice, so concurrent Opens never append into a shared one.
 	s.getOpts = append(slices.Clone(s.callOpts), quietMultipartChecksum)
-	// feature/s3/manager is marked deprecated in favour of
-	// feature/s3/transfermanager, which is not in go.mod yet; the manager
-	// is still maintained and does what we need.
-	s.uploader = manager.NewUploader(client, func(u *manager.Uploader) {
-		u.PartSize = opts.PartSize
-		u.Concurrency = opts.Concurrency
-		// Abort on error: S3 bills for the parts of an unfinished upload,
-		// and CONTRACT §3 forbids leaving one behind.
-		u.LeavePartsOnError = false
-		u.ClientOptions = s.callOpts
-	})
 	return s, nil
 }
 
@@ -106,97 +97,17 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx, s.callOpts...)
 		if err != nil {
-			return fmt.Errorf("s3: list %s: %w", prefix, err)
+			return s.fail("list", prefix, opErr("ListObjectsV2", err))
 		}
 		for _, obj := range page.Contents {
 			n++
-			if err := fn(exporter.ObjectInfo{Key: aws.ToString(obj.Key), Size: aws.ToInt64(obj.Size)}); err != nil {
+			if err := fn(exporter.ObjectInfo{Key: aws.ToString(obj.Key), Size: aws.ToInt64(obj.Size), ETag: aws.ToString(obj.ETag)}); err != nil {
 				return err
 			}
 		}
 	}
 	s.log.DebugContext(ctx, "s3 list", "bucket", s.opts.Bucket, "prefix", prefix, "start_after", startAfter, "keys", n)
 	return nil
-}
-
-// Put streams r to key. Bodies up to PartSize go in one PutObject; larger
-// ones go multipart with PartSize parts, Concurrency at a time. When r fails
-// or ctx ends, the multipart upload is aborted and no object appears; an
-// existing object under key is left untouched. Memory does not depend on
-// the object's size: see the note on DefaultPartSize.
-func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string) error {
-	if err := checkMetadata(meta); err != nil {
-		return fmt.Errorf("s3: put %s: %w", key, err)
-	}
-	start := time.Now()
-	body := &streamReader{ctx: ctx, r: r}
-	var upload io.Reader = body
-	if f, ok := r.(readerAtSeeker); ok {
-		// A spooled day file goes to the uploader as is: it then reads each
-		// part as a section of the file instead of copying it into a
-		// PartSize buffer, so memory does not grow with the day, and a
-		// retried part is re-read from disk. The SDK honours ctx itself.
-		if size, err := f.Seek(0, io.SeekEnd); err == nil {
-			if _, err := f.Seek(0, io.SeekStart); err == nil {
-				upload, body.n = f, size
-			}
-		}
-	}
-	in := &s3.PutObjectInput{
-		Bucket:              aws.String(s.opts.Bucket),
-		Key:                 aws.String(key),
-		Body:                upload,
-		ContentType:         aws.String(s.opts.ContentType),
-		Metadata:            meta,
-		ExpectedBucketOwner: s.owner(),
-		ChecksumAlgorithm:   s.opts.Checksum,
-	}
-	if s.opts.SSE != "" {
-		in.ServerSideEncryption = types.ServerSideEncryption(s.opts.SSE)
-	}
-	if s.opts.SSEKMSKeyID != "" {
-		in.SSEKMSKeyId = aws.String(s.opts.SSEKMSKeyID)
-	}
-	out, err := s.uploader.Upload(ctx, in)
-	if err != nil {
-		err = s.cleanUp(ctx, key, err)
-		s.log.DebugContext(ctx, "s3 put failed", "bucket", s.opts.Bucket, "key", key, "bytes_read", body.n, "error", err)
-		return fmt.Errorf("s3: put %s: %w", key, err)
-	}
-	s.log.DebugContext(ctx, "s3 put", "bucket", s.opts.Bucket, "key", key, "bytes", body.n,
-		"parts", max(1, len(out.CompletedParts)), "duration", time.Since(start))
-	return nil
-}
-
-// cleanUp aborts the multipart upload behind a failed Upload. The upload
-// manager aborts too, but on the caller's context: when that context was
-// cancelled its abort never leaves the process and the parts stay billed.
-// A second abort after a successful first one answers NoSuchUpload, which
-// is fine.
-func (s *Store) cleanUp(ctx context.Context, key string, uploadErr error) error {
-	var mf manager.MultiUploadFailure
-	if !errors.As(uploadErr, &mf) || mf.UploadID() == "" {
-		// Single PutObject, or CreateMultipartUpload itself failed: there is
-		// no upload ID to abort. (A CreateMultipartUpload whose reply is lost
-		// leaves an upload we cannot name; the bucket's
-		// AbortIncompleteMultipartUpload lifecycle rule is the backstop.)
-		return uploadErr
-	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
-	defer cancel()
-	_, err := s.client.AbortMultipartUpload(actx, &s3.AbortMultipartUploadInput{
-		Bucket:              aws.String(s.opts.Bucket),
-		Key:                 aws.String(key),
-		UploadId:            aws.String(mf.UploadID()),
-		ExpectedBucketOwner: s.owner(),
-	}, s.callOpts...)
-	var gone *types.NoSuchUpload
-	if err == nil || errors.As(err, &gone) || apiCode(err) == "NoSuchUpload" {
-		return uploadErr
-	}
-	s.log.WarnContext(ctx, "s3: could not abort multipart upload; its parts stay until a lifecycle rule removes them",
-		"bucket", s.opts.Bucket, "key", key, "upload_id", mf.UploadID(), "error", err)
-	return errors.Join(uploadErr, fmt.Errorf("abort upload %s: %w", mf.UploadID(), err))
 }
 
 // Open returns the object's body. The caller must close it. A missing key
@@ -216,7 +127,7 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 		if errors.As(err, &nsk) || apiCode(err) == "NoSuchKey" {
 			return nil, fmt.Errorf("s3: open %s: %w", key, exporter.ErrNotExist)
 		}
-		return nil, fmt.Errorf("s3: open %s: %w", key, err)
+		return nil, s.fail("open", key, opErr("GetObject", err))
 	}
 	return out.Body, nil
 }
@@ -230,7 +141,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		ExpectedBucketOwner: s.owner(),
 	}, s.callOpts...)
 	if err != nil {
-		return fmt.Errorf("s3: delete %s: %w", key, err)
+		return s.fail("delete", key, opErr("DeleteObject", err))
 	}
 	s.log.DebugContext(ctx, "s3 delete", "bucket", s.opts.Bucket, "key", key)
 	return nil
@@ -267,35 +178,43 @@ func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, err
 // so the warning would fire on every read and mean nothing.
 func quietMultipartChecksum(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped = true }
 
-func apiCode(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
+// AbortStale aborts the unfinished multipart uploads under prefix that were
+// initiated before olderThan and whose key match accepts, logging each. A
+// process killed mid-upload (kill -9, OOM, node loss) cannot abort its
+// own; without this, only a bucket lifecycle rule would remove the parts.
+// The age limit keeps it away from uploads a concurrent run is still
+// sending; match keeps it to this cluster's own day files.
+func (s *Store) AbortStale(ctx context.Context, prefix string, olderThan time.Time, match func(string) bool) (int, error) {
+	pages := s3.NewListMultipartUploadsPaginator(s.client, &s3.ListMultipartUploadsInput{
+		Bucket:              aws.String(s.opts.Bucket),
+		Prefix:              aws.String(prefix),
+		ExpectedBucketOwner: s.owner(),
+	})
+	n := 0
+	var errs []error
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx, s.callOpts...)
+		if err != nil {
+			return n, s.fail("list uploads", prefix, opErr("ListMultipartUploads", err))
+		}
+		for _, u := range page.Uploads {
+			key, id := aws.ToString(u.Key), aws.ToString(u.UploadId)
+			if !strings.HasPrefix(key, prefix) || !match(key) || u.Initiated == nil || !u.Initiated.Before(olderThan) {
+				continue
+			}
+			_, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+				Bucket: aws.String(s.opts.Bucket), Key: aws.String(key), UploadId: aws.String(id),
+				ExpectedBucketOwner: s.owner(),
+			}, s.callOpts...)
+			var gone *types.NoSuchUpload
+			if err != nil && !errors.As(err, &gone) && apiCode(err) != "NoSuchUpload" {
+				errs = append(errs, s.fail("abort", key, opErr("AbortMultipartUpload", err)))
+				continue
+			}
+			n++
+			s.log.InfoContext(ctx, "aborted an unfinished upload left by an earlier run",
+				"key", key, "initiated", u.Initiated.UTC().Format(time.RFC3339))
+		}
 	}
-	return ""
-}
-
-// streamReader hands the body to the upload manager. It deliberately hides
-// Seek, ReadAt and WriteTo, so the manager always takes its bounded
-// streaming path, and it checks ctx between reads so that a cancelled Put
-// stops reading promptly even while the producer keeps writing.
-// readerAtSeeker is what the upload manager needs to read parts in place.
-type readerAtSeeker interface {
-	io.ReaderAt
-	io.ReadSeeker
-}
-
-type streamReader struct {
-	ctx context.Context
-	r   io.Reader
-	n   int64
-}
-
-func (s *streamReader) Read(p []byte) (int, error) {
-	if err := s.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := s.r.Read(p)
-	s.n += int64(n)
-	return n, err
+	return n, errors.Join(errs...)
 }

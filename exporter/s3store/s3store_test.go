@@ -83,7 +83,7 @@ func TestChecksumsVerified(t *testing.T) {
 		want := s.opts.Checksum
 		for _, size := range []int{1 << 10, 11 << 20} {
 			key := fmt.Sprintf("%s/%d", want, size)
-			if err := s.Put(t.Context(), key, pipe(size), nil); err != nil {
+			if err := s.Put(t.Context(), key, pipe(size), nil, exporter.Precondition{}); err != nil {
 				t.Fatalf("%s: Put %d bytes: %v", want, size, err)
 			}
 			head, err := srv.S3Client(t).HeadObject(t.Context(), &s3.HeadObjectInput{
@@ -123,7 +123,7 @@ func TestMetadataAndContentType(t *testing.T) {
 	meta := map[string]string{"rows": "42", "exporter-version": "1.2.3", "day": "2026-03-01"}
 	for _, size := range []int{100, 12 << 20} {
 		key := fmt.Sprintf("k%d", size)
-		if err := s.Put(t.Context(), key, pipe(size), meta); err != nil {
+		if err := s.Put(t.Context(), key, pipe(size), meta, exporter.Precondition{}); err != nil {
 			t.Fatal(err)
 		}
 		head, err := srv.S3Client(t).HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String("meta"), Key: aws.String(key)})
@@ -140,7 +140,7 @@ func TestMetadataAndContentType(t *testing.T) {
 		}
 	}
 	for _, bad := range []map[string]string{{"bad key": "x"}, {"k": "caf\u00e9"}, {"k": strings.Repeat("x", 3000)}} {
-		if err := s.Put(t.Context(), "bad", strings.NewReader("x"), bad); err == nil {
+		if err := s.Put(t.Context(), "bad", strings.NewReader("x"), bad, exporter.Precondition{}); err == nil {
 			t.Errorf("Put with metadata %.40v succeeded", bad)
 		}
 	}
@@ -161,7 +161,7 @@ func TestServerSideEncryption(t *testing.T) {
 		s := newStore(t, client, Options{Bucket: "sse", SSE: tc.sse, SSEKMSKeyID: tc.kmsKey, PartSize: 5 << 20})
 		for _, size := range []int{100, 11 << 20} {
 			k := fmt.Sprintf("%s/%d", tc.sse, size)
-			if err := s.Put(t.Context(), k, pipe(size), nil); err != nil {
+			if err := s.Put(t.Context(), k, pipe(size), nil, exporter.Precondition{}); err != nil {
 				t.Fatalf("Put with SSE %s: %v", tc.sse, err)
 			}
 			head, err := srv.S3Client(t).HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String("sse"), Key: aws.String(k)})
@@ -198,7 +198,7 @@ func TestWrongBucketOwner(t *testing.T) {
 	client := minioClient(t, srv, nil)
 	srv.CreateBucket(t, "owned")
 	s := newStore(t, client, Options{Bucket: "owned", ExpectedBucketOwner: "999999999999"})
-	err := s.Put(t.Context(), "k", pipe(10), nil)
+	err := s.Put(t.Context(), "k", pipe(10), nil, exporter.Precondition{})
 	switch apiCode(err) {
 	case "AccessDenied":
 		t.Log("MinIO enforces x-amz-expected-bucket-owner")
@@ -212,7 +212,7 @@ func TestWrongBucketOwner(t *testing.T) {
 
 // TestPutMemoryBounded streams objects of 50 and 160 MiB through Put with
 // the default options and checks that the heap does not grow with the
-// object: the uploader buffers a few parts, never the whole body.
+// object: a stream is cut into a few pooled part buffers, never held whole.
 func TestPutMemoryBounded(t *testing.T) {
 	srv := miniotest.Start(t)
 	client := minioClient(t, srv, nil)
@@ -226,7 +226,7 @@ func TestPutMemoryBounded(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		peak := sampleHeap(t)
-		if err := s.Put(t.Context(), "big", pipe(size), nil); err != nil {
+		if err := s.Put(t.Context(), "big", pipe(size), nil, exporter.Precondition{}); err != nil {
 			t.Fatal(err)
 		}
 		heapPeak := peak()
@@ -236,9 +236,8 @@ func TestPutMemoryBounded(t *testing.T) {
 		grew := heapPeak - min(heapPeak, before.HeapAlloc)
 		t.Logf("%d MiB Put (PartSize %d MiB, Concurrency %d): heap peak +%.1f MiB (live and not yet collected), %.1f MiB allocated in total",
 			size>>20, DefaultPartSize>>20, DefaultConcurrency, mib(grew), mib(allocated))
-		// Concurrency+1 pooled part buffers, the first part and io.ReadAll's
-		// growth garbage while the uploader reads it, plus the SDK's own
-		// working set. None of it depends on the object's size.
+		// Concurrency+1 pooled part buffers plus the SDK's own working set
+		// (the checksum pass, request buffers). None of it depends on the object's size.
 		limit := uint64(DefaultConcurrency+4)*uint64(DefaultPartSize) + 16<<20
 		if grew > limit {
 			t.Errorf("%d MiB Put: heap peak grew by %.1f MiB, want at most %.1f MiB", size>>20, mib(grew), mib(limit))

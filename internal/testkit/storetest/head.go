@@ -19,7 +19,7 @@ func (c *suite) testHead(t *testing.T) {
 	s := c.newStore(t)
 	ctx := t.Context()
 	first := map[string]string{"rows": "42", "config-fingerprint": "0123456789abcdef", "Kubecost-Day-Total": "1234.5678901234"}
-	if err := s.Put(ctx, partitionKey, strings.NewReader("version one"), first); err != nil {
+	if err := s.Put(ctx, partitionKey, strings.NewReader("version one"), first, exporter.Precondition{}); err != nil {
 		t.Fatal(err)
 	}
 	a1, err := s.Head(ctx, partitionKey)
@@ -35,7 +35,7 @@ func (c *suite) testHead(t *testing.T) {
 	}
 
 	// A replacement with other metadata: the old keys are gone.
-	if err := s.Put(ctx, partitionKey, strings.NewReader("version two!"), map[string]string{"rows": "7"}); err != nil {
+	if err := s.Put(ctx, partitionKey, strings.NewReader("version two!"), map[string]string{"rows": "7"}, exporter.Precondition{}); err != nil {
 		t.Fatal(err)
 	}
 	a2, err := s.Head(ctx, partitionKey)
@@ -47,7 +47,7 @@ func (c *suite) testHead(t *testing.T) {
 	}
 
 	// Same size, no metadata at all: still a new ETag, and empty metadata.
-	if err := s.Put(ctx, partitionKey, strings.NewReader("version 3 !!"), nil); err != nil {
+	if err := s.Put(ctx, partitionKey, strings.NewReader("version 3 !!"), nil, exporter.Precondition{}); err != nil {
 		t.Fatal(err)
 	}
 	a3, err := s.Head(ctx, partitionKey)
@@ -66,7 +66,7 @@ func (c *suite) testHeadMissing(t *testing.T) {
 	if _, err := s.Head(ctx, partitionKey); !errors.Is(err, exporter.ErrNotExist) {
 		t.Fatalf("Head of a missing key: %v, want ErrNotExist", err)
 	}
-	if err := s.Put(ctx, partitionKey, strings.NewReader("x"), map[string]string{"rows": "1"}); err != nil {
+	if err := s.Put(ctx, partitionKey, strings.NewReader("x"), map[string]string{"rows": "1"}, exporter.Precondition{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Delete(ctx, partitionKey); err != nil {
@@ -77,7 +77,7 @@ func (c *suite) testHeadMissing(t *testing.T) {
 	}
 	// A "directory" of the key layout is not an object.
 	dir := partitionKey[:strings.LastIndexByte(partitionKey, '/')]
-	if err := s.Put(ctx, partitionKey, strings.NewReader("x"), nil); err != nil {
+	if err := s.Put(ctx, partitionKey, strings.NewReader("x"), nil, exporter.Precondition{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Head(ctx, dir); !errors.Is(err, exporter.ErrNotExist) {
@@ -93,7 +93,7 @@ func (c *suite) testHeadDuringOverwrites(t *testing.T) {
 	ctx := t.Context()
 	put := func(i int) error {
 		body := strings.Repeat("x", 100+i)
-		return s.Put(ctx, partitionKey, strings.NewReader(body), map[string]string{"size": strconv.Itoa(len(body))})
+		return s.Put(ctx, partitionKey, strings.NewReader(body), map[string]string{"size": strconv.Itoa(len(body))}, exporter.Precondition{})
 	}
 	if err := put(0); err != nil {
 		t.Fatal(err)

@@ -94,6 +94,9 @@ func Run(t *testing.T, newStore func(t *testing.T) exporter.ObjectStore, opts ..
 	t.Run("HeadMetadata", c.testHead)
 	t.Run("HeadMissing", c.testHeadMissing)
 	t.Run("HeadDuringOverwrites", c.testHeadDuringOverwrites)
+	t.Run("CreateOnly", c.testCreateOnly)
+	t.Run("ReplaceOnly", c.testReplaceOnly)
+	t.Run("ConcurrentCreateOnlyOneWins", c.testConcurrentCreateOnly)
 }
 
 // A key shaped like the ones the exporter writes (CONTRACT §3).
@@ -105,7 +108,7 @@ func (c *suite) testLargeStream(t *testing.T) {
 	s := c.newStore(t)
 	ctx := t.Context()
 	want := sha256.New()
-	if err := s.Put(ctx, partitionKey, io.TeeReader(stream(1, c.large), want), map[string]string{"rows": "42"}); err != nil {
+	if err := s.Put(ctx, partitionKey, io.TeeReader(stream(1, c.large), want), map[string]string{"rows": "42"}, exporter.Precondition{}); err != nil {
 		t.Fatalf("Put %d bytes: %v", c.large, err)
 	}
 	if got := hashOf(t, s, partitionKey); !bytes.Equal(got, want.Sum(nil)) {
@@ -131,7 +134,7 @@ func (c *suite) testSeekableFile(t *testing.T) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Put(t.Context(), partitionKey, f, map[string]string{"rows": "7"}); err != nil {
+	if err := s.Put(t.Context(), partitionKey, f, map[string]string{"rows": "7"}, exporter.Precondition{}); err != nil {
 		t.Fatalf("Put file of %d bytes: %v", c.large, err)
 	}
 	if got := hashOf(t, s, partitionKey); !bytes.Equal(got, want.Sum(nil)) {
@@ -258,7 +261,7 @@ func (c *suite) testPagination(t *testing.T) {
 	for range 16 {
 		wg.Go(func() {
 			for k := range next {
-				if err := s.Put(t.Context(), k, bytes.NewReader([]byte("x")), nil); err != nil {
+				if err := s.Put(t.Context(), k, bytes.NewReader([]byte("x")), nil, exporter.Precondition{}); err != nil {
 					errs <- err
 				}
 			}
@@ -327,7 +330,7 @@ func (c *suite) testFailingReader(t *testing.T) {
 	for _, n := range []int64{0, 1 << 10, c.failAfter} {
 		t.Run(fmt.Sprintf("after%dBytes", n), func(t *testing.T) {
 			s := c.newStore(t)
-			err := s.Put(t.Context(), partitionKey, failAfter(stream(2, c.large), n), nil)
+			err := s.Put(t.Context(), partitionKey, failAfter(stream(2, c.large), n), nil, exporter.Precondition{})
 			if !errors.Is(err, errBoom) {
 				t.Fatalf("Put with a reader failing after %d bytes = %v, want an error wrapping the reader's", n, err)
 			}
@@ -339,7 +342,7 @@ func (c *suite) testFailingReader(t *testing.T) {
 func (c *suite) testFailingOverwrite(t *testing.T) {
 	s := c.newStore(t)
 	put(t, s, partitionKey, "yesterday's good file")
-	if err := s.Put(t.Context(), partitionKey, failAfter(stream(3, c.large), c.failAfter), nil); !errors.Is(err, errBoom) {
+	if err := s.Put(t.Context(), partitionKey, failAfter(stream(3, c.large), c.failAfter), nil, exporter.Precondition{}); !errors.Is(err, errBoom) {
 		t.Fatalf("Put = %v, want the reader's error", err)
 	}
 	if got := read(t, s, partitionKey); got != "yesterday's good file" {
@@ -353,7 +356,7 @@ func (c *suite) testCancelled(t *testing.T) {
 		s := c.newStore(t)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if err := s.Put(ctx, partitionKey, stream(4, 1<<10), nil); !errors.Is(err, context.Canceled) {
+		if err := s.Put(ctx, partitionKey, stream(4, 1<<10), nil, exporter.Precondition{}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Put with a cancelled ctx = %v, want context.Canceled", err)
 		}
 		c.assertNothing(t, s, partitionKey)
@@ -365,7 +368,7 @@ func (c *suite) testCancelled(t *testing.T) {
 		// The producer cancels after failAfter bytes but keeps producing
 		// until the end: only the store's own ctx checks can stop it.
 		r := &hook{r: stream(5, c.large), at: c.failAfter, fn: cancel}
-		if err := s.Put(ctx, partitionKey, r, nil); !errors.Is(err, context.Canceled) {
+		if err := s.Put(ctx, partitionKey, r, nil, exporter.Precondition{}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Put cancelled after %d bytes = %v, want context.Canceled", c.failAfter, err)
 		}
 		c.assertNothing(t, s, partitionKey)
@@ -382,7 +385,7 @@ func (c *suite) testConcurrentSameKey(t *testing.T) {
 		_, _ = io.Copy(h, stream(uint64(100+i), size))
 		sums[i] = h.Sum(nil)
 		wg.Go(func() {
-			if err := s.Put(t.Context(), partitionKey, stream(uint64(100+i), size), nil); err != nil {
+			if err := s.Put(t.Context(), partitionKey, stream(uint64(100+i), size), nil, exporter.Precondition{}); err != nil {
 				t.Errorf("Put %d: %v", i, err)
 			}
 		})
@@ -460,7 +463,7 @@ func (h *hook) Read(p []byte) (int, error) {
 
 func put(t *testing.T, s exporter.ObjectStore, key, content string) {
 	t.Helper()
-	if err := s.Put(t.Context(), key, struct{ io.Reader }{bytes.NewReader([]byte(content))}, nil); err != nil {
+	if err := s.Put(t.Context(), key, struct{ io.Reader }{bytes.NewReader([]byte(content))}, nil, exporter.Precondition{}); err != nil {
 		t.Fatalf("Put(%q): %v", key, err)
 	}
 }
@@ -507,7 +510,14 @@ func list(t *testing.T, s exporter.ObjectStore, prefix, startAfter string) []exp
 
 func assertList(t *testing.T, s exporter.ObjectStore, prefix, startAfter string, want []exporter.ObjectInfo) {
 	t.Helper()
-	if got := list(t, s, prefix, startAfter); !slices.Equal(got, want) {
+	got := list(t, s, prefix, startAfter)
+	for i := range got {
+		if got[i].ETag == "" {
+			t.Errorf("List(%q, %q): %s has no ETag", prefix, startAfter, got[i].Key)
+		}
+		got[i].ETag = "" // compared by the precondition tests
+	}
+	if !slices.Equal(got, want) {
 		t.Errorf("List(%q, %q) = %v, want %v", prefix, startAfter, got, want)
 	}
 }

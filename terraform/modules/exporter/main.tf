@@ -60,10 +60,11 @@ data "aws_iam_policy_document" "irsa_trust" {
 }
 
 # What the writing role may do: list its own account/region prefix, put (or
-# abort the multipart upload of) its own cluster's daily files, and read the
+# abort the multipart upload of) its own cluster's daily files, read the
 # metadata of and delete those same files, to re-export a day whose config
 # or Kubecost total changed (HeadObject needs s3:GetObject) and to remove
-# the old-codec file after a codec switch.
+# the old-codec file after a codec switch, and list the bucket's unfinished
+# uploads so that a run can abort the ones a killed run left behind.
 data "aws_iam_policy_document" "writer" {
   statement {
     sid       = "ListOwnPartitionPrefix"
@@ -75,6 +76,15 @@ data "aws_iam_policy_document" "writer" {
       variable = "s3:prefix"
       values   = ["${local.partition_prefix}*"]
     }
+  }
+
+  # ListBucketMultipartUploads has no s3:prefix condition key, so it cannot
+  # be narrowed to the partition prefix. It shows the keys of unfinished
+  # uploads, never data; aborting stays limited to this cluster's files.
+  statement {
+    sid       = "ListUnfinishedUploads"
+    actions   = ["s3:ListBucketMultipartUploads"]
+    resources = [local.bucket_arn]
   }
 
   statement {

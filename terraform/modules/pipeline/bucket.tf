@@ -61,6 +61,21 @@ data "aws_iam_policy_document" "bucket" {
   dynamic "statement" {
     for_each = length(var.exporter_principal_arns) > 0 ? [1] : []
     content {
+      sid       = "AllowExportersToListUnfinishedUploads"
+      effect    = "Allow"
+      actions   = ["s3:ListBucketMultipartUploads"]
+      resources = [local.bucket_arn]
+
+      principals {
+        type        = "AWS"
+        identifiers = var.exporter_principal_arns
+      }
+    }
+  }
+
+  dynamic "statement" {
+    for_each = length(var.exporter_principal_arns) > 0 ? [1] : []
+    content {
       sid       = "AllowExportersToListTheDataPrefix"
       effect    = "Allow"
       actions   = ["s3:ListBucket"]

@@ -1,0 +1,153 @@
+package awsauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+)
+
+// DefaultRequestTimeout bounds how long an AWS call may make no progress.
+// S3 answers a PutObject or UploadPart within seconds of the last byte and
+// streams bodies steadily, so a minute without a byte either way is a
+// stalled connection, not a slow one.
+const DefaultRequestTimeout = 60 * time.Second
+
+// StallError is a connection that made no progress for Timeout. It is a
+// timeout (Timeout() is true), so the SDK's retryer retries the call on a
+// new connection.
+type StallError struct {
+	Dir     string // "read" or "write"
+	After   time.Duration
+	Setting string // the variable that sets After, for the message
+}
+
+func (e *StallError) Error() string {
+	msg := fmt.Sprintf("no progress for %s while waiting to %s", e.After, e.Dir)
+	if e.Setting != "" {
+		msg += " (" + e.Setting + ")"
+	}
+	return msg
+}
+
+// Timeout marks the error as retryable for the SDK.
+func (e *StallError) Timeout() bool { return true }
+
+// Temporary is read by the SDK's connection-error check.
+func (e *StallError) Temporary() bool { return true }
+
+// NewHTTPClient is the HTTP client of every AWS call (S3, STS, Secrets
+// Manager). On top of the SDK's defaults it bounds each call: the response
+// headers must come within timeout of the request being sent (the
+// transport's ResponseHeaderTimeout, twice that, is a backstop), and neither
+// the request body nor the response body may stall for longer than
+// timeout. A stalled connection is closed with a StallError, which the
+// SDK's retryer retries like any timeout. A whole call is never bounded by
+// its total duration: a large part on a slow link is fine as long as bytes
+// move.
+func NewHTTPClient(timeout time.Duration, setting string) *awshttp.BuildableClient {
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	return awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		// The watchdog below fails a silent wait for the response after
+		// timeout, with a message naming the setting; the transport's own
+		// header timeout is the backstop should a read never be pending.
+		tr.ResponseHeaderTimeout = 2 * timeout
+		dial := tr.DialContext
+		if dial == nil {
+			dial = (&net.Dialer{Timeout: timeout}).DialContext
+		}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &watchdogConn{Conn: c, timeout: timeout, setting: setting}, nil
+		}
+	})
+}
+
+// watchdogConn fails a read or write that makes no progress for timeout.
+// While a request body is being written, the response cannot start, so
+// writes that progress also keep the pending read alive; this is what lets
+// a long upload on a slow link pass while a server that stops reading, or
+// never answers, is caught.
+type watchdogConn struct {
+	net.Conn
+	timeout   time.Duration
+	setting   string
+	lastWrite atomic.Int64 // unix nanoseconds of the last written byte
+	// stall is the first StallError on this connection. The transport
+	// closes the connection after it, and the other direction then fails
+	// with "use of closed network connection"; reporting the stall instead
+	// keeps the cause, and its Timeout(), whichever error the transport
+	// happens to surface.
+	stall atomic.Pointer[StallError]
+}
+
+func (c *watchdogConn) stalled(dir string) error {
+	e := &StallError{Dir: dir, After: c.timeout, Setting: c.setting}
+	c.stall.CompareAndSwap(nil, e)
+	return c.stall.Load()
+}
+
+// cause replaces a later error on a stalled connection by the stall.
+func (c *watchdogConn) cause(err error) error {
+	if s := c.stall.Load(); err != nil && s != nil {
+		return s
+	}
+	return err
+}
+
+// chunk is how much one Write sends under one deadline, so that a large
+// write that trickles is judged by its progress, not its total size.
+const chunk = 64 << 10
+
+func (c *watchdogConn) Read(p []byte) (int, error) {
+	deadline := time.Now().Add(c.timeout)
+	for {
+		if err := c.Conn.SetReadDeadline(deadline); err != nil {
+			return 0, err
+		}
+		n, err := c.Conn.Read(p)
+		if n > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, c.cause(err)
+		}
+		// The request body is still moving: wait until timeout after its
+		// last byte.
+		if next := time.Unix(0, c.lastWrite.Load()).Add(c.timeout); next.After(time.Now()) {
+			deadline = next
+			continue
+		}
+		return 0, c.stalled("read")
+	}
+}
+
+func (c *watchdogConn) Write(p []byte) (int, error) {
+	written := 0
+	for written < len(p) {
+		if err := c.Conn.SetWriteDeadline(time.Now().Add(c.timeout)); err != nil {
+			return written, err
+		}
+		end := min(len(p), written+chunk)
+		n, err := c.Conn.Write(p[written:end])
+		written += n
+		if n > 0 {
+			c.lastWrite.Store(time.Now().UnixNano())
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return written, c.stalled("write")
+		}
+		if err != nil {
+			return written, c.cause(err)
+		}
+	}
+	return written, nil
+}

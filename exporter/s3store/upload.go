@@ -1,0 +1,371 @@
+package s3store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// maxParts is S3's limit on the parts of one multipart upload.
+const maxParts = 10000
+
+// Put streams r to key when cond holds. Bodies up to PartSize go in one
+// PutObject; larger ones go multipart with PartSize parts, Concurrency at a
+// time. The precondition rides on PutObject or on CompleteMultipartUpload,
+// so the object appears only if it still holds when the object is
+// committed. When r fails, ctx ends or the precondition fails, the
+// multipart upload is aborted and no object appears; an existing object
+// under key is left untouched.
+//
+// A spooled day file (an io.ReaderAt with Seek) is read in place: each part
+// is a section of the file, so memory does not grow with the day and a
+// retried part is re-read from disk. Any other reader is cut into
+// PartSize buffers, Concurrency+1 at most.
+func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
+	if err := checkMetadata(meta); err != nil {
+		return fmt.Errorf("s3: put %s: %w", key, err)
+	}
+	start := time.Now()
+	// Concurrency parts in flight and one being read.
+	src, err := newPartSource(ctx, r, s.opts.PartSize, s.opts.Concurrency+1)
+	if err != nil {
+		return s.fail("put", key, err)
+	}
+	first, err := src.next()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return s.fail("put", key, err)
+	}
+	var parts int
+	if src.single(first) {
+		parts = 1
+		err = s.putSingle(ctx, key, first, meta, cond)
+	} else {
+		parts, err = s.putMultipart(ctx, key, src, first, meta, cond)
+	}
+	if err != nil {
+		s.log.DebugContext(ctx, "s3 put failed", "bucket", s.opts.Bucket, "key", key, "error", err)
+		if cond.IfMatch != "" && apiCode(err) == "NoSuchKey" {
+			// If-Match on a key that is gone: S3 and MinIO answer 404
+			// rather than 412, but for the caller it is the same lost race.
+			return fmt.Errorf("%w (%w)", &Error{Op: "put", Key: key, Msg: "the object to replace is gone", Err: err}, exporter.ErrPreconditionFailed)
+		}
+		return s.fail("put", key, err)
+	}
+	s.log.DebugContext(ctx, "s3 put", "bucket", s.opts.Bucket, "key", key, "bytes", src.total,
+		"parts", parts, "duration", time.Since(start))
+	return nil
+}
+
+func (s *Store) putSingle(ctx context.Context, key string, p part, meta map[string]string, cond exporter.Precondition) error {
+	defer p.release()
+	in := &s3.PutObjectInput{
+		Bucket:              aws.String(s.opts.Bucket),
+		Key:                 aws.String(key),
+		Body:                p.body,
+		ContentLength:       aws.Int64(p.size),
+		ContentType:         aws.String(s.opts.ContentType),
+		Metadata:            meta,
+		ExpectedBucketOwner: s.owner(),
+		ChecksumAlgorithm:   s.opts.Checksum,
+		IfMatch:             ifMatch(cond),
+		IfNoneMatch:         ifNoneMatch(cond),
+	}
+	if s.opts.SSE != "" {
+		in.ServerSideEncryption = types.ServerSideEncryption(s.opts.SSE)
+	}
+	if s.opts.SSEKMSKeyID != "" {
+		in.SSEKMSKeyId = aws.String(s.opts.SSEKMSKeyID)
+	}
+	_, err := s.client.PutObject(ctx, in, s.callOpts...)
+	return opErr("PutObject", err)
+}
+
+func (s *Store) putMultipart(ctx context.Context, key string, src *partSource, first part, meta map[string]string, cond exporter.Precondition) (int, error) {
+	in := &s3.CreateMultipartUploadInput{
+		Bucket:              aws.String(s.opts.Bucket),
+		Key:                 aws.String(key),
+		ContentType:         aws.String(s.opts.ContentType),
+		Metadata:            meta,
+		ExpectedBucketOwner: s.owner(),
+		ChecksumAlgorithm:   s.opts.Checksum,
+	}
+	if s.opts.SSE != "" {
+		in.ServerSideEncryption = types.ServerSideEncryption(s.opts.SSE)
+	}
+	if s.opts.SSEKMSKeyID != "" {
+		in.SSEKMSKeyId = aws.String(s.opts.SSEKMSKeyID)
+	}
+	out, err := s.client.CreateMultipartUpload(ctx, in, s.callOpts...)
+	if err != nil {
+		first.release()
+		// A CreateMultipartUpload whose reply was lost leaves an upload we
+		// cannot name; the next run's AbortStale removes it.
+		return 0, opErr("CreateMultipartUpload", err)
+	}
+	id := aws.ToString(out.UploadId)
+	completed, err := s.uploadParts(ctx, key, id, src, first)
+	if err == nil {
+		_, err = s.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+			Bucket:              aws.String(s.opts.Bucket),
+			Key:                 aws.String(key),
+			UploadId:            aws.String(id),
+			MultipartUpload:     &types.CompletedMultipartUpload{Parts: completed},
+			ExpectedBucketOwner: s.owner(),
+			IfMatch:             ifMatch(cond),
+			IfNoneMatch:         ifNoneMatch(cond),
+		}, s.callOpts...)
+		err = opErr("CompleteMultipartUpload", err)
+	}
+	if err != nil {
+		return len(completed), s.abort(ctx, key, id, err)
+	}
+	return len(completed), nil
+}
+
+// uploadParts sends first and every later part of src, Concurrency at a
+// time, and returns them in part order. The first failure stops the rest.
+func (s *Store) uploadParts(ctx context.Context, key, id string, src *partSource, first part) ([]types.CompletedPart, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu        sync.Mutex
+		completed []types.CompletedPart
+		wg        sync.WaitGroup
+		sem       = make(chan struct{}, s.opts.Concurrency)
+	)
+	send := func(p part) {
+		defer wg.Done()
+		defer func() { <-sem }()
+		defer p.release()
+		out, err := s.client.UploadPart(ctx, &s3.UploadPartInput{
+			Bucket:              aws.String(s.opts.Bucket),
+			Key:                 aws.String(key),
+			UploadId:            aws.String(id),
+			PartNumber:          aws.Int32(p.num),
+			Body:                p.body,
+			ContentLength:       aws.Int64(p.size),
+			ChecksumAlgorithm:   s.opts.Checksum,
+			ExpectedBucketOwner: s.owner(),
+		}, s.callOpts...)
+		if err != nil {
+			cancel(opErr(fmt.Sprintf("UploadPart %d", p.num), err))
+			return
+		}
+		mu.Lock()
+		completed = append(completed, types.CompletedPart{
+			PartNumber: aws.Int32(p.num), ETag: out.ETag,
+			ChecksumCRC32: out.ChecksumCRC32, ChecksumCRC32C: out.ChecksumCRC32C,
+			ChecksumCRC64NVME: out.ChecksumCRC64NVME, ChecksumSHA1: out.ChecksumSHA1, ChecksumSHA256: out.ChecksumSHA256,
+		})
+		mu.Unlock()
+	}
+	p, err := first, error(nil)
+	for {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			p.release()
+			break
+		}
+		wg.Add(1)
+		go send(p)
+		if p, err = src.next(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				cancel(err)
+			}
+			break
+		}
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return completed, err
+	}
+	if len(completed) > maxParts {
+		return completed, fmt.Errorf("%d parts, S3 allows %d: raise the part size", len(completed), maxParts)
+	}
+	sortParts(completed)
+	return completed, nil
+}
+
+// abort removes a failed multipart upload so that its parts are neither
+// left behind (CONTRACT §3) nor billed. It runs on a context detached from
+// the caller's, because the usual reason for the failure is that the
+// caller's context was cancelled. An upload already gone is fine.
+func (s *Store) abort(ctx context.Context, key, id string, cause error) error {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	defer cancel()
+	_, err := s.client.AbortMultipartUpload(actx, &s3.AbortMultipartUploadInput{
+		Bucket:              aws.String(s.opts.Bucket),
+		Key:                 aws.String(key),
+		UploadId:            aws.String(id),
+		ExpectedBucketOwner: s.owner(),
+	}, s.callOpts...)
+	var gone *types.NoSuchUpload
+	if err == nil || errors.As(err, &gone) || apiCode(err) == "NoSuchUpload" {
+		return cause
+	}
+	s.log.WarnContext(ctx, "s3: could not abort a multipart upload; the next run removes it",
+		"bucket", s.opts.Bucket, "key", key, "upload_id", id, "error", s.brief(err))
+	return errors.Join(cause, fmt.Errorf("abort: %w", opErr("AbortMultipartUpload", err)))
+}
+
+func ifMatch(c exporter.Precondition) *string {
+	if c.IfMatch == "" {
+		return nil
+	}
+	return aws.String(c.IfMatch)
+}
+
+func ifNoneMatch(c exporter.Precondition) *string {
+	if !c.IfNoneMatch {
+		return nil
+	}
+	return aws.String("*")
+}
+
+func sortParts(ps []types.CompletedPart) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && aws.ToInt32(ps[j].PartNumber) < aws.ToInt32(ps[j-1].PartNumber); j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+// part is one part's body, seekable so the SDK can checksum it and rewind
+// it for a retry.
+type part struct {
+	num     int32
+	body    io.ReadSeeker
+	size    int64
+	release func()
+}
+
+// partSource cuts a Put's body into parts: sections of a seekable file, or
+// pooled buffers filled from a stream.
+type partSource struct {
+	ctx      context.Context
+	file     readerAtSeeker // nil for a stream
+	size     int64          // file size
+	stream   io.Reader
+	partSize int64
+	// free recycles part buffers. A channel rather than a sync.Pool: the
+	// pool may drop buffers (it does on purpose under the race detector),
+	// and then memory would grow with the object after all.
+	free  chan *[]byte
+	num   int32
+	off   int64
+	total int64
+	eof   bool
+}
+
+// readerAtSeeker is what reading parts in place needs.
+type readerAtSeeker interface {
+	io.ReaderAt
+	io.ReadSeeker
+}
+
+func newPartSource(ctx context.Context, r io.Reader, partSize int64, buffers int) (*partSource, error) {
+	src := &partSource{ctx: ctx, stream: r, partSize: partSize, free: make(chan *[]byte, buffers)}
+	if f, ok := r.(readerAtSeeker); ok {
+		size, err := f.Seek(0, io.SeekEnd)
+		if err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
+		if err != nil {
+			return nil, err
+		}
+		src.file, src.size = f, size
+		// A known size can stay within S3's part limit.
+		for src.size/src.partSize >= maxParts {
+			src.partSize *= 2
+		}
+	}
+	return src, nil
+}
+
+func (src *partSource) buffer() *[]byte {
+	select {
+	case b := <-src.free:
+		return b
+	default:
+		b := make([]byte, src.partSize)
+		return &b
+	}
+}
+
+func (src *partSource) recycle(b *[]byte) {
+	select {
+	case src.free <- b:
+	default:
+	}
+}
+
+// single reports whether first is the whole body.
+func (src *partSource) single(first part) bool {
+	if src.file != nil {
+		return src.size <= src.partSize
+	}
+	return src.eof
+}
+
+// next returns the next part, or io.EOF when there is none. The first call
+// always returns a part, empty for an empty body.
+func (src *partSource) next() (part, error) {
+	if err := src.ctx.Err(); err != nil {
+		return part{}, err
+	}
+	if src.file != nil {
+		if src.num > 0 && src.off >= src.size {
+			return part{}, io.EOF
+		}
+		n := min(src.partSize, src.size-src.off)
+		src.num++
+		p := part{num: src.num, body: io.NewSectionReader(src.file, src.off, n), size: n, release: func() {}}
+		src.off += n
+		src.total += n
+		return p, nil
+	}
+	if src.eof {
+		return part{}, io.EOF
+	}
+	bp := src.buffer()
+	n, err := io.ReadFull(&ctxReader{ctx: src.ctx, r: src.stream}, *bp)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		src.eof = true
+		if n == 0 && src.num > 0 {
+			src.recycle(bp)
+			return part{}, io.EOF
+		}
+	case err != nil:
+		src.recycle(bp)
+		return part{}, err
+	}
+	src.num++
+	src.total += int64(n)
+	return part{num: src.num, body: bytes.NewReader((*bp)[:n]), size: int64(n), release: func() { src.recycle(bp) }}, nil
+}
+
+// ctxReader stops reading the body as soon as ctx ends, even while the
+// producer keeps writing.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
