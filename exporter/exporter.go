@@ -204,3 +204,20 @@ func (l Layout) ParseKey(key string) (time.Time, Codec, bool) {
 	}
 	return time.Time{}, "", false
 }
+
+// ContextReader returns a reader that fails with ctx's error as soon as ctx
+// ends, so that a copy into a store stops even while the producer keeps
+// writing.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx: ctx, r: r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -247,7 +247,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 		}
 	}()
 
-	n, err := io.Copy(f, &ctxReader{ctx: ctx, r: r})
+	n, err := io.Copy(f, exporter.ContextReader(ctx, r))
 	if err != nil {
 		return err
 	}
@@ -438,20 +438,6 @@ func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, err
 		}
 	}
 	return exporter.ObjectAttrs{Size: fi.Size(), ETag: etag(fi), Metadata: meta}, nil
-}
-
-// ctxReader stops a copy as soon as ctx ends, even while the producer
-// keeps writing.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 func randomHex(n int) string {

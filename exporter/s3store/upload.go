@@ -339,7 +339,7 @@ func (src *partSource) next() (part, error) {
 		return part{}, io.EOF
 	}
 	bp := src.buffer()
-	n, err := io.ReadFull(&ctxReader{ctx: src.ctx, r: src.stream}, *bp)
+	n, err := io.ReadFull(exporter.ContextReader(src.ctx, src.stream), *bp)
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		src.eof = true
@@ -354,18 +354,4 @@ func (src *partSource) next() (part, error) {
 	src.num++
 	src.total += int64(n)
 	return part{num: src.num, body: bytes.NewReader((*bp)[:n]), size: int64(n), release: func() { src.recycle(bp) }}, nil
-}
-
-// ctxReader stops reading the body as soon as ctx ends, even while the
-// producer keeps writing.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
