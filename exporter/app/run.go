@@ -218,44 +218,12 @@ func exportDay(ctx context.Context, o Options, dp exporter.DayPlan, n, total int
 		f.Close()
 		os.Remove(f.Name())
 	}()
-	sink, err := newDaySink(f, o.Projection, o.NewEncoder)
-	if err != nil {
-		res.Err = fmt.Errorf("start parquet file: %w", err)
-		return res
-	}
-	if err := o.Source.FetchDay(ctx, d, sink); err != nil {
-		sink.abort()
-		res.Err = fmt.Errorf("fetch: %w", err)
-		return res
-	}
-	rows, err := sink.Close()
+	rows, size, err := spoolDay(ctx, o, d, f)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	if rows == 0 {
-		res.Err = errors.New("the day was reported available but Kubecost returned no allocations")
-		return res
-	}
-	size, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		res.Err = err
-		return res
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		res.Err = err
-		return res
-	}
-	meta := maps.Clone(o.Metadata)
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	meta[exporter.MetaRows] = strconv.FormatInt(rows, 10)
-	meta["window-start"] = d.UTC().Format(time.RFC3339)
-	meta["window-end"] = d.Add(24 * time.Hour).UTC().Format(time.RFC3339)
-	meta["schema-version"] = schema.Version
-	meta["exporter-version"] = exporter.Version
-	addPlanMetadata(meta, o, dp)
+	meta := dayMetadata(o, dp, rows)
 	// A new day is created only if absent; a replacement only over the
 	// version seen when planning. Either way a run that planned against an
 	// older state never overwrites newer work.
@@ -279,6 +247,48 @@ func exportDay(ctx context.Context, o Options, dp exporter.DayPlan, n, total int
 		res.Err = err
 	}
 	return res
+}
+
+// spoolDay fetches day d into f as a whole Parquet file and rewinds f for
+// the upload. It returns the rows and the file's size.
+func spoolDay(ctx context.Context, o Options, d time.Time, f *os.File) (rows, size int64, err error) {
+	sink, err := newDaySink(f, o.Projection, o.NewEncoder)
+	if err != nil {
+		return 0, 0, fmt.Errorf("start parquet file: %w", err)
+	}
+	if err := o.Source.FetchDay(ctx, d, sink); err != nil {
+		sink.abort()
+		return 0, 0, fmt.Errorf("fetch: %w", err)
+	}
+	if rows, err = sink.Close(); err != nil {
+		return 0, 0, err
+	}
+	if rows == 0 {
+		return 0, 0, errors.New("the day was reported available but Kubecost returned no allocations")
+	}
+	if size, err = f.Seek(0, io.SeekEnd); err != nil {
+		return 0, 0, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, err
+	}
+	return rows, size, nil
+}
+
+// dayMetadata is the user metadata of the object holding dp's day: the
+// run's own metadata, how the file was made, and what planning saw.
+func dayMetadata(o Options, dp exporter.DayPlan, rows int64) map[string]string {
+	meta := maps.Clone(o.Metadata)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[exporter.MetaRows] = strconv.FormatInt(rows, 10)
+	meta["window-start"] = dp.Day.UTC().Format(time.RFC3339)
+	meta["window-end"] = dp.Day.Add(24 * time.Hour).UTC().Format(time.RFC3339)
+	meta["schema-version"] = schema.Version
+	meta["exporter-version"] = exporter.Version
+	addPlanMetadata(meta, o, dp)
+	return meta
 }
 
 // staleUploadAge is how old an unfinished upload of this cluster must be
