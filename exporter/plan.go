@@ -58,7 +58,18 @@ const (
 	MetaFingerprint = "config-fingerprint" // Fingerprint of the config that made the file
 	MetaDayTotal    = "kubecost-day-total" // DayTotal.TotalCost when the day was exported
 	MetaRows        = "rows"
+	// MetaExporterVersion marks every object this exporter wrote, also
+	// those of versions before the fingerprint existed.
+	MetaExporterVersion = "exporter-version"
 )
+
+// writtenByUs tells our objects from CCA's or hand-made ones. An object of
+// an earlier version of ours has no fingerprint but is still ours: it
+// counts as made with another config, so a user who upgrades gets the new
+// columns in every day Kubecost still has instead of a legacy-kept archive.
+func writtenByUs(a ObjectAttrs) bool {
+	return a.Metadata[MetaFingerprint] != "" || a.Metadata[MetaExporterVersion] != ""
+}
 
 // StoredObject is one object of this cluster, with what Head said of it.
 type StoredObject struct {
@@ -186,9 +197,9 @@ func decide(in PlanInput, d time.Time, total float64, objs []StoredObject) DayPl
 	switch {
 	case slices.ContainsFunc(in.Force, func(f time.Time) bool { return Midnight(f).Equal(d) }):
 		dp.Reason, dp.Export = ReasonForced, true
-	case fp == "" && in.ReexportLegacy:
+	case !writtenByUs(primary.Attrs) && in.ReexportLegacy:
 		dp.Reason, dp.Export = ReasonLegacyReplaced, true
-	case fp == "":
+	case !writtenByUs(primary.Attrs):
 		dp.Reason, dp.Detail = ReasonLegacyKept, "no "+MetaFingerprint+" metadata: not written by this exporter"
 	case fp != in.Fingerprint && in.ReexportOnConfigChange:
 		dp.Reason, dp.Export = ReasonConfigChanged, true
@@ -208,7 +219,7 @@ func decide(in PlanInput, d time.Time, total float64, objs []StoredObject) DayPl
 		case dp.Export:
 			// The day is being replaced: afterwards it has exactly one file.
 			dp.Delete = append(dp.Delete, o.Key)
-		case o.Key != primary.Key && o.Attrs.Metadata[MetaFingerprint] != "":
+		case o.Key != primary.Key && writtenByUs(o.Attrs):
 			// Ours, and not the file that speaks for the day: a leftover.
 			dp.Delete = append(dp.Delete, o.Key)
 		}

@@ -151,6 +151,12 @@ func legacy(l Layout, day time.Time, c Codec) StoredObject {
 	return StoredObject{Key: l.Key(day, c), Day: day, Codec: c, Attrs: ObjectAttrs{ETag: `"legacy"`, Metadata: map[string]string{}}}
 }
 
+// earlier is an object of a version of ours that wrote no fingerprint.
+func earlier(l Layout, day time.Time, c Codec) StoredObject {
+	return StoredObject{Key: l.Key(day, c), Day: day, Codec: c, Attrs: ObjectAttrs{ETag: `"v1"`,
+		Metadata: map[string]string{MetaExporterVersion: "v1.0.0", MetaRows: "10"}}}
+}
+
 func storedFor(l Layout, keys []string) []StoredObject {
 	var out []StoredObject
 	for _, k := range keys {
@@ -288,6 +294,12 @@ func TestPlanReasons(t *testing.T) {
 			want{ReasonDrifted, true, snappyKey, `"etag-` + snappyKey + `"`, nil}},
 		{"legacy kept", 100, []StoredObject{legacy(prod, day, Snappy)}, nil, want{ReasonLegacyKept, false, snappyKey, `"legacy"`, nil}},
 		{"legacy kept whatever the drift", 5000, []StoredObject{legacy(prod, day, Snappy)}, nil, want{ReasonLegacyKept, false, snappyKey, `"legacy"`, nil}},
+		{"written by an earlier version of ours: config changed", 100, []StoredObject{earlier(prod, day, Snappy)}, nil,
+			want{ReasonConfigChanged, true, snappyKey, `"v1"`, nil}},
+		// No day total was recorded, so the numbers cannot be checked; and
+		// that version exported days before Kubecost had settled them.
+		{"earlier version of ours, re-export off: no day total, so drifted", 100, []StoredObject{earlier(prod, day, Snappy)},
+			func(p *Policy) { p.ReexportOnConfigChange = false }, want{ReasonDrifted, true, snappyKey, `"v1"`, nil}},
 		{"legacy replaced", 100, []StoredObject{legacy(prod, day, Snappy)}, func(p *Policy) { p.ReexportLegacy = true }, want{ReasonLegacyReplaced, true, snappyKey, `"legacy"`, nil}},
 		{"forced", 100, []StoredObject{ours(prod, day, Snappy, fp, 100)}, func(p *Policy) { p.Force = []time.Time{day.Add(3 * time.Hour)} },
 			want{ReasonForced, true, snappyKey, `"etag-` + snappyKey + `"`, nil}},

@@ -286,7 +286,7 @@ func dayMetadata(o Options, dp exporter.DayPlan, rows int64) map[string]string {
 	meta["window-start"] = dp.Day.UTC().Format(time.RFC3339)
 	meta["window-end"] = dp.Day.Add(24 * time.Hour).UTC().Format(time.RFC3339)
 	meta["schema-version"] = schema.Version
-	meta["exporter-version"] = exporter.Version
+	meta[exporter.MetaExporterVersion] = exporter.Version
 	addPlanMetadata(meta, o, dp)
 	return meta
 }
