@@ -28,27 +28,12 @@ data "aws_iam_policy_document" "bucket" {
   dynamic "statement" {
     for_each = length(var.exporter_principal_arns) > 0 ? [1] : []
     content {
-      sid       = "AllowExportersToWriteDailyFiles"
-      effect    = "Allow"
-      actions   = ["s3:PutObject", "s3:AbortMultipartUpload"]
-      resources = [local.data_object_arn]
-
-      principals {
-        type        = "AWS"
-        identifiers = var.exporter_principal_arns
-      }
-    }
-  }
-
-  # Re-exports read object metadata (HeadObject) and delete a replaced
-  # old-codec file. The exporters' identity policies narrow this to each
-  # cluster's own files.
-  dynamic "statement" {
-    for_each = length(var.exporter_principal_arns) > 0 ? [1] : []
-    content {
-      sid       = "AllowExportersToReplaceDailyFiles"
-      effect    = "Allow"
-      actions   = ["s3:GetObject", "s3:DeleteObject"]
+      sid    = "AllowExportersToWriteDailyFiles"
+      effect = "Allow"
+      # Get and Delete serve re-exports: HeadObject reads how a file was
+      # made, and a codec switch deletes the old file. The exporters'
+      # identity policies narrow all four to each cluster's own files.
+      actions   = ["s3:PutObject", "s3:AbortMultipartUpload", "s3:GetObject", "s3:DeleteObject"]
       resources = [local.data_object_arn]
 
       principals {
