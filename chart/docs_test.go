@@ -17,15 +17,7 @@ var readmeRow = regexp.MustCompile("(?m)^\\| `([^`]+)` \\| `([^`]*)` \\|")
 // values.yaml with its default (as JSON), and no key that does not exist,
 // so that the docs cannot drift from the chart.
 func TestReadmeListsEveryValue(t *testing.T) {
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## All values\n")
-	if !ok {
-		t.Fatal(`README.md has no "## All values" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "All values")
 	documented := map[string]string{}
 	for _, m := range readmeRow.FindAllStringSubmatch(section, -1) {
 		documented[m[1]] = m[2]
@@ -73,4 +65,20 @@ func flatten(prefix string, v any, out map[string]string) {
 		panic(err)
 	}
 	out[prefix] = strings.TrimSpace(buf.String())
+}
+
+// readmeSection returns the body of README.md's "## heading" section, up
+// to the next level-two heading.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## "+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %q section", "## "+heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
 }

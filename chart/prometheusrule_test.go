@@ -2,7 +2,6 @@ package chart_test
 
 import (
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -117,15 +116,7 @@ func TestPrometheusRule(t *testing.T) {
 // TestAlertsDocumented: every alert has a section in README.md that says
 // what to do.
 func TestAlertsDocumented(t *testing.T) {
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## Alerts\n")
-	if !ok {
-		t.Fatal(`README.md has no "## Alerts" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "Alerts")
 	seen := map[string]bool{}
 	for _, part := range strings.Split(section, "\n### ")[1:] {
 		name, body, _ := strings.Cut(part, "\n")

@@ -88,15 +88,21 @@ func (c Column) Glue() string {
 }
 
 func (c Column) glueStruct() string {
+	return c.fieldList("struct<", ":", ",", ">", Column.Glue)
+}
+
+// fieldList renders a struct's fields as open name<nameSep>type<sep>... close,
+// the shape both Glue's struct<> and Presto's row() take.
+func (c Column) fieldList(open, nameSep, sep, close string, typeOf func(Column) string) string {
 	var b strings.Builder
-	b.WriteString("struct<")
+	b.WriteString(open)
 	for i, f := range c.Fields {
 		if i > 0 {
-			b.WriteByte(',')
+			b.WriteString(sep)
 		}
-		b.WriteString(f.Name + ":" + f.Glue())
+		b.WriteString(f.Name + nameSep + typeOf(f))
 	}
-	b.WriteByte('>')
+	b.WriteString(close)
 	return b.String()
 }
 
@@ -122,16 +128,7 @@ func (c Column) Presto() string {
 }
 
 func (c Column) prestoRow() string {
-	var b strings.Builder
-	b.WriteString("row(")
-	for i, f := range c.Fields {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(f.Name + " " + f.Presto())
-	}
-	b.WriteByte(')')
-	return b.String()
+	return c.fieldList("row(", " ", ", ", ")", Column.Presto)
 }
 
 // QuickSight is the QuickSight input column type for an Athena source, or
