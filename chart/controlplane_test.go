@@ -69,6 +69,9 @@ type helmRelease struct {
 	name   string
 	ns     string
 	values []string // --set flags of the current configuration
+	// shortTTL: the TTL controller may delete a finished Job before the
+	// test sees it complete (it deletes only finished Jobs).
+	shortTTL bool
 }
 
 func (k *kube) newRelease(t *testing.T, name string, values ...string) *helmRelease {
@@ -136,7 +139,13 @@ func (r *helmRelease) finish(t *testing.T, job batchv1.Job, pod corev1.Pod) {
 	r.k.FinishPod(t, r.ns, pod.Name)
 	kubetest.Eventually(t, settle, job.Name+" complete", func() (bool, string) {
 		var j batchv1.Job
-		r.k.Must(t, http.MethodGet, "/apis/batch/v1/namespaces/"+r.ns+"/jobs/"+job.Name, nil, &j)
+		err := r.k.Do(t, http.MethodGet, "/apis/batch/v1/namespaces/"+r.ns+"/jobs/"+job.Name, nil, &j)
+		if kubetest.IsNotFound(err) && r.shortTTL {
+			return true, ""
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		return kubetest.JobFinished(&j), "conditions " + conditions(&j)
 	})
 }
@@ -246,6 +255,7 @@ func TestExportJobOnControlPlane(t *testing.T) {
 
 	t.Run("after the TTL deleted a finished export, upgrades start nothing", func(t *testing.T) {
 		r := k.newRelease(t, "ttl", "--set", "exportJob.ttlSecondsAfterFinished=1")
+		r.shortTTL = true
 		r.install(t)
 		job, pod := r.running(t)
 		r.finish(t, job, pod)
