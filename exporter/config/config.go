@@ -25,7 +25,13 @@ import (
 type Config struct {
 	S3BucketName string `envconfig:"S3_BUCKET_NAME" req:"unless OUTPUT_DIR" desc:"destination bucket (required unless OUTPUT_DIR is set)"`
 	S3Prefix     string `envconfig:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
-	ClusterID    string `envconfig:"CLUSTER_ID" req:"true" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
+	ClusterID    string `envconfig:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
+	// Federated Kubecost: one exporter on the primary exports every mapped
+	// cluster under that cluster's own keys (see clusters.go).
+	ClusterARNs    string `envconfig:"CLUSTER_ARNS" desc:"federated Kubecost: comma-separated <Kubecost cluster id>=<EKS cluster ARN> pairs, instead of CLUSTER_ID"`
+	ClusterMapFile string `envconfig:"CLUSTER_MAP_FILE" desc:"federated Kubecost: YAML or JSON file mapping each Kubecost cluster id to its EKS cluster ARN, instead of CLUSTER_ID"`
+	FailOnUnmapped Flag   `envconfig:"FAIL_ON_UNMAPPED_CLUSTERS" default:"false" desc:"federated: exit 1 when Kubecost reports clusters the map lacks (the mapped ones are still exported); default: warn and skip them"`
+	ClusterFilter  string `envconfig:"KUBECOST_CLUSTER_FILTER" default:"v2" desc:"federated: how a cluster-day query names its cluster: v2 (filter=cluster:\"<id>\", Kubecost 2.x, OpenCost) or v1 (filterClusters=<id>, Kubecost 1.x)"`
 
 	KubecostAPIEndpoint string  `envconfig:"KUBECOST_API_ENDPOINT" default:"http://kubecost-cost-analyzer.kubecost:9090" desc:"Kubecost base URL"`
 	KubecostAPIFlavor   string  `envconfig:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
@@ -67,6 +73,11 @@ type Config struct {
 	LogFormat              string `envconfig:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
 
 	PushgatewayURL string `envconfig:"PUSHGATEWAY_URL" desc:"Prometheus Pushgateway base URL; each run pushes its metrics there at the end"`
+
+	// mapFile is what Load read from CLUSTER_MAP_FILE, so that Validate
+	// stays free of I/O; mapFileErr is why it could not be read.
+	mapFile    []byte
+	mapFileErr error
 }
 
 // Flag is a boolean spelled yes/no/y/n/true/false in any case, as the
@@ -140,6 +151,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	if errs := decode(lookup, &c); len(errs) > 0 {
 		return nil, errs
 	}
+	if c.ClusterMapFile != "" {
+		c.mapFile, c.mapFileErr = readMapFile(c.ClusterMapFile)
+	}
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs
 	}
@@ -160,6 +174,9 @@ func decode(lookup func(string) (string, bool), c *Config) Errors {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name := f.Tag.Get("envconfig")
+		if name == "" {
+			continue // not a variable
+		}
 		raw, ok := lookup(name)
 		if !ok || strings.TrimSpace(raw) == "" {
 			raw, ok = f.Tag.Get("default"), f.Tag.Get("default") != ""
@@ -217,6 +234,9 @@ func Vars() []Var {
 	out := make([]Var, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Tag.Get("envconfig") == "" {
+			continue
+		}
 		out = append(out, Var{
 			Name:     f.Tag.Get("envconfig"),
 			Default:  f.Tag.Get("default"),

@@ -12,12 +12,14 @@ type Cluster struct {
 }
 
 // Cluster parses CLUSTER_ID. Call it only on a validated Config.
-func (c *Config) Cluster() Cluster {
-	m := clusterARNRE.FindStringSubmatch(c.ClusterID)
+func (c *Config) Cluster() Cluster { return parseCluster(c.ClusterID) }
+
+func parseCluster(arn string) Cluster {
+	m := clusterARNRE.FindStringSubmatch(arn)
 	if m == nil {
-		return Cluster{ARN: c.ClusterID}
+		return Cluster{ARN: arn}
 	}
-	return Cluster{ARN: c.ClusterID, Partition: m[1], Region: m[2], Account: m[3], Name: m[4]}
+	return Cluster{ARN: arn, Partition: m[1], Region: m[2], Account: m[3], Name: m[4]}
 }
 
 // ParentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
@@ -41,7 +43,9 @@ func (c *Config) BucketOwner() string {
 	case c.ParentAccount() != "":
 		return c.ParentAccount()
 	}
-	return c.Cluster().Account
+	// Validation requires S3_EXPECTED_BUCKET_OWNER when the clusters are
+	// in several accounts, so this is the one account there is.
+	return c.Home().Account
 }
 
 // LabelKeys returns the LABELS keys in order.
@@ -79,7 +83,7 @@ func (c *Config) SecretRegion() string {
 	if c.CASecretRegion != "" {
 		return c.CASecretRegion
 	}
-	return c.Cluster().Region
+	return c.Home().Region
 }
 
 // ForceDays parses FORCE_DATES. Call it only on a validated Config.

@@ -147,6 +147,9 @@ func rules() []Rule {
 		{"S3_BUCKET_NAME", checkBucket},
 		{"S3_PREFIX", checkPrefix},
 		{"CLUSTER_ID", checkCluster},
+		{"CLUSTER_ARNS", checkClusterARNs},
+		{"CLUSTER_MAP_FILE", checkClusterMapFile},
+		{"KUBECOST_CLUSTER_FILTER", oneOf(func(c *Config) string { return c.ClusterFilter }, false, ClusterFilters)},
 		{"KUBECOST_API_ENDPOINT", checkEndpoint},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
 		{"KUBECOST_API_PATH", checkAPIPath},
@@ -167,11 +170,7 @@ func rules() []Rule {
 		}},
 		{"KUBECOST_BEARER_TOKEN_SECRET_NAME", matches(func(c *Config) string { return c.BearerSecret }, secretNameRE, secretAccepted)},
 		{"IRSA_PARENT_IAM_ROLE_ARN", checkParentRole},
-		{"S3_EXPECTED_BUCKET_OWNER", func(c *Config, bad badFunc) {
-			if o := c.ExpectedBucketOwner; o != "" && o != "disabled" && !exporter.IsAccountID(o) {
-				bad(o, "accepted: a 12-digit account ID, or disabled")
-			}
-		}},
+		{"S3_EXPECTED_BUCKET_OWNER", checkBucketOwner},
 		{"S3_SSE", oneOf(func(c *Config) string { return c.SSE }, true, SSEModes)},
 		{"S3_SSE_KMS_KEY_ID", func(c *Config, bad badFunc) {
 			if c.SSEKMSKeyID != "" && c.SSE != "aws:kms" {
@@ -209,9 +208,14 @@ func checkPrefix(c *Config, bad badFunc) {
 }
 
 func checkCluster(c *Config, bad badFunc) {
-	if c.ClusterID == "" {
-		bad("", "required: the EKS cluster ARN, arn:<partition>:eks:<region>:<account>:cluster/<name>")
-	} else if !clusterARNRE.MatchString(c.ClusterID) {
+	switch {
+	case c.ClusterID != "" && c.Federated():
+		bad(c.ClusterID, "set CLUSTER_ID for one cluster, or CLUSTER_ARNS or CLUSTER_MAP_FILE for a federated Kubecost, not both")
+	case c.Federated():
+	case c.ClusterID == "":
+		bad("", "required: the EKS cluster ARN, arn:<partition>:eks:<region>:<account>:cluster/<name> "+
+			"(or, for a federated Kubecost, CLUSTER_ARNS or CLUSTER_MAP_FILE)")
+	case !clusterARNRE.MatchString(c.ClusterID):
 		bad(c.ClusterID, "accepted: an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>")
 	}
 }
@@ -254,8 +258,22 @@ func checkParentRole(c *Config, bad badFunc) {
 	}
 	if m := roleARNRE.FindStringSubmatch(r); m == nil {
 		bad(r, "accepted: an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>")
-	} else if cm := clusterARNRE.FindStringSubmatch(c.ClusterID); cm != nil && cm[1] != m[1] {
-		bad(r, "the role's partition %q differs from the cluster's %q; roles cannot be assumed across partitions", m[1], cm[1])
+	} else if p := c.partition(); p != "" && p != m[1] {
+		bad(r, "the role's partition %q differs from the cluster's %q; roles cannot be assumed across partitions", m[1], p)
+	}
+}
+
+// checkBucketOwner also requires an owner when the default is ambiguous:
+// the clusters of a federated Kubecost in several accounts, without a
+// parent role whose account would own the bucket.
+func checkBucketOwner(c *Config, bad badFunc) {
+	o := c.ExpectedBucketOwner
+	switch {
+	case o != "" && o != "disabled" && !exporter.IsAccountID(o):
+		bad(o, "accepted: a 12-digit account ID, or disabled")
+	case o == "" && c.S3BucketName != "" && c.IRSAParentRoleARN == "" && len(c.accounts()) > 1:
+		bad(o, "required when the clusters are in several accounts (%s) and IRSA_PARENT_IAM_ROLE_ARN is unset: "+
+			"the 12-digit account that owns the bucket, or disabled", strings.Join(c.accounts(), ", "))
 	}
 }
 

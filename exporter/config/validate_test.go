@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,6 +102,11 @@ func TestValidValues(t *testing.T) {
 		"LOG_FORMAT":                LogFormats(),
 		"PUSHGATEWAY_URL": {"http://prometheus-pushgateway.monitoring:9091", "https://push.example.com/prefix",
 			"http://ops:secret@10.0.0.1:9091"},
+		"CLUSTER_ARNS": {"prod-eu=arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu",
+			" a = arn:aws:eks:eu-west-1:111122223333:cluster/a , b.c/d e=arn:aws:eks:us-east-1:111122223333:cluster/b,"},
+		"CLUSTER_MAP_FILE":          writeMapFiles(t),
+		"FAIL_ON_UNMAPPED_CLUSTERS": {"true", "no"},
+		"KUBECOST_CLUSTER_FILTER":   ClusterFilters(),
 	}
 	for _, v := range Vars() {
 		if _, ok := good[v.Name]; !ok {
@@ -109,6 +115,7 @@ func TestValidValues(t *testing.T) {
 	}
 	// Variables only valid alongside another.
 	with := map[string]map[string]string{"S3_SSE_KMS_KEY_ID": {"S3_SSE": "aws:kms"}}
+	maps.Copy(with, federatedWith)
 	for name, values := range good {
 		for _, value := range values {
 			t.Run(name+"="+value, func(t *testing.T) {
@@ -274,6 +281,17 @@ func TestInvalidValues(t *testing.T) {
 		{"LOG_LEVEL", "warning", "accepted: debug, info, warn, error"},
 		{"LOG_LEVEL", "INFO", "accepted: debug, info, warn, error"},
 		{"LOG_FORMAT", "logfmt", "accepted: auto, json, text"},
+		{"KUBECOST_CLUSTER_FILTER", "V2", "accepted: v2, v1"},
+		{"FAIL_ON_UNMAPPED_CLUSTERS", "fail", flagMsg},
+		{"CLUSTER_ARNS", "prod", `"prod" is not <Kubecost cluster id>=<EKS cluster ARN>`},
+		{"CLUSTER_ARNS", "prod=prod", `cluster "prod": "prod" is not an EKS cluster ARN`},
+		{"CLUSTER_ARNS", "=arn:aws:eks:eu-west-1:111122223333:cluster/a", "an empty cluster id"},
+		{"CLUSTER_ARNS", `a"b=arn:aws:eks:eu-west-1:111122223333:cluster/a`, `contains one of " \ , = *`},
+		{"CLUSTER_ARNS", "a=arn:aws:eks:eu-west-1:111122223333:cluster/a,a=arn:aws:eks:eu-west-1:111122223333:cluster/b", `cluster id "a" is listed twice`},
+		{"CLUSTER_ARNS", "a=arn:aws:eks:eu-west-1:111122223333:cluster/a,b=arn:aws:eks:eu-west-1:111122223333:cluster/a", "have the same ARN"},
+		{"CLUSTER_ARNS", "a=arn:aws:eks:eu-west-1:111122223333:cluster/a,b=arn:aws-cn:eks:cn-north-1:111122223333:cluster/b", "one exporter writes one partition"},
+		{"CLUSTER_ARNS", ",", "no cluster"},
+		{"CLUSTER_MAP_FILE", "/nonexistent/clusters.yaml", "cannot read the file"},
 		{"PUSHGATEWAY_URL", "pushgateway:9091", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
 		{"PUSHGATEWAY_URL", "http://push.example.com/?job=x", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
 	}
@@ -286,7 +304,9 @@ func TestInvalidValues(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := loadWith(map[string]string{tc.name: tc.value})
+			env := map[string]string{tc.name: tc.value}
+			maps.Copy(env, federatedWith[tc.name])
+			_, err := loadWith(env)
 			if msg := checkOneError(err, tc.name, tc.value, tc.want); knownBug(t, tc.name+"="+tc.value, msg != "") {
 				t.Error(msg)
 			}

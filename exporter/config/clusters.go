@@ -1,0 +1,227 @@
+package config
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Federated Kubecost: one primary serves the allocations of many clusters,
+// each named by Kubecost's free-form cluster id (properties.cluster). The
+// exporter needs each id's EKS ARN, which gives that cluster's keys and its
+// eksClusterName/clusterid columns. The map comes inline (CLUSTER_ARNS) or
+// from a file mounted from a ConfigMap (CLUSTER_MAP_FILE).
+
+// Member is one cluster of a federated Kubecost: its Kubecost cluster id
+// and what its ARN says.
+type Member struct {
+	ID string // Kubecost's cluster id, as properties.cluster reports it
+	Cluster
+}
+
+// maxMapFile bounds CLUSTER_MAP_FILE: a map of thousands of clusters is a
+// few hundred KiB; anything larger is the wrong file.
+const maxMapFile = 4 << 20
+
+// ClusterFilters are the accepted KUBECOST_CLUSTER_FILTER values.
+func ClusterFilters() []string { return []string{"v2", "v1"} }
+
+// Federated reports whether the config names a map of clusters instead
+// of CLUSTER_ID.
+func (c *Config) Federated() bool { return c.ClusterARNs != "" || c.ClusterMapFile != "" }
+
+// Members returns the mapped clusters sorted by id. Call it only on a
+// validated, federated Config.
+func (c *Config) Members() []Member {
+	entries, _ := c.mapEntries()
+	out := make([]Member, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, Member{ID: e[0], Cluster: parseCluster(e[1])})
+	}
+	slices.SortFunc(out, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Home is the cluster whose region and name the run's AWS clients and
+// session default to: CLUSTER_ID's, or the first member's by id.
+func (c *Config) Home() Cluster {
+	if m := c.Members(); c.Federated() && len(m) > 0 {
+		return m[0].Cluster
+	}
+	return c.Cluster()
+}
+
+func readMapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMapFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxMapFile {
+		return nil, fmt.Errorf("larger than %d MiB", maxMapFile>>20)
+	}
+	return b, nil
+}
+
+// mapEntries returns the (id, ARN) pairs of CLUSTER_ARNS or of the map
+// file, in the order written (the file's in id order), unvalidated.
+func (c *Config) mapEntries() ([][2]string, error) {
+	if c.ClusterARNs != "" {
+		return parseInlineMap(c.ClusterARNs)
+	}
+	if c.ClusterMapFile == "" {
+		return nil, nil
+	}
+	if c.mapFileErr != nil {
+		return nil, fmt.Errorf("cannot read the file: %v", c.mapFileErr)
+	}
+	return parseMapFile(c.mapFile)
+}
+
+func parseInlineMap(s string) ([][2]string, error) {
+	var out [][2]string
+	for _, item := range SplitList(s) {
+		id, arn, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q is not <Kubecost cluster id>=<EKS cluster ARN>", item)
+		}
+		out = append(out, [2]string{strings.TrimSpace(id), strings.TrimSpace(arn)})
+	}
+	return out, nil
+}
+
+// parseMapFile reads a YAML or JSON object of id: ARN. Strict parsing
+// makes a repeated id an error instead of a silent last-one-wins.
+func parseMapFile(b []byte) ([][2]string, error) {
+	var m map[string]string
+	if err := yaml.UnmarshalStrict(b, &m); err != nil {
+		// The parser's message may span lines; a config error is one line.
+		msg := strings.Join(strings.Fields(err.Error()), " ")
+		return nil, fmt.Errorf("want a YAML or JSON object of <Kubecost cluster id>: <EKS cluster ARN>: %s", msg)
+	}
+	out := make([][2]string, 0, len(m))
+	for id, arn := range m {
+		out = append(out, [2]string{strings.TrimSpace(id), strings.TrimSpace(arn)})
+	}
+	slices.SortFunc(out, func(a, b [2]string) int { return cmp.Compare(a[0], b[0]) })
+	return out, nil
+}
+
+// idProblem says why id cannot be a Kubecost cluster id in a query: it is
+// sent quoted inside filter=cluster:"<id>".
+func idProblem(id string) string {
+	switch {
+	case id == "":
+		return "an empty cluster id"
+	case len(id) > 253:
+		return "a cluster id longer than 253 characters"
+	case strings.ContainsAny(id, "\"\\,=*"):
+		return fmt.Sprintf("cluster id %q contains one of \" \\ , = *", id)
+	case strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return fmt.Sprintf("cluster id %q contains a control character", id)
+	}
+	return ""
+}
+
+// checkMap validates the map in v (CLUSTER_ARNS or CLUSTER_MAP_FILE):
+// every id usable in a query, every ARN an EKS cluster ARN, no id or ARN
+// twice, and one partition, since one set of credentials writes them all.
+func checkMap(c *Config, v string, bad badFunc) {
+	entries, err := c.mapEntries()
+	if err != nil {
+		bad(v, "%v", err)
+		return
+	}
+	if len(entries) == 0 {
+		bad(v, "no cluster: want at least one <Kubecost cluster id>=<EKS cluster ARN>")
+		return
+	}
+	if err := checkEntries(entries); err != nil {
+		bad(v, "%v", err)
+	}
+}
+
+func checkEntries(entries [][2]string) error {
+	ids, arns := map[string]bool{}, map[string]string{}
+	partition := ""
+	for _, e := range entries {
+		id, arn := e[0], e[1]
+		if p := idProblem(id); p != "" {
+			return errors.New(p)
+		}
+		m := clusterARNRE.FindStringSubmatch(arn)
+		if m == nil {
+			return fmt.Errorf("cluster %q: %q is not an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>", id, arn)
+		}
+		if ids[id] {
+			return fmt.Errorf("cluster id %q is listed twice", id)
+		}
+		if other, ok := arns[arn]; ok {
+			return fmt.Errorf("clusters %q and %q have the same ARN %s: their files would overwrite each other", other, id, arn)
+		}
+		if partition != "" && m[1] != partition {
+			return fmt.Errorf("cluster %q is in partition %s, the others in %s: one exporter writes one partition", id, m[1], partition)
+		}
+		ids[id], arns[arn], partition = true, id, m[1]
+	}
+	return nil
+}
+
+func checkClusterARNs(c *Config, bad badFunc) {
+	switch {
+	case c.ClusterARNs == "":
+	case c.ClusterMapFile != "":
+		bad(c.ClusterARNs, "set CLUSTER_ARNS or CLUSTER_MAP_FILE, not both")
+	default:
+		checkMap(c, c.ClusterARNs, bad)
+	}
+}
+
+func checkClusterMapFile(c *Config, bad badFunc) {
+	if c.ClusterMapFile != "" && c.ClusterARNs == "" {
+		checkMap(c, c.ClusterMapFile, bad)
+	}
+}
+
+// partition is the partition of the cluster ARNs, or "" when unknown.
+func (c *Config) partition() string {
+	if c.Federated() {
+		if entries, err := c.mapEntries(); err == nil && len(entries) > 0 {
+			if m := clusterARNRE.FindStringSubmatch(entries[0][1]); m != nil {
+				return m[1]
+			}
+		}
+		return ""
+	}
+	if m := clusterARNRE.FindStringSubmatch(c.ClusterID); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// accounts lists the distinct accounts of the clusters.
+func (c *Config) accounts() []string {
+	var out []string
+	if !c.Federated() {
+		if a := c.Cluster().Account; a != "" {
+			out = append(out, a)
+		}
+		return out
+	}
+	for _, m := range c.Members() {
+		if m.Account != "" && !slices.Contains(out, m.Account) {
+			out = append(out, m.Account)
+		}
+	}
+	return out
+}
