@@ -149,7 +149,12 @@ func rules() []Rule {
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},
 		{"CLUSTER_MAP_FILE", checkClusterMapFile},
-		{"KUBECOST_CLUSTER_FILTER", oneOf(func(c *Config) string { return c.ClusterFilter }, false, ClusterFilters)},
+		{"KUBECOST_CLUSTER_FILTER", func(c *Config, bad badFunc) {
+			oneOf(func(c *Config) string { return c.ClusterFilter }, false, ClusterFilters)(c, bad)
+			if c.ClusterFilter == "v1" && c.KubecostAPIFlavor == "opencost" {
+				bad(c.ClusterFilter, "OpenCost does not read filterClusters (v1); accepted with KUBECOST_API_FLAVOR=opencost: v2")
+			}
+		}},
 		{"KUBECOST_API_ENDPOINT", checkEndpoint},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
 		{"KUBECOST_API_PATH", checkAPIPath},

@@ -30,6 +30,10 @@ var _ exporter.AllocationSource = (*Client)(nil)
 // well-formed but held no allocation at all.
 var ErrNoData = errors.New("kubecost returned no allocations")
 
+// ErrFilterIgnored is returned by ClusterSource.FetchDay when the response
+// holds rows of another cluster than the one asked for.
+var ErrFilterIgnored = errors.New("kubecost ignored the cluster filter")
+
 // Options configures a Client.
 type Options struct {
 	URL       string // full Allocation API URL, e.g. http://kubecost-cost-analyzer.kubecost:9090/model/allocation
@@ -59,6 +63,9 @@ type Options struct {
 	// Observer, when set, is told the outcome of every request, so a run
 	// can report them as metrics without this package knowing how.
 	Observer Observer
+	// ClusterFilter is how the queries of a ClusterSource name their
+	// cluster; "" means FilterV2.
+	ClusterFilter ClusterFilter
 }
 
 // Outcome is what became of one request.
@@ -148,6 +155,10 @@ func New(opts Options) (*Client, error) {
 	if _, ok := flavorParams[opts.Flavor]; !ok {
 		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: kubecost, cost-model, opencost)", opts.Flavor)
 	}
+	opts.ClusterFilter = cmp.Or(opts.ClusterFilter, FilterV2)
+	if err := opts.ClusterFilter.check(opts.Flavor); err != nil {
+		return nil, err
+	}
 	setDefault(&opts.ConnectTimeout, 10*time.Second)
 	setDefault(&opts.ReadTimeout, 60*time.Second)
 	setDefault(&opts.BackoffBase, time.Second)
@@ -210,8 +221,9 @@ type job struct {
 	plan      []window
 	aggregate string
 	step      time.Duration
-	full      bool // send the full CCA parameter set (FetchDay)
-	split     bool // windows may be split on failure (hourly FetchDay)
+	full      bool   // send the full CCA parameter set (FetchDay)
+	split     bool   // windows may be split on failure (hourly FetchDay)
+	cluster   string // "" or the one cluster the query asks for (federated)
 	dec       *decoder
 }
 
@@ -219,11 +231,40 @@ type job struct {
 // has a non-empty allocation set, in ascending order, each with the sum of
 // totalCost over the day's allocations.
 func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]exporter.DayTotal, error) {
-	from, to = exporter.Midnight(from), exporter.Midnight(to)
-	if !to.After(from) {
-		return nil, nil
+	days, err := c.availability(ctx, from, to)
+	if err != nil {
+		return nil, err
 	}
-	days := &daySet{from: from, to: to, seen: map[int64]float64{}}
+	all := map[int64]float64{}
+	for _, byDay := range days.seen {
+		for ms, total := range byDay {
+			all[ms] += total
+		}
+	}
+	return dayTotals(all), nil
+}
+
+// ClusterDays is AvailableDays per cluster, for a federated Kubecost: one
+// query answers for every cluster, keyed by Kubecost's cluster id
+// (properties.cluster), each day's total being that cluster's alone.
+func (c *Client) ClusterDays(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
+	days, err := c.availability(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]exporter.DayTotal, len(days.seen))
+	for id, byDay := range days.seen {
+		out[id] = dayTotals(byDay)
+	}
+	return out, nil
+}
+
+func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet, error) {
+	from, to = exporter.Midnight(from), exporter.Midnight(to)
+	days := &daySet{from: from, to: to, seen: map[string]map[int64]float64{}}
+	if !to.After(from) {
+		return days, nil
+	}
 	j := &job{
 		plan:      []window{{start: from, end: to}},
 		aggregate: "cluster",
@@ -235,30 +276,41 @@ func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]expor
 	if err != nil && !errors.Is(err, ErrNoData) {
 		return nil, err
 	}
-	out := make([]exporter.DayTotal, 0, len(days.seen))
-	for ms, total := range days.seen {
+	return days, nil
+}
+
+func dayTotals(byDay map[int64]float64) []exporter.DayTotal {
+	out := make([]exporter.DayTotal, 0, len(byDay))
+	for ms, total := range byDay {
 		out = append(out, exporter.DayTotal{Day: time.UnixMilli(ms).UTC(), TotalCost: total})
 	}
 	slices.SortFunc(out, func(a, b exporter.DayTotal) int { return a.Day.Compare(b.Day) })
-	return out, nil
+	return out
 }
 
 // totalCost is the index of the totalCost column in Record.Num.
 var totalCost = schema.DoubleIndex("totalCost")
 
 // daySet collects the days of the allocations of an aggregate=cluster
-// query, summing their totalCost: the day's total is what tells a later
-// run that Kubecost reconciled the day again.
+// query, summing their totalCost per cluster: the day's total is what
+// tells a later run that Kubecost reconciled the day again.
 type daySet struct {
 	from, to time.Time
-	seen     map[int64]float64
+	seen     map[string]map[int64]float64 // cluster id → day (ms) → total
 }
 
 func (s *daySet) Write(r *schema.Record) error {
 	day := exporter.Midnight(time.UnixMilli(r.Start))
-	if !day.Before(s.from) && day.Before(s.to) {
-		s.seen[day.UnixMilli()] += r.Num[totalCost]
+	if day.Before(s.from) || !day.Before(s.to) {
+		return nil
 	}
+	id := r.Props[schema.PropCluster]
+	byDay := s.seen[id]
+	if byDay == nil {
+		byDay = map[int64]float64{}
+		s.seen[id] = byDay
+	}
+	byDay[day.UnixMilli()] += r.Num[totalCost]
 	return nil
 }
 
@@ -272,8 +324,14 @@ func (c *Client) FetchDay(ctx context.Context, day time.Time, sink exporter.Reco
 
 // FetchDayStats is FetchDay that also reports what fetching the day took.
 func (c *Client) FetchDayStats(ctx context.Context, day time.Time, sink exporter.RecordSink) (Stats, error) {
+	return c.fetchDay(ctx, day, "", &c.decoders, sink)
+}
+
+// fetchDay fetches day into sink, asking for one cluster's rows only when
+// cluster is set, with a decoder from pool.
+func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, pool *sync.Pool, sink exporter.RecordSink) (Stats, error) {
 	day = exporter.Midnight(day)
-	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true, split: c.opts.Step == time.Hour}
+	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true, split: c.opts.Step == time.Hour, cluster: cluster}
 	if c.opts.Paginate {
 		for h := range 24 {
 			s := day.Add(time.Duration(h) * time.Hour)
@@ -282,8 +340,8 @@ func (c *Client) FetchDayStats(ctx context.Context, day time.Time, sink exporter
 	} else {
 		j.plan = []window{{start: day, end: day.Add(24 * time.Hour)}}
 	}
-	d := c.decoders.Get().(*decoder)
-	defer func() { d.p.strs.reset(); c.decoders.Put(d) }()
+	d := pool.Get().(*decoder)
+	defer func() { d.p.strs.reset(); pool.Put(d) }()
 	j.dec = d
 	st, err := c.run(ctx, j, sink)
 	c.record(st)
@@ -423,6 +481,10 @@ func (c *Client) query(j *job, w window) string {
 		for _, p := range flavorParams[c.opts.Flavor] {
 			q.Set(p[0], p[1])
 		}
+	}
+	if j.cluster != "" {
+		k, v := c.opts.ClusterFilter.param(j.cluster)
+		q.Set(k, v)
 	}
 	u := *c.url
 	u.RawQuery = q.Encode()

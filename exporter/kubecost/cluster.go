@@ -1,0 +1,104 @@
+package kubecost
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// ClusterFilter is how a query asks a federated Kubecost for one cluster.
+type ClusterFilter string
+
+const (
+	// FilterV2 is the filter language of Kubecost 2.x, which OpenCost's
+	// /allocation/compute also reads (it applies the filter before
+	// aggregating): filter=cluster:"<id>".
+	FilterV2 ClusterFilter = "v2"
+	// FilterV1 is Kubecost 1.x's filterClusters=<id>. Kubecost matches it
+	// against the cluster id or the cluster's name, and a trailing * is a
+	// prefix wildcard, so it can select more than one cluster: the row
+	// check of ClusterSource catches that. OpenCost ignores it.
+	FilterV1 ClusterFilter = "v1"
+)
+
+func (f ClusterFilter) check(flavor Flavor) error {
+	switch {
+	case f != FilterV2 && f != FilterV1:
+		return fmt.Errorf("kubecost: unknown ClusterFilter %q (accepted: v2, v1)", f)
+	case f == FilterV1 && flavor == FlavorOpenCost:
+		return fmt.Errorf("kubecost: ClusterFilter v1 (filterClusters) is not read by OpenCost: use v2")
+	}
+	return nil
+}
+
+// param is the query parameter that selects cluster id.
+func (f ClusterFilter) param(id string) (string, string) {
+	if f == FilterV1 {
+		return "filterClusters", id
+	}
+	return "filter", `cluster:"` + id + `"`
+}
+
+// ClusterSource is one cluster of a federated Kubecost: every query it
+// sends carries the cluster filter, so the primary builds one cluster-day
+// per response instead of a fleet-day, and its rows carry that cluster's
+// eksClusterName and clusterid (from its Projection).
+type ClusterSource struct {
+	c        *Client
+	id       string
+	decoders sync.Pool // *decoder bound to this cluster's projection
+}
+
+var _ exporter.AllocationSource = (*ClusterSource)(nil)
+
+// ForCluster returns the source of Kubecost cluster id, whose rows are
+// completed with proj. It shares c's connections, retries and totals.
+func (c *Client) ForCluster(id string, proj *schema.Projection) *ClusterSource {
+	s := &ClusterSource{c: c, id: id}
+	s.decoders.New = func() any { return newDecoder(proj) }
+	return s
+}
+
+// ID is Kubecost's id of the cluster.
+func (s *ClusterSource) ID() string { return s.id }
+
+// AvailableDays returns this cluster's days from the fleet's availability
+// query. A run over many clusters calls Client.ClusterDays once instead.
+func (s *ClusterSource) AvailableDays(ctx context.Context, from, to time.Time) ([]exporter.DayTotal, error) {
+	all, err := s.c.ClusterDays(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return all[s.id], nil
+}
+
+// FetchDay streams this cluster's allocations of the UTC day starting at
+// day into sink. A row of another cluster means the server ignored the
+// filter (an OpenCost or Kubecost too old to read it, or a v1 filter that
+// matched a name): the day fails rather than file another cluster's costs
+// under this one's keys.
+func (s *ClusterSource) FetchDay(ctx context.Context, day time.Time, sink exporter.RecordSink) error {
+	k, v := s.c.opts.ClusterFilter.param(s.id)
+	_, err := s.c.fetchDay(ctx, day, s.id, &s.decoders, &clusterCheck{sink: sink, id: s.id, param: k + "=" + v})
+	return err
+}
+
+// clusterCheck passes on the rows of one cluster and fails on any other.
+type clusterCheck struct {
+	sink  exporter.RecordSink
+	id    string
+	param string
+}
+
+func (c *clusterCheck) Write(r *schema.Record) error {
+	if got := r.Props[schema.PropCluster]; got != c.id {
+		return fmt.Errorf("%w: a row of cluster %q in the response for cluster %q (sent %s)", ErrFilterIgnored, got, c.id, c.param)
+	}
+	return c.sink.Write(r)
+}
+
+func (c *clusterCheck) Reset() error { return c.sink.Reset() }
