@@ -32,25 +32,43 @@ func makePlan(ctx context.Context, o Options, now, first, last time.Time) (expor
 	if err != nil {
 		return exporter.Plan{}, fmt.Errorf("ask Kubecost for available days: %w", err)
 	}
-	var stored []exporter.StoredObject
-	listed := 0
-	prefix := o.Layout.PartitionPrefix()
-	err = o.Store.List(ctx, prefix, o.Layout.MonthPrefix(first), func(oi exporter.ObjectInfo) error {
-		listed++
-		// Only this cluster's keys, and only days of the window, are looked
-		// at further: other clusters' objects are none of our business.
-		if d, c, ok := o.Layout.ParseKey(oi.Key); ok && !d.Before(first) && !d.After(last) {
-			stored = append(stored, exporter.StoredObject{Key: oi.Key, Day: d, Codec: c})
-		}
+	listed, err := listPartition(ctx, o.Store, o.Layout, first)
+	if err != nil {
+		return exporter.Plan{}, err
+	}
+	return planFrom(ctx, o, now, first, last, available, listed)
+}
+
+// listPartition lists the keys of layout's account and region from the
+// month of first on: every cluster of that prefix shares the listing.
+func listPartition(ctx context.Context, store exporter.ObjectStore, layout exporter.Layout, first time.Time) ([]string, error) {
+	var keys []string
+	prefix := layout.PartitionPrefix()
+	err := store.List(ctx, prefix, layout.MonthPrefix(first), func(oi exporter.ObjectInfo) error {
+		keys = append(keys, oi.Key)
 		return nil
 	})
 	if err != nil {
-		return exporter.Plan{}, fmt.Errorf("list existing files under %s: %w", prefix, err)
+		return nil, fmt.Errorf("list existing files under %s: %w", prefix, err)
 	}
-	if stored, err = headAll(ctx, o.Store, stored); err != nil {
+	return keys, nil
+}
+
+// planFrom plans o's cluster from Kubecost's days and the listed keys.
+func planFrom(ctx context.Context, o Options, now, first, last time.Time, available []exporter.DayTotal, listed []string) (exporter.Plan, error) {
+	var stored []exporter.StoredObject
+	for _, k := range listed {
+		// Only this cluster's keys, and only days of the window, are looked
+		// at further: other clusters' objects are none of our business.
+		if d, c, ok := o.Layout.ParseKey(k); ok && !d.Before(first) && !d.After(last) {
+			stored = append(stored, exporter.StoredObject{Key: k, Day: d, Codec: c})
+		}
+	}
+	stored, err := headAll(ctx, o.Store, stored)
+	if err != nil {
 		return exporter.Plan{}, err
 	}
-	o.Logger.Debug("stored objects", "listed_keys", listed, "this_cluster_in_window", len(stored))
+	o.Logger.Debug("stored objects", "listed_keys", len(listed), "this_cluster_in_window", len(stored))
 	return exporter.PlanDays(exporter.PlanInput{
 		Now: now, BackfillDays: o.BackfillDays, Settle: o.Settle,
 		Available: available, Stored: stored, Layout: o.Layout,

@@ -155,33 +155,48 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		return sum, nil
 	}
 
-	sum.Days = exportAll(ctx, o, exports)
+	sum.Days = exportTasks(ctx, tasksOf(o, exports), o.Concurrency)
 	if failed := sum.Failed(); len(failed) > 0 {
 		return sum, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
 	}
 	return sum, nil
 }
 
-// exportAll exports days oldest first with at most o.Concurrency at once.
+// task is one day to export with the options of its cluster.
+type task struct {
+	o      Options
+	dp     exporter.DayPlan
+	member int // index of the cluster in a fleet run
+}
+
+func tasksOf(o Options, dps []exporter.DayPlan) []task {
+	out := make([]task, len(dps))
+	for i, dp := range dps {
+		out[i] = task{o: o, dp: dp}
+	}
+	return out
+}
+
+// exportTasks exports the tasks in order with at most concurrency at once.
 // A failed day does not stop the others: each uploaded day is progress the
 // next run keeps.
-func exportAll(ctx context.Context, o Options, missing []exporter.DayPlan) []DayResult {
-	n := max(o.Concurrency, 1)
-	results := make([]DayResult, len(missing))
+func exportTasks(ctx context.Context, tasks []task, concurrency int) []DayResult {
+	n := max(concurrency, 1)
+	results := make([]DayResult, len(tasks))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(n, len(missing)); w++ {
+	for w := 0; w < min(n, len(tasks)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = exportDay(ctx, o, missing[i], i+1, len(missing))
+				results[i] = exportDay(ctx, tasks[i].o, tasks[i].dp, i+1, len(tasks))
 			}
 		}()
 	}
-	for i := range missing {
+	for i, t := range tasks {
 		if ctx.Err() != nil {
-			results[i] = DayResult{Day: missing[i].Day, Key: missing[i].Key, Reason: missing[i].Reason, Err: ctx.Err()}
+			results[i] = DayResult{Day: t.dp.Day, Key: t.dp.Key, Reason: t.dp.Reason, Err: ctx.Err()}
 			continue
 		}
 		next <- i

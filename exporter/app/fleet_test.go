@@ -1,0 +1,148 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// fleetStore counts List calls per prefix and can deny writes under one
+// prefix, as a bucket policy denying one cluster's prefix does.
+type fleetStore struct {
+	*memStore
+	mu     sync.Mutex
+	lists  map[string]int
+	denied string
+}
+
+func (s *fleetStore) List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error {
+	s.mu.Lock()
+	s.lists[prefix]++
+	s.mu.Unlock()
+	return s.memStore.List(ctx, prefix, startAfter, fn)
+}
+
+func (s *fleetStore) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
+	s.mu.Lock()
+	denied := s.denied != "" && strings.HasPrefix(key, s.denied)
+	s.mu.Unlock()
+	if denied {
+		return errors.New("AccessDenied")
+	}
+	return s.memStore.Put(ctx, key, r, meta, cond)
+}
+
+func fleetMember(id, account, region, name string, src exporter.AllocationSource) app.FleetMember {
+	arn := "arn:aws:eks:" + region + ":" + account + ":cluster/" + name
+	return app.FleetMember{
+		ID: id, ARN: arn, Source: src,
+		Layout:      exporter.Layout{Account: account, Region: region, Cluster: name},
+		Projection:  schema.NewProjection(arn, name, nil, nil),
+		NewEncoder:  lineEncoders(0),
+		Fingerprint: testFingerprint,
+		Metadata:    map[string]string{"cluster": arn},
+	}
+}
+
+func TestRunFleet(t *testing.T) {
+	t.Parallel()
+	days := windowDays(t)
+	// Three mapped clusters, two sharing account and region; "ghost" is
+	// unmapped. "b" has no data on days[1].
+	srcs := map[string]*memSource{}
+	byCluster := map[string][]exporter.DayTotal{}
+	for _, id := range []string{"a", "b", "c", "ghost"} {
+		s := &memSource{days: map[time.Time]fetchFunc{}}
+		for i, d := range days {
+			if id == "b" && i == 1 {
+				continue
+			}
+			s.days[d] = rows(id+d.Format(time.DateOnly), 2)
+			byCluster[id] = append(byCluster[id], exporter.DayTotal{Day: d})
+		}
+		srcs[id] = s
+	}
+	store := &fleetStore{memStore: newMemStore(), lists: map[string]int{}, denied: "account_id=444455556666/region=eu-west-1/"}
+	var asked int
+	fo := app.FleetOptions{
+		Options: options(nil, store),
+		Days: func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
+			asked++
+			return byCluster, nil
+		},
+		Members: []app.FleetMember{
+			fleetMember("a", "111122223333", "us-east-1", "alpha", srcs["a"]),
+			fleetMember("b", "111122223333", "us-east-1", "beta", srcs["b"]),
+			fleetMember("c", "444455556666", "eu-west-1", "gamma", srcs["c"]),
+		},
+	}
+	fo.Concurrency = 3
+	sum, err := app.RunFleet(context.Background(), fo)
+	if !errors.Is(err, app.ErrDaysFailed) || errors.Is(err, app.ErrUnmappedClusters) {
+		t.Fatalf("err = %v, want ErrDaysFailed only", err)
+	}
+	if asked != 1 || !slices.Equal(sum.Unmapped, []string{"ghost"}) {
+		t.Errorf("availability asked %d times, unmapped %v", asked, sum.Unmapped)
+	}
+	// One listing per account/region prefix, not per cluster.
+	if len(store.lists) != 2 || store.lists["account_id=111122223333/region=us-east-1/"] != 1 {
+		t.Errorf("lists %v", store.lists)
+	}
+	// a and b landed under their own keys; c failed alone, every day.
+	for _, tc := range []struct {
+		id      string
+		layout  exporter.Layout
+		skip    int
+		written int
+	}{
+		{"a", fo.Members[0].Layout, -1, len(days)},
+		{"b", fo.Members[1].Layout, 1, len(days) - 1},
+	} {
+		for i, d := range days {
+			o, ok := store.object(tc.layout.Key(d, exporter.Snappy))
+			if ok != (i != tc.skip) {
+				t.Errorf("%s %s stored %v", tc.id, d.Format(time.DateOnly), ok)
+				continue
+			}
+			if ok && !slices.Equal(names(o), wantNames(tc.id+d.Format(time.DateOnly), 2)) {
+				t.Errorf("%s %s holds %v", tc.id, d.Format(time.DateOnly), names(o))
+			}
+		}
+	}
+	failed := sum.FailedClusterDays()
+	if len(failed) != len(days) || !strings.HasPrefix(failed[0], "c/") {
+		t.Errorf("failed cluster-days %v, want every day of c", failed)
+	}
+	if d, _, _ := sum.Written(); d != 2*len(days)-1 {
+		t.Errorf("written %d cluster-days, want %d", d, 2*len(days)-1)
+	}
+	for _, s := range []string{"ghost"} {
+		if n := len(srcs[s].fetchedDays()); n != 0 {
+			t.Errorf("unmapped %s fetched %d days", s, n)
+		}
+	}
+
+	// The next run, with c's prefix allowed, exports exactly c's days.
+	store.denied = ""
+	fo.FailOnUnmapped = true
+	before := store.putCount()
+	sum, err = app.RunFleet(context.Background(), fo)
+	if !errors.Is(err, app.ErrUnmappedClusters) || errors.Is(err, app.ErrDaysFailed) || !strings.Contains(err.Error(), "ghost") {
+		t.Fatalf("err = %v, want ErrUnmappedClusters naming ghost", err)
+	}
+	if n := store.putCount() - before; n != len(days) {
+		t.Errorf("second run wrote %d objects, want c's %d days", n, len(days))
+	}
+	if got := sum.Clusters[2]; len(got.Days) != len(days) || got.ID != "c" {
+		t.Errorf("c: %+v", got)
+	}
+}
