@@ -52,6 +52,9 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	if h.Now == nil {
 		h.Now = time.Now
 	}
+	if cfg.Federated() {
+		return runFleet(ctx, cfg, lookup, log, h)
+	}
 	start := time.Now()
 	reqs := &metrics.Requests{}
 	opts, err := wire(ctx, cfg, lookup, log, reqs)
@@ -141,80 +144,108 @@ func clip(s string, n int) string {
 
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-// wire builds the run's parts from a validated config. AWS is touched only
-// when something needs it, so OUTPUT_DIR runs work without credentials.
-func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer) (app.Options, error) {
-	cl := cfg.Cluster()
+// parts are what a single-cluster and a federated run share: the store
+// and the Kubecost client.
+type parts struct {
+	store  exporter.ObjectStore
+	dest   string
+	client *kubecost.Client
+	codec  exporter.Codec
+}
+
+// wireParts builds the store and the Kubecost client from a validated
+// config; proj completes the client's own rows. AWS is touched only when
+// something needs it, so OUTPUT_DIR runs work without credentials.
+func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer, proj *schema.Projection) (parts, error) {
+	home := cfg.Home()
 	var id *awsauth.Identity
 	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
 		var err error
 		id, err = awsauth.Load(ctx, awsauth.Input{
-			Region: cl.Region, ParentRoleARN: cfg.IRSAParentRoleARN, ClusterName: cl.Name,
+			Region: home.Region, ParentRoleARN: cfg.IRSAParentRoleARN, ClusterName: home.Name,
 			Lookup: lookup, Logger: log,
 			RequestTimeout: cfg.S3RequestTimeout.Duration(), RequestTimeoutSetting: timeoutSetting,
 		})
 		if err != nil {
-			return app.Options{}, err
+			return parts{}, err
 		}
 	}
-
 	tlsCfg, token, err := kubecostAuth(ctx, cfg, id)
 	if err != nil {
-		return app.Options{}, err
+		return parts{}, err
 	}
-
-	var store exporter.ObjectStore
-	dest := ""
+	p := parts{codec: exporter.Codec(cfg.Compression)}
 	if cfg.OutputDir != "" {
-		store, err = dirstore.New(cfg.OutputDir, dirstore.Options{Logger: log})
-		dest = "dir " + cfg.OutputDir
+		p.store, err = dirstore.New(cfg.OutputDir, dirstore.Options{Logger: log})
+		p.dest = "dir " + cfg.OutputDir
 	} else {
-		store, err = s3store.New(s3store.NewClient(id.Config), s3store.Options{
+		p.store, err = s3store.New(s3store.NewClient(id.Config), s3store.Options{
 			Bucket: cfg.S3BucketName, ExpectedBucketOwner: cfg.BucketOwner(),
 			SSE: cfg.SSE, SSEKMSKeyID: cfg.SSEKMSKeyID, Logger: log,
 			RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
 			PartSize: int64(cfg.S3PartSizeMiB) << 20,
 		})
-		dest = "s3://" + cfg.S3BucketName + "/" + cfg.S3Prefix
+		p.dest = "s3://" + cfg.S3BucketName + "/" + cfg.S3Prefix
 	}
 	if err != nil {
-		return app.Options{}, err
+		return parts{}, err
 	}
-
-	proj := schema.NewProjection(cl.ARN, cl.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
-	src, err := kubecost.New(kubecost.Options{
+	p.client, err = kubecost.New(kubecost.Options{
 		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
 		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
 		Paginate: bool(cfg.Paginate), Retries: cfg.Retries,
 		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
 		TLS: tlsCfg, BearerToken: token, Projection: proj, Logger: log, Observer: obs,
+		ClusterFilter: kubecost.ClusterFilter(cfg.ClusterFilter),
 	})
+	return p, err
+}
+
+// wire builds a single-cluster run from a validated config.
+func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer) (app.Options, error) {
+	cl := cfg.Cluster()
+	proj := schema.NewProjection(cl.ARN, cl.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
+	p, err := wireParts(ctx, cfg, lookup, log, obs, proj)
 	if err != nil {
 		return app.Options{}, err
 	}
-	codec := exporter.Codec(cfg.Compression)
 	layout := exporter.Layout{Prefix: cfg.S3Prefix, Account: cl.Account, Region: cl.Region, Cluster: cl.Name}
 	log.Info("starting export",
 		"version", exporter.Version, "cluster", cl.ARN, "kubecost", exporter.RedactURL(cfg.AllocationURL()),
-		"aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity, "destination", dest,
-		"bucket_owner", cfg.BucketOwner(), "codec", codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
+		"aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity, "destination", p.dest,
+		"bucket_owner", cfg.BucketOwner(), "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
+	o := sharedOptions(cfg, p, log)
+	o.Source, o.Layout, o.Projection = p.client, layout, proj
+	o.NewEncoder = encoders(proj, p.codec)
+	o.Reexport = reexport(cfg, p.client, cl.ARN)
+	o.Metadata = metadata(cfg, cl.ARN)
+	return o, nil
+}
+
+// sharedOptions are the Options every cluster of a run has in common.
+func sharedOptions(cfg *config.Config, p parts, log *slog.Logger) app.Options {
 	return app.Options{
-		Source: src, Store: store, Layout: layout, Codec: codec, Projection: proj,
-		NewEncoder: func(w io.Writer) (app.Encoder, error) {
-			return parquetout.NewWriter(w, proj, parquetout.Options{Codec: codec})
-		},
+		Store: p.store, Codec: p.codec,
 		BackfillDays: cfg.BackfillPeriodDays, Settle: cfg.Settle(), Concurrency: cfg.Concurrency,
 		ForceDays: cfg.ForceDays(), DryRun: bool(cfg.DryRun), Logger: log,
-		Reexport: reexport(cfg, src),
-		Metadata: map[string]string{"cluster": cl.ARN, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation},
-	}, nil
+	}
+}
+
+func encoders(proj *schema.Projection, codec exporter.Codec) app.EncoderFactory {
+	return func(w io.Writer) (app.Encoder, error) {
+		return parquetout.NewWriter(w, proj, parquetout.Options{Codec: codec})
+	}
+}
+
+func metadata(cfg *config.Config, arn string) map[string]string {
+	return map[string]string{"cluster": arn, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation}
 }
 
 // reexport is the re-export policy, with the fingerprint of everything in
 // cfg that changes a file's bytes or meaning.
-func reexport(cfg *config.Config, src *kubecost.Client) app.Reexport {
+func reexport(cfg *config.Config, src *kubecost.Client, clusterARN string) app.Reexport {
 	fp := exporter.Fingerprint(exporter.FingerprintInput{
-		ClusterID: cfg.ClusterID, Labels: cfg.LabelKeys(), Annotations: cfg.AnnotationKeys(),
+		ClusterID: clusterARN, Labels: cfg.LabelKeys(), Annotations: cfg.AnnotationKeys(),
 		Aggregation: cfg.Aggregation, Granularity: cfg.Granularity,
 		Query: src.DayQuery(), Codec: exporter.Codec(cfg.Compression),
 	})
