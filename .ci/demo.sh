@@ -19,13 +19,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== starting the Kubecost simulator (seed 42, 30 days of retention)"
-bin/kubecost-sim -listen 127.0.0.1:0 -seed 42 -cluster demo-cluster >"$tmp/sim.out" 2>"$tmp/sim.log" &
+# FEDERATED=1 (make demo FEDERATED=1): a federated Kubecost primary serving
+# several clusters in two accounts and two regions; the exporter gets the
+# id-to-ARN map the simulator prints and writes each cluster under its keys.
+federated=${FEDERATED:-}
+if [ -n "$federated" ]; then
+	echo "== starting a federated Kubecost simulator (seed 42: several clusters, accounts and regions)"
+	bin/kubecost-sim -listen 127.0.0.1:0 -seed 42 -federated >"$tmp/sim.out" 2>"$tmp/sim.log" &
+else
+	echo "== starting the Kubecost simulator (seed 42, 30 days of retention)"
+	bin/kubecost-sim -listen 127.0.0.1:0 -seed 42 -cluster demo-cluster >"$tmp/sim.out" 2>"$tmp/sim.log" &
+fi
 sim_pid=$!
 url=""
+arns=""
 for _ in $(seq 1 100); do
 	url=$(grep -o 'https\?://[^ ]*' "$tmp/sim.out" | head -n1 || true)
-	[ -n "$url" ] && break
+	arns=$(sed -n 's/^CLUSTER_ARNS=//p' "$tmp/sim.out" | head -n1)
+	[ -n "$url" ] && { [ -z "$federated" ] || [ -n "$arns" ]; } && break
 	sleep 0.1
 done
 if [ -z "$url" ]; then
@@ -38,8 +49,14 @@ echo "   simulator at $url"
 echo "== running the exporter into ./$out"
 before=$( (find "$out" -name "*.parquet" 2>/dev/null || true) | wc -l)
 status=0
-OUTPUT_DIR="$out" \
-	CLUSTER_ID=arn:aws:eks:us-east-1:111122223333:cluster/demo \
+if [ -n "$federated" ]; then
+	echo "   clusters (Kubecost id=EKS ARN): $arns"
+	cluster_env=(CLUSTER_ARNS="$arns")
+else
+	cluster_env=(CLUSTER_ID=arn:aws:eks:us-east-1:111122223333:cluster/demo)
+fi
+env OUTPUT_DIR="$out" \
+	"${cluster_env[@]}" \
 	KUBECOST_API_ENDPOINT="$url" \
 	LABELS="app.kubernetes.io/name, team" \
 	ANNOTATIONS="owner" \
@@ -49,7 +66,7 @@ after=$(find "$out" -name '*.parquet' | wc -l)
 
 echo
 echo "== plan: one reason per day Kubecost has (missing, config-changed, drifted, forced, legacy-kept, current, ...)"
-grep 'msg="plan day"' "$tmp/run.log" | sed -E 's/.* day=([0-9-]+) reason=([a-z-]+) export=([a-z]+).*/   \1  \2  export=\3/' || true
+grep 'msg="plan day"' "$tmp/run.log" | sed -E 's/.*msg="plan day" (cluster=[^ ]+ )?day=([0-9-]+) reason=([a-z-]+) export=([a-z]+).*/   \1\2  \3  export=\4/' || true
 echo
 echo "== files written by this run: $((after - before))"
 grep 'msg="day written"' "$tmp/run.log" | sed -E 's/.*key="?([^" ]+)"? reason=([a-z-]+) rows=([0-9]+) bytes=([0-9]+).*/   \1  \2 rows=\3 bytes=\4/' || true
