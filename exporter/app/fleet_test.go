@@ -19,15 +19,20 @@ import (
 // prefix, as a bucket policy denying one cluster's prefix does.
 type fleetStore struct {
 	*memStore
-	mu     sync.Mutex
-	lists  map[string]int
-	denied string
+	mu         sync.Mutex
+	lists      map[string]int
+	denied     string // Put under this prefix fails
+	listDenied string // List of this prefix fails
 }
 
 func (s *fleetStore) List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error {
 	s.mu.Lock()
 	s.lists[prefix]++
+	denied := s.listDenied != "" && prefix == s.listDenied
 	s.mu.Unlock()
+	if denied {
+		return errors.New("AccessDenied")
+	}
 	return s.memStore.List(ctx, prefix, startAfter, fn)
 }
 
@@ -144,5 +149,44 @@ func TestRunFleet(t *testing.T) {
 	}
 	if got := sum.Clusters[2]; len(got.Days) != len(days) || got.ID != "c" {
 		t.Errorf("c: %+v", got)
+	}
+}
+
+// A prefix that cannot be listed fails its clusters' planning, every one
+// of their available days counted as a failed cluster-day, and nothing
+// else: the other prefix's cluster lands.
+func TestRunFleetPlanningFailure(t *testing.T) {
+	t.Parallel()
+	days := windowDays(t)
+	byCluster := map[string][]exporter.DayTotal{}
+	srcs := map[string]*memSource{}
+	for _, id := range []string{"a", "c"} {
+		s := &memSource{days: map[time.Time]fetchFunc{}}
+		for _, d := range days {
+			s.days[d] = rows(id, 1)
+			byCluster[id] = append(byCluster[id], exporter.DayTotal{Day: d})
+		}
+		srcs[id] = s
+	}
+	store := &fleetStore{memStore: newMemStore(), lists: map[string]int{}, listDenied: "account_id=444455556666/region=eu-west-1/"}
+	fo := app.FleetOptions{
+		Options: options(nil, store),
+		Days: func(context.Context, time.Time, time.Time) (map[string][]exporter.DayTotal, error) {
+			return byCluster, nil
+		},
+		Members: []app.FleetMember{
+			fleetMember("a", "111122223333", "us-east-1", "alpha", srcs["a"]),
+			fleetMember("c", "444455556666", "eu-west-1", "gamma", srcs["c"]),
+		},
+	}
+	sum, err := app.RunFleet(context.Background(), fo)
+	if !errors.Is(err, app.ErrDaysFailed) {
+		t.Fatalf("err = %v, want ErrDaysFailed", err)
+	}
+	if c := sum.Clusters[1]; c.PlanErr == nil || len(c.Failed()) != len(days) || len(srcs["c"].fetchedDays()) != 0 {
+		t.Errorf("c: plan error %v, %d failed days, %d fetched", c.PlanErr, len(c.Failed()), len(srcs["c"].fetchedDays()))
+	}
+	if d, _, _ := sum.Written(); d != len(days) || len(sum.Clusters[0].Failed()) != 0 {
+		t.Errorf("a: wrote %d cluster-days, want %d", d, len(days))
 	}
 }
