@@ -32,6 +32,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if fl.federated {
+		now := fl.cfg.Now
+		if now == nil {
+			now = time.Now
+		}
+		fleet := NewFleet(DemoFleet(now, fl.cfg.Flavor))
+		return listenAndServe(ctx, fleet, fl, stdout, log, func() {
+			// The exporter's CLUSTER_ARNS for this primary, for `make demo`.
+			fmt.Fprintf(stdout, "CLUSTER_ARNS=%s\n", fleet.ClusterARNs())
+			log.Info("federated kubecost simulator", "clusters", len(fleet.Members()), "now", now().UTC().Format(time.RFC3339))
+		})
+	}
 	sim := New(fl.cfg)
 	if fl.render != "" {
 		return renderOne(sim, fl.render, fl.out, stdout, log)
@@ -60,6 +72,7 @@ type cliFlags struct {
 	flavor                   string
 	failNext                 int
 	plainErrors              bool
+	federated                bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
@@ -68,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	var fl cliFlags
 	cfg, f := &fl.cfg, &fl.cfg.Faults
 	fs.StringVar(&fl.listen, "listen", "127.0.0.1:0", "listen address")
+	fs.BoolVar(&fl.federated, "federated", false, "serve a federated primary of four clusters in two accounts and regions (prints CLUSTER_ARNS=...); -cluster and the size flags are ignored")
 	fs.Int64Var(&cfg.Seed, "seed", 0, "cluster generator seed")
 	fs.StringVar(&cfg.ClusterName, "cluster", "cluster-one", "Kubecost cluster id")
 	fs.StringVar(&fl.flavor, "flavor", "kubecost", "server to simulate: kubecost (/model/allocation, /allocation) or opencost (/allocation/compute, /allocation)")
@@ -175,12 +189,23 @@ func (fl *cliFlags) tlsConfig() (*tls.Config, error) {
 }
 
 func serve(ctx context.Context, sim *Sim, fl *cliFlags, stdout io.Writer, log *slog.Logger) int {
+	return listenAndServe(ctx, sim, fl, stdout, log, func() {
+		c := sim.Config()
+		log.Info("kubecost simulator", "cluster", c.ClusterName, "seed", c.Seed, "namespaces", c.Namespaces,
+			"podsPerNamespace", c.PodsPerNamespace, "nodes", c.Nodes, "retentionDays", c.RetentionDays,
+			"now", c.Now().UTC().Format(time.RFC3339), "fault", c.Faults.Mode)
+	})
+}
+
+// listenAndServe serves h until ctx ends; started runs once the address
+// line is printed.
+func listenAndServe(ctx context.Context, h http.Handler, fl *cliFlags, stdout io.Writer, log *slog.Logger, started func()) int {
 	tlsCfg, err := fl.tlsConfig()
 	if err != nil {
 		log.Error("tls", "err", err)
 		return 2
 	}
-	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsCfg}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsCfg}
 	ln, err := net.Listen("tcp", fl.listen)
 	if err != nil {
 		log.Error("listen", "err", err)
@@ -191,10 +216,7 @@ func serve(ctx context.Context, sim *Sim, fl *cliFlags, stdout io.Writer, log *s
 		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
 	}
 	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
-	c := sim.Config()
-	log.Info("kubecost simulator", "cluster", c.ClusterName, "seed", c.Seed, "namespaces", c.Namespaces,
-		"podsPerNamespace", c.PodsPerNamespace, "nodes", c.Nodes, "retentionDays", c.RetentionDays,
-		"now", c.Now().UTC().Format(time.RFC3339), "fault", c.Faults.Mode)
+	started()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

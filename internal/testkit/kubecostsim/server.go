@@ -41,6 +41,9 @@ type Request struct {
 	Path   string
 	Query  url.Values
 	Header http.Header
+	// Clusters are the ids of the clusters whose allocations a Fleet built
+	// the response from (empty for a Sim).
+	Clusters []string
 }
 
 // New builds the simulated cluster. It is deterministic in cfg.Seed and the size fields.
@@ -194,39 +197,7 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	v := r.URL.Query()
 	f := s.take(r, v)
-	if f.Delay > 0 {
-		t := time.NewTimer(f.Delay)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-	switch f.Mode {
-	case FaultStatus:
-		status := f.Status
-		if status == 0 {
-			status = http.StatusInternalServerError
-		}
-		if status == http.StatusServiceUnavailable && f.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
-		}
-		writeError(w, status, f.ErrorStyle, "simulated failure: "+http.StatusText(status))
-		return
-	case FaultHTML:
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, `<!DOCTYPE html><html><head><title>Sign in</title></head><body>`+
-			`<form method="post" action="/oauth2/start"><input name="user"><input type="password" name="pass">`+
-			`<button>Sign in</button></form></body></html>`+"\n")
-		return
-	case FaultInvalidJSON:
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"code":200,"status":"success","data":[{"cluster-one":{"name":"cluster-one","totalCost":1.5,,}]`+"\n")
-		return
-	case FaultNullData:
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"code":200,"data":[null]}`+"\n")
+	if writeFault(w, r, f) {
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -265,6 +236,45 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).Flush()
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// writeFault delays and answers the request as fault f says, and reports
+// whether it answered.
+func writeFault(w http.ResponseWriter, r *http.Request, f Faults) bool {
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-r.Context().Done():
+			t.Stop()
+			return true
+		case <-t.C:
+		}
+	}
+	switch f.Mode {
+	case FaultStatus:
+		status := f.Status
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		if status == http.StatusServiceUnavailable && f.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
+		}
+		writeError(w, status, f.ErrorStyle, "simulated failure: "+http.StatusText(status))
+	case FaultHTML:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!DOCTYPE html><html><head><title>Sign in</title></head><body>`+
+			`<form method="post" action="/oauth2/start"><input name="user"><input type="password" name="pass">`+
+			`<button>Sign in</button></form></body></html>`+"\n")
+	case FaultInvalidJSON:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"code":200,"status":"success","data":[{"cluster-one":{"name":"cluster-one","totalCost":1.5,,}]`+"\n")
+	case FaultNullData:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"code":200,"data":[null]}`+"\n")
+	default:
+		return false
+	}
+	return true
 }
 
 // take records the request and consumes one use of the current faults.
