@@ -35,12 +35,13 @@ var now = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
 // harness is one MinIO bucket and one simulator shared by a test's runs.
 type harness struct {
-	t    *testing.T
-	now  func() time.Time
-	s3   *s3.Client
-	sim  *kubecostsim.Server
-	env  map[string]string
-	logs bytes.Buffer
+	t     *testing.T
+	now   func() time.Time
+	s3    *s3.Client
+	minio *miniotest.Server
+	sim   *kubecostsim.Server
+	env   map[string]string
+	logs  bytes.Buffer
 }
 
 func newHarness(t *testing.T) *harness {
@@ -79,7 +80,7 @@ func newHarnessAt(t *testing.T, clock func() time.Time) *harness {
 			t.Setenv(k, v)
 		}
 	}
-	return &harness{t: t, now: clock, s3: m.S3Client(t), sim: sim, env: env}
+	return &harness{t: t, now: clock, s3: m.S3Client(t), minio: m, sim: sim, env: env}
 }
 
 func closedAddr(t *testing.T) string {

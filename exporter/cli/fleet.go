@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,7 +75,7 @@ func wireFleet(ctx context.Context, cfg *config.Config, lookup func(string) (str
 
 // maxListed bounds the ids the summary line names; the ERROR and WARN
 // lines before it name every one.
-const maxListed = 5
+const maxListed = 2
 
 // summarizeFleet writes the federated run's last line: the counts of
 // summarize, plus the clusters, the unmapped ones and the failed
@@ -95,13 +96,50 @@ func summarizeFleet(log *slog.Logger, sum app.FleetSummary, err error) {
 		attrs = append(attrs, "unmapped", listed(sum.Unmapped))
 	}
 	if len(failed) > 0 {
-		attrs = append(attrs, "failed_cluster_days", listed(failed))
+		attrs = append(attrs, "failed_cluster_days", byCluster(failed))
 	}
 	if err != nil {
-		log.Error("run summary: failed", append(attrs, "error", clip(exporter.RedactText(err.Error()), maxReason))...)
+		log.Error("run summary: failed", append(attrs, "error", briefFleetError(sum, err))...)
 		return
 	}
 	log.Info("run summary: ok", attrs...)
+}
+
+// briefFleetError is the summary's account of a failure: the first failed
+// cluster-day's short reason (the count and the list are beside it), or
+// the error that stopped the run.
+func briefFleetError(sum app.FleetSummary, err error) string {
+	if errors.Is(err, app.ErrDaysFailed) {
+		for _, c := range sum.Clusters {
+			if f := c.Failed(); len(f) > 0 {
+				return clip(reason(f[0].Err), 50)
+			}
+		}
+	}
+	if errors.Is(err, app.ErrUnmappedClusters) {
+		return "unmapped clusters (FAIL_ON_UNMAPPED_CLUSTERS)"
+	}
+	return reason(err)
+}
+
+// byCluster shortens "<id>/<day>" items to one per cluster, its first
+// failed day and how many more: "prod-us/2026-11-02+15".
+func byCluster(cds []string) string {
+	var out []string
+	for i := 0; i < len(cds); {
+		id, _, _ := strings.Cut(cds[i], "/")
+		j := i + 1
+		for j < len(cds) && strings.HasPrefix(cds[j], id+"/") {
+			j++
+		}
+		item := cds[i]
+		if j-i > 1 {
+			item += "+" + strconv.Itoa(j-i-1)
+		}
+		out = append(out, item)
+		i = j
+	}
+	return listed(out)
 }
 
 func listed(xs []string) string {
