@@ -23,6 +23,10 @@ import (
 // values.yaml too (bearerTokenExistingSecret renders KUBECOST_BEARER_TOKEN_FILE).
 var envOf = map[string]string{
 	"clusterId":                 "CLUSTER_ID",
+	"clusterArns":               "CLUSTER_ARNS",
+	"clusterMapConfigMap":       "CLUSTER_MAP_FILE",
+	"failOnUnmappedClusters":    "FAIL_ON_UNMAPPED_CLUSTERS",
+	"clusterFilter":             "KUBECOST_CLUSTER_FILTER",
 	"s3BucketName":              "S3_BUCKET_NAME",
 	"s3Prefix":                  "S3_PREFIX",
 	"kubecostApiEndpoint":       "KUBECOST_API_ENDPOINT",
@@ -211,7 +215,7 @@ func TestChartDefaultsMatchExporter(t *testing.T) {
 		}
 		got := renderScalar(def)
 		switch {
-		case key == "bearerTokenExistingSecret" || key == "logFormat":
+		case key == "bearerTokenExistingSecret" || key == "logFormat" || key == "clusterArns" || key == "clusterMapConfigMap":
 		case got != v.Default:
 			t.Errorf("values.yaml exporter.%s = %q, but the exporter's default for %s is %q", key, got, name, v.Default)
 		}
@@ -240,6 +244,9 @@ func TestEveryVariableReachable(t *testing.T) {
 	for _, args := range [][]string{
 		{"--values", "ci/full-values.yaml"},
 		{"--values", "ci/full-values.yaml", "--set", "exporter.bearerTokenSecretName=", "--set", "exporter.bearerTokenExistingSecret.name=token"},
+		// The federated map, inline or from a ConfigMap, instead of clusterId.
+		{"--values", "ci/full-values.yaml", "--set", "exporter.clusterId=", "--set", "exporter.clusterArns.prod-eu-1=arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu"},
+		{"--values", "ci/full-values.yaml", "--set", "exporter.clusterId=", "--set", "exporter.clusterMapConfigMap.name=fleet"},
 	} {
 		for name := range envMap(t, exporterContainer(t, r(t, args).podSpecs(t)["CronJob"])) {
 			if !extra[name] {

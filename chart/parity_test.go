@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +32,16 @@ func (s set) env() (string, string) {
 	case []string:
 		return envOf[s.key], strings.Join(v, ", ")
 	case map[string]any:
+		switch s.key {
+		case "clusterArns":
+			var pairs []string
+			for _, id := range slices.Sorted(maps.Keys(v)) {
+				pairs = append(pairs, id+"="+fmt.Sprint(v[id]))
+			}
+			return envOf[s.key], strings.Join(pairs, ",")
+		case "clusterMapConfigMap":
+			return envOf[s.key], "/etc/kubecost-s3-exporter/cluster-map/" + fmt.Sprint(v["key"])
+		}
 		return envOf[s.key], "/var/run/secrets/kubecost-s3-exporter/bearer-token/" + fmt.Sprint(v["key"])
 	}
 	return envOf[s.key], renderScalar(s.val)
@@ -41,6 +53,11 @@ type parityCase struct {
 }
 
 func one(key string, val any, ok bool) parityCase { return parityCase{[]set{{key, val}}, ok} }
+
+// fed is a federated case: the map inline, clusterId unset.
+func fed(m map[string]any, ok bool) parityCase {
+	return parityCase{[]set{{"clusterId", ""}, {"clusterArns", m}}, ok}
+}
 
 func parityCases() []parityCase {
 	cases := []parityCase{
@@ -55,6 +72,23 @@ func parityCases() []parityCase {
 		one("clusterId", "arn:aws:eks:us-east-1:111122223333:cluster/-prod", false),
 		one("clusterId", "arn:aws:eks:us-east-1:111122223333:nodegroup/prod", false),
 		one("clusterId", "arn:azure:eks:us-east-1:111122223333:cluster/prod", false),
+		// The federated map instead of CLUSTER_ID (CLUSTER_ARNS,
+		// CLUSTER_MAP_FILE) and its companions.
+		fed(map[string]any{"prod-eu-1": "arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu", "b.c/d e": "arn:aws:eks:us-east-1:111122223333:cluster/b"}, true),
+		fed(map[string]any{"a": "prod"}, false),
+		fed(map[string]any{`a"b`: "arn:aws:eks:eu-west-1:111122223333:cluster/a"}, false),
+		fed(map[string]any{"a*": "arn:aws:eks:eu-west-1:111122223333:cluster/a"}, false),
+		fed(map[string]any{"a": "arn:aws:eks:eu-west-1:111122223333:cluster/a", "b": "arn:aws:eks:eu-west-1:111122223333:cluster/a"}, false),
+		fed(map[string]any{"a": "arn:aws:eks:eu-west-1:111122223333:cluster/a", "b": "arn:aws-cn:eks:cn-north-1:111122223333:cluster/b"}, false),
+		fed(map[string]any{"a": "arn:aws:eks:eu-west-1:111122223333:cluster/a", "b": "arn:aws:eks:eu-west-1:444455556666:cluster/b"}, false),
+		{[]set{{"clusterId", ""}, {"expectedBucketOwner", "111122223333"},
+			{"clusterArns", map[string]any{"a": "arn:aws:eks:eu-west-1:111122223333:cluster/a", "b": "arn:aws:eks:eu-west-1:444455556666:cluster/b"}}}, true},
+		one("clusterArns", map[string]any{"a": "arn:aws:eks:eu-west-1:111122223333:cluster/a"}, false), // and clusterId
+		{[]set{{"clusterId", ""}, {"clusterMapConfigMap", map[string]any{"name": "fleet", "key": "bad key!"}}}, false},
+		one("clusterFilter", "v1", true),
+		one("clusterFilter", "V2", false),
+		{[]set{{"clusterFilter", "v1"}, {"kubecostApiFlavor", "opencost"}}, false},
+		one("failOnUnmappedClusters", true, true),
 		// S3_BUCKET_NAME.
 		one("s3BucketName", "abc", true),
 		one("s3BucketName", "cca.data-1", true),

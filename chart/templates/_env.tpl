@@ -4,6 +4,8 @@ equals its default is not rendered; chart_test.go checks this table against
 config.Vars().
 */}}
 {{- define "kse.exporterDefaults" -}}
+FAIL_ON_UNMAPPED_CLUSTERS: "false"
+KUBECOST_CLUSTER_FILTER: v2
 KUBECOST_API_ENDPOINT: http://kubecost-cost-analyzer.kubecost:9090
 KUBECOST_API_FLAVOR: kubecost
 BACKFILL_PERIOD_DAYS: "15"
@@ -30,7 +32,20 @@ LOG_FORMAT: auto
 {{/* Fails with a clear message on what the schema cannot express. */}}
 {{- define "kse.validate" -}}
 {{- $e := .Values.exporter }}
-{{- $_ := required "exporter.clusterId is required: the EKS cluster ARN, e.g. arn:aws:eks:us-east-1:111122223333:cluster/my-cluster" $e.clusterId }}
+{{- $clusterSources := list }}
+{{- if $e.clusterId }}{{ $clusterSources = append $clusterSources "exporter.clusterId" }}{{ end }}
+{{- if $e.clusterArns }}{{ $clusterSources = append $clusterSources "exporter.clusterArns" }}{{ end }}
+{{- if $e.clusterMapConfigMap.name }}{{ $clusterSources = append $clusterSources "exporter.clusterMapConfigMap.name" }}{{ end }}
+{{- if eq (len $clusterSources) 0 }}
+{{- fail "exporter.clusterId is required: the EKS cluster ARN, e.g. arn:aws:eks:us-east-1:111122223333:cluster/my-cluster (or, for a federated Kubecost, exporter.clusterArns or exporter.clusterMapConfigMap.name)" }}
+{{- end }}
+{{- if gt (len $clusterSources) 1 }}
+{{- fail (printf "set one of exporter.clusterId, exporter.clusterArns and exporter.clusterMapConfigMap.name, not %s" (join " and " $clusterSources)) }}
+{{- end }}
+{{- include "kse.validateClusterArns" . }}
+{{- if and (eq $e.clusterFilter "v1") (eq $e.kubecostApiFlavor "opencost") }}
+{{- fail "exporter.clusterFilter v1 (filterClusters) is not read by OpenCost: use v2 with exporter.kubecostApiFlavor opencost" }}
+{{- end }}
 {{- if not $e.outputDir }}
 {{- $_ := required "exporter.s3BucketName is required (unless exporter.outputDir is set): the destination S3 bucket" $e.s3BucketName }}
 {{- end }}
@@ -88,6 +103,10 @@ they differ from the exporter's default.
   (list "S3_BUCKET_NAME" $e.s3BucketName)
   (list "S3_PREFIX" $e.s3Prefix)
   (list "CLUSTER_ID" $e.clusterId)
+  (list "CLUSTER_ARNS" (include "kse.clusterArns" .))
+  (list "CLUSTER_MAP_FILE" (include "kse.clusterMapFile" .))
+  (list "FAIL_ON_UNMAPPED_CLUSTERS" $e.failOnUnmappedClusters)
+  (list "KUBECOST_CLUSTER_FILTER" $e.clusterFilter)
   (list "KUBECOST_API_ENDPOINT" $e.kubecostApiEndpoint)
   (list "KUBECOST_API_FLAVOR" $e.kubecostApiFlavor)
   (list "KUBECOST_API_PATH" $e.kubecostApiPath)
@@ -131,5 +150,51 @@ they differ from the exporter's default.
 - name: {{ $name }}
   value: {{ $value | quote }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* CLUSTER_ARNS: exporter.clusterArns as id=arn pairs, sorted by id. */}}
+{{- define "kse.clusterArns" -}}
+{{- $m := .Values.exporter.clusterArns }}
+{{- $pairs := list }}
+{{- range $id := keys $m | sortAlpha }}
+{{- $pairs = append $pairs (printf "%s=%s" $id (get $m $id)) }}
+{{- end }}
+{{- join "," $pairs }}
+{{- end }}
+
+{{/* CLUSTER_MAP_FILE: where the existing ConfigMap's key is mounted. */}}
+{{- define "kse.clusterMapDir" -}}/etc/kubecost-s3-exporter/cluster-map{{- end }}
+{{- define "kse.clusterMapFile" -}}
+{{- with .Values.exporter.clusterMapConfigMap }}{{ if .name }}{{ include "kse.clusterMapDir" $ }}/{{ .key }}{{ end }}{{ end }}
+{{- end }}
+
+{{/*
+What the exporter checks of the map beyond the schema: no ARN twice, one
+partition, and a bucket owner when the clusters are in several accounts
+and no parent role says which account owns the bucket.
+*/}}
+{{- define "kse.validateClusterArns" -}}
+{{- $e := .Values.exporter }}
+{{- $seen := dict }}
+{{- $accounts := dict }}
+{{- $partitions := dict }}
+{{- range $id := keys $e.clusterArns | sortAlpha }}
+{{- $arn := get $e.clusterArns $id }}
+{{- if hasKey $seen $arn }}
+{{- fail (printf "exporter.clusterArns: clusters %q and %q have the same ARN %s" (get $seen $arn) $id $arn) }}
+{{- end }}
+{{- $_ := set $seen $arn $id }}
+{{- $parts := splitList ":" $arn }}
+{{- if ge (len $parts) 5 }}
+{{- $_ := set $partitions (index $parts 1) true }}
+{{- $_ := set $accounts (index $parts 4) true }}
+{{- end }}
+{{- end }}
+{{- if gt (len $partitions) 1 }}
+{{- fail (printf "exporter.clusterArns: the clusters are in several partitions (%s): one exporter writes one partition" (keys $partitions | sortAlpha | join ", ")) }}
+{{- end }}
+{{- if and (gt (len $accounts) 1) $e.s3BucketName (not $e.expectedBucketOwner) (not $e.irsaParentRoleArn) }}
+{{- fail (printf "exporter.expectedBucketOwner is required when the clusters are in several accounts (%s) and exporter.irsaParentRoleArn is unset: the 12-digit account that owns the bucket, or disabled" (keys $accounts | sortAlpha | join ", ")) }}
 {{- end }}
 {{- end }}

@@ -89,6 +89,11 @@ containers:
         mountPath: {{ include "kse.bearerTokenDir" . }}
         readOnly: true
       {{- end }}
+      {{- if .Values.exporter.clusterMapConfigMap.name }}
+      - name: cluster-map
+        mountPath: {{ include "kse.clusterMapDir" . }}
+        readOnly: true
+      {{- end }}
       {{- with .Values.extraVolumeMounts }}
       {{- toYaml . | nindent 6 }}
       {{- end }}
@@ -102,6 +107,17 @@ volumes:
     secret:
       secretName: {{ .name }}
       defaultMode: 0440
+      items:
+        - key: {{ .key }}
+          path: {{ .key }}
+  {{- end }}
+  {{- end }}
+  {{- with .Values.exporter.clusterMapConfigMap }}
+  {{- if .name }}
+  - name: cluster-map
+    configMap:
+      name: {{ .name }}
+      defaultMode: 0444
       items:
         - key: {{ .key }}
           path: {{ .key }}
