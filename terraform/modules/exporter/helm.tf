@@ -3,14 +3,16 @@ locals {
 
   # Chart values (chart/values.yaml) that tie the release to these roles.
   helm_values = {
-    exporter = {
-      clusterId         = var.cluster_arn
+    exporter = merge({
+      clusterId         = local.federated ? "" : var.cluster_arn
+      clusterArns       = { for c in var.federated_clusters : c.id => c.arn }
       s3BucketName      = var.bucket_name
       s3Prefix          = var.s3_prefix
       irsaParentRoleArn = local.cross_account ? aws_iam_role.parent[0].arn : ""
       labels            = var.labels
       annotations       = var.annotations
-    }
+      # Federated clusters may be in several accounts: name the bucket's.
+    }, local.federated ? { expectedBucketOwner = local.pipeline_account_id } : {})
     serviceAccount = {
       create  = true
       name    = var.service_account_name
@@ -21,7 +23,9 @@ locals {
   # The same configuration as environment variables, for users who deploy
   # the exporter without the chart.
   env = {
-    CLUSTER_ID               = var.cluster_arn
+    CLUSTER_ID               = local.federated ? "" : var.cluster_arn
+    CLUSTER_ARNS             = join(",", [for c in var.federated_clusters : "${c.id}=${c.arn}"])
+    S3_EXPECTED_BUCKET_OWNER = local.federated ? local.pipeline_account_id : ""
     S3_BUCKET_NAME           = var.bucket_name
     S3_PREFIX                = var.s3_prefix
     IRSA_PARENT_IAM_ROLE_ARN = local.cross_account ? aws_iam_role.parent[0].arn : ""

@@ -29,10 +29,23 @@ locals {
   # write "prod-eu"'s or "eu_prod"'s files.
   partition_prefix = "${var.s3_prefix}account_id=${local.account_id}/region=${local.region}/"
   bucket_arn       = "arn:${local.partition}:s3:::${var.bucket_name}"
-  object_arns = [
-    for codec in var.codecs :
-    "${local.bucket_arn}/${local.partition_prefix}year=????/month=??/????-??-??_${local.cluster_name}.${codec}.parquet"
-  ]
+
+  # The clusters whose files the role writes: with federated_clusters, each
+  # of them (the exporter runs on the primary, cluster_arn, and writes every
+  # cluster under that cluster's own keys); else cluster_arn alone.
+  federated = length(var.federated_clusters) > 0
+  written = local.federated ? [
+    for c in var.federated_clusters :
+    regex("^arn:(?P<partition>[^:]+):eks:(?P<region>[^:]+):(?P<account>[0-9]{12}):cluster/(?P<name>.+)$", c.arn)
+  ] : [local.cluster]
+  # One listing per account/region prefix, as the exporter lists.
+  partition_prefixes = distinct([for c in local.written : "${var.s3_prefix}account_id=${c.account}/region=${c.region}/"])
+  object_arns = flatten([
+    for c in local.written : [
+      for codec in var.codecs :
+      "${local.bucket_arn}/${var.s3_prefix}account_id=${c.account}/region=${c.region}/year=????/month=??/????-??-??_${c.name}.${codec}.parquet"
+    ]
+  ])
 }
 
 data "aws_iam_policy_document" "irsa_trust" {
@@ -74,7 +87,7 @@ data "aws_iam_policy_document" "writer" {
     condition {
       test     = "StringLike"
       variable = "s3:prefix"
-      values   = ["${local.partition_prefix}*"]
+      values   = [for p in local.partition_prefixes : "${p}*"]
     }
   }
 
@@ -134,6 +147,10 @@ resource "aws_iam_role" "irsa" {
     precondition {
       condition     = local.oidc_account == local.account_id
       error_message = "oidc_provider_arn must be in the cluster's account (${local.account_id})."
+    }
+    precondition {
+      condition     = alltrue([for c in local.written : c.partition == local.partition])
+      error_message = "Every federated cluster must be in the partition of cluster_arn (${local.partition}): one role writes one partition."
     }
   }
 }

@@ -57,3 +57,8 @@ output "helm_release_name" {
   description = "Name of the Helm release, or null when create_helm_release is false."
   value       = var.create_helm_release ? helm_release.this[0].name : null
 }
+
+output "partition_prefixes" {
+  description = "Every account/region key prefix the role may list and write under: one per distinct account and region of federated_clusters, else partition_prefix alone."
+  value       = local.partition_prefixes
+}

@@ -213,3 +213,26 @@ variable "tags" {
   type        = map(string)
   default     = {}
 }
+
+variable "federated_clusters" {
+  description = "Federated Kubecost (Kubecost 2.x Federated ETL or Aggregator): the clusters that one exporter on the primary (cluster_arn) exports, each as { id = Kubecost's cluster id (properties.cluster), arn = its EKS cluster ARN }. The role may write each cluster's own files under its own account/region prefix and nothing else. Empty: cluster_arn alone."
+  type = list(object({
+    id  = string
+    arn = string
+  }))
+  default = []
+
+  validation {
+    condition     = alltrue([for c in var.federated_clusters : can(regex("^arn:(aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-iso-f|aws-eusc):eks:([a-z]{2}(-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-[0-9]{1,2}:[0-9]{12}:cluster/[a-zA-Z0-9][a-zA-Z0-9_-]{0,99}$", c.arn))])
+    error_message = "Every federated_clusters[*].arn must be an EKS cluster ARN, arn:<partition>:eks:<region>:<account>:cluster/<name>."
+  }
+  validation {
+    # Sent quoted in filter=cluster:"<id>": no quote, backslash, comma, =, * or control character.
+    condition     = alltrue([for c in var.federated_clusters : can(regex("^[^\"\\\\,=*\\x00-\\x1f\\x7f]{1,253}$", c.id))])
+    error_message = "Every federated_clusters[*].id must be 1-253 characters without \" \\ , = * or control characters."
+  }
+  validation {
+    condition     = length(distinct([for c in var.federated_clusters : c.id])) == length(var.federated_clusters) && length(distinct([for c in var.federated_clusters : c.arn])) == length(var.federated_clusters)
+    error_message = "federated_clusters lists an id or an ARN twice."
+  }
+}
