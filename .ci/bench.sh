@@ -10,6 +10,7 @@
 #   BENCH_SIZES=24k,120k,1M   allocations per hourly day
 #   BENCH_MINIO=1             0 skips the MinIO sink (and the doc update)
 #   BENCH_STRICT=0            1 exits non-zero when a target is missed
+#   BENCH_FLEET=4x1.2M        federated scenario: clusters x allocations per fleet day ("" skips it)
 #   BENCH_CACHE=.cache/bench  rendered days (1M ≈ 2.4 GB), reused the same UTC day
 #   BENCH_ARGS=               more kse-bench flags, e.g. "-work /tmp/kse -env GOGC=50"
 set -euo pipefail
@@ -26,6 +27,7 @@ args=(
 	-cache "${BENCH_CACHE:-.cache/bench}"
 	-runs "${BENCH_RUNS:-3}"
 	-sizes "${BENCH_SIZES:-24k,120k,1M}"
+	-fleet "${BENCH_FLEET-4x1.2M}"
 	-doc docs/performance.md
 	-rev "$(git describe --always --dirty=' + uncommitted changes' 2>/dev/null || echo unknown)"
 )

@@ -43,10 +43,12 @@ type Config struct {
 	// Concurrency, when non-nil, adds the CONCURRENCY scenario: two
 	// missing days of this size exported with CONCURRENCY=1 and =2.
 	Concurrency *Size
-	TimeBin     string   // "/usr/bin/time" or "" (see Runner)
-	Env         []string // extra exporter environment, e.g. GOGC=50
-	Rev         string   // source revision measured, for the report
-	Log         io.Writer
+	TimeBin     string // "/usr/bin/time" or "" (see Runner)
+	// Fleet, when non-nil, adds the federated scenario (FleetSpec).
+	Fleet *FleetSpec
+	Env   []string // extra exporter environment, e.g. GOGC=50
+	Rev   string   // source revision measured, for the report
+	Log   io.Writer
 }
 
 // Scenario is one exporter configuration measured Runs times.
@@ -94,6 +96,7 @@ type Report struct {
 	// the share of the machine's CPU that other processes (MinIO among
 	// them) used during the bench: on a shared machine, other work
 	// competes for the 2 cores and makes wall times noisy.
+	Fleet         *FleetResult // the federated scenario, when run
 	LoadBefore    string
 	OtherCPU      float64
 	OtherCPUKnown bool
@@ -208,6 +211,10 @@ func runBench(ctx context.Context, cfg Config) (*Report, error) {
 				failed = errors.Join(failed, b.step(ctx, sc, i))
 			}
 		}
+	}
+	if cfg.Fleet != nil {
+		rep.Fleet = b.runFleet(ctx, *cfg.Fleet)
+		failed = errors.Join(failed, rep.Fleet.Err)
 	}
 	return rep, failed
 }

@@ -44,6 +44,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Runs, "runs", 3, "runs per size and sink")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "simulator seed")
 	conc := fs.String("concurrency-size", "120k", "size of the two-day CONCURRENCY=1/2 scenario; empty skips it")
+	fleet := fs.String("fleet", "4x1.2M", "federated scenario, <clusters>x<allocations per fleet day>; empty skips it")
 	timeMode := fs.String("time", "auto", "auto: also wrap runs in /usr/bin/time -v when installed; off: never")
 	doc := fs.String("doc", "", "markdown file to update with the results (only after a full, successful run)")
 	fs.StringVar(&cfg.Rev, "rev", "", "source revision to name in the report, e.g. git describe output")
@@ -68,6 +69,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		cfg.Concurrency = &cs[0]
+	}
+	if *fleet != "" {
+		f, err := ParseFleet(*fleet)
+		if err != nil {
+			fmt.Fprintln(stderr, "kse-bench: -fleet:", err)
+			return 2
+		}
+		cfg.Fleet = &f
 	}
 	switch *timeMode {
 	case "auto":

@@ -216,7 +216,7 @@ func (r *Report) Checks() []Check {
 		}
 		out = append(out, c)
 	}
-	return out
+	return append(out, r.fleetChecks()...)
 }
 
 // Missed reports whether a measured target was missed.
@@ -302,6 +302,8 @@ func (r *Report) Markdown() string {
 				mib(sc.PeakRSS())/float64(sc.Concurrency), sc.CPU().Seconds())
 		}
 	}
+
+	p("%s", r.fleetMarkdown())
 
 	p("\nEvery run (wall s / peak RSS MiB / exporter CPU s / simulator CPU s; the simulator serves from this process and shares the cores):\n\n")
 	for _, sc := range r.Scenarios {
