@@ -365,6 +365,23 @@ func (b *bencher) exporterEnv(sc *Scenario) []string {
 
 func backfillFor(days int) int { return backfillOneDay + days - 1 }
 
+// exec runs the exporter once with env (and -env last, so it overrides the
+// bench's choices) into r's log, measuring it and the simulator's CPU.
+func (b *bencher) exec(ctx context.Context, r *Run, name string, env []string) error {
+	env = append(env, b.cfg.Env...)
+	r.Log = filepath.Join(b.work, name+".log")
+	cpu0 := processCPU()
+	m, err := b.runner.Run(ctx, []string{b.cfg.Exporter}, env, r.Log)
+	r.M, r.ServerCPU = m, processCPU()-cpu0
+	if err != nil {
+		return err
+	}
+	if m.ExitCode != 0 {
+		return fmt.Errorf("exporter exited %d; log tail:\n%s", m.ExitCode, tailFile(r.Log, 2000))
+	}
+	return nil
+}
+
 // runOnce runs the exporter once into an empty destination and checks
 // that it exported the pre-rendered days and nothing else.
 func (b *bencher) runOnce(ctx context.Context, sc *Scenario) (Run, error) {
@@ -390,22 +407,15 @@ func (b *bencher) runOnce(ctx context.Context, sc *Scenario) (Run, error) {
 		}
 		defer b.minio.Empty(context.WithoutCancel(ctx), bucket)
 	}
-	env = append(env, b.cfg.Env...) // last, so -env overrides the bench's choices
 	sim := b.cur.Load().sim
 	sim.ResetRequests()
-	r.Log = filepath.Join(b.work, name+".log")
-	cpu0 := processCPU()
-	m, err := b.runner.Run(ctx, []string{b.cfg.Exporter}, env, r.Log)
-	r.M, r.ServerCPU = m, processCPU()-cpu0
-	if err != nil {
+	if err := b.exec(ctx, &r, name, env); err != nil {
 		return r, err
-	}
-	if m.ExitCode != 0 {
-		return r, fmt.Errorf("exporter exited %d; log tail:\n%s", m.ExitCode, tailFile(r.Log, 2000))
 	}
 	if err := checkRequests(sim.Requests(), sc.Days); err != nil {
 		return r, err
 	}
+	var err error
 	switch sc.Sink {
 	case "dir":
 		err = r.countDir(out)

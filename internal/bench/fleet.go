@@ -108,17 +108,9 @@ func (b *bencher) fleetOnce(ctx context.Context, fleet *kubecostsim.Fleet, url s
 		"BACKFILL_PERIOD_DAYS=" + strconv.Itoa(backfillOneDay), "AGGREGATION=container", "GRANULARITY=hourly",
 		"CONCURRENCY=1", "LOG_FORMAT=json",
 	}
-	env = append(env, b.cfg.Env...)
 	fleet.ResetRequests()
-	r.Log = filepath.Join(b.work, name+".log")
-	cpu0 := processCPU()
-	m, err := b.runner.Run(ctx, []string{b.cfg.Exporter}, env, r.Log)
-	r.M, r.ServerCPU = m, processCPU()-cpu0
-	if err != nil {
+	if err := b.exec(ctx, &r, name, env); err != nil {
 		return r, err
-	}
-	if m.ExitCode != 0 {
-		return r, fmt.Errorf("exporter exited %d; log tail:\n%s", m.ExitCode, tailFile(r.Log, 2000))
 	}
 	// One filtered query per cluster-day, each built from one cluster.
 	for _, q := range fleet.Requests() {
