@@ -304,3 +304,27 @@ func TestFederatedIgnoredFilter(t *testing.T) {
 	}
 	fleetSummary(t, logs, 0, len(h.fleet.Fleet.Members())*2)
 }
+
+// Setting CLUSTER_ID and the federated map together, or a map with an
+// invalid ARN, is a config error: exit 2, one line naming the variable,
+// before any network call (the endpoint is closed).
+func TestFederatedConfigErrors(t *testing.T) {
+	arn := "arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu"
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"CLUSTER_ID": arn, "CLUSTER_ARNS": "prod-eu-1=" + arn}, "CLUSTER_ID="},
+		{map[string]string{"CLUSTER_ARNS": "prod-eu-1=prod-eu"}, "CLUSTER_ARNS="},
+		{map[string]string{"CLUSTER_MAP_FILE": "/nonexistent/clusters.yaml"}, "CLUSTER_MAP_FILE="},
+	} {
+		tc.env["S3_BUCKET_NAME"] = bucket
+		tc.env["KUBECOST_API_ENDPOINT"] = "http://" + closedAddr(t)
+		var out strings.Builder
+		code := cli.RunWith(context.Background(), func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }, &out, cli.Hooks{})
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if code != cli.ExitConfig || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+			t.Errorf("%v: exit %d, output %q; want exit 2 and one line naming %s", tc.env, code, out.String(), tc.want)
+		}
+	}
+}
