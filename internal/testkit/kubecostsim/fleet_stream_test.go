@@ -67,7 +67,7 @@ func TestFleetStreamsFleetDay(t *testing.T) {
 		want += tr.Count
 	}
 
-	req := httptest.NewRequest(http.MethodGet, "/model/allocation?"+fleetDayQuery(day, "idle", "false").Encode(), nil)
+	req := httptest.NewRequest(http.MethodGet, "/model/allocation?"+fleetDayQuery(day, "idle", "false", "step", "1h").Encode(), nil)
 	w := &heapWriter{h: http.Header{}, status: http.StatusOK}
 	runtime.GC()
 	var before runtime.MemStats
