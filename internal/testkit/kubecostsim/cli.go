@@ -37,7 +37,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if now == nil {
 			now = time.Now
 		}
-		fleet := NewFleet(DemoFleet(now, fl.cfg.Flavor))
+		// The fleet answers with the quirks, faults and empty sets asked
+		// for, like the single-cluster server.
+		fc := DemoFleet(now, fl.cfg.Flavor)
+		fc.EmptySets, fc.Quirks, fc.Faults = fl.cfg.EmptySets, fl.cfg.Quirks, fl.cfg.Faults
+		fleet := NewFleet(fc)
 		return listenAndServe(ctx, fleet, fl, stdout, log, func() {
 			// The exporter's CLUSTER_ARNS for this primary, for `make demo`.
 			fmt.Fprintf(stdout, "CLUSTER_ARNS=%s\n", fleet.ClusterARNs())
@@ -162,6 +166,9 @@ func (fl *cliFlags) resolve() error {
 	}
 	if fl.plainErrors {
 		f.ErrorStyle = ErrorPlain
+	}
+	if fl.federated && (fl.render != "" || fl.serveFile != "") {
+		return errors.New("-federated serves the demo fleet: -render and -serve-file are single-cluster only")
 	}
 	return nil
 }

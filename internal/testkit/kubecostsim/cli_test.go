@@ -1,13 +1,18 @@
 package kubecostsim
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The command renders the same response the server would send, and
@@ -48,5 +53,55 @@ func TestMainRender(t *testing.T) {
 	}
 	if _, err := os.Stat(badOut); !os.IsNotExist(err) {
 		t.Errorf("a rejected -render left %s behind (%v)", badOut, err)
+	}
+}
+
+// -federated serves the demo fleet and prints, after the address line, the
+// exporter's CLUSTER_ARNS for it; the flavour flag applies.
+func TestMainFederated(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"-federated", "-flavor", "opencost", "-now", "2026-11-21T10:00:00Z"}, pw, &stderr)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	var got []string
+	for len(got) < 2 && lines.Scan() {
+		got = append(got, lines.Text())
+	}
+	go io.Copy(io.Discard, pr) // keep the pipe drained until Main returns
+	if len(got) != 2 || !strings.HasPrefix(got[0], "listening on http://") {
+		t.Fatalf("stdout %q", got)
+	}
+	fleet := NewFleet(DemoFleet(func() time.Time { return fleetNow }, FlavorOpenCost))
+	if want := "CLUSTER_ARNS=" + fleet.ClusterARNs(); got[1] != want || len(fleet.Members()) < 4 {
+		t.Errorf("second line %q, want %q", got[1], want)
+	}
+	base := strings.TrimPrefix(got[0], "listening on ")
+	q := url.Values{"window": {"2026-11-17T00:00:00Z,2026-11-18T00:00:00Z"}, "aggregate": {"cluster"}, "step": {"1d"}, "filter": {`cluster:"staging"`}}
+	for path, want := range map[string]int{"/allocation/compute": 200, "/model/allocation": 404} {
+		resp, err := http.Get(base + path + "?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Data []map[string]json.RawMessage }
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != want || want == 200 && (len(body.Data) != 1 || len(body.Data[0]) == 0) {
+			t.Errorf("%s: status %d, sets %v; want %d with staging's rows", path, resp.StatusCode, body.Data, want)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	var discard bytes.Buffer
+	if code := Main(context.Background(), []string{"-federated", "-render", "window=1d"}, &discard, &discard); code != 2 {
+		t.Errorf("-federated -render: exit %d, want 2", code)
 	}
 }

@@ -32,6 +32,7 @@ type Fleet struct {
 	faults Faults
 	failed map[string]int // cluster id → status of every query for it alone
 	reqs   []Request
+	gen    int // ResetRequests count
 }
 
 // Member is one cluster of a Fleet.
@@ -147,6 +148,7 @@ func (f *Fleet) Requests() []Request {
 func (f *Fleet) ResetRequests() {
 	f.mu.Lock()
 	f.reqs = nil
+	f.gen++
 	f.mu.Unlock()
 }
 
@@ -188,6 +190,24 @@ func (f *Fleet) TruthFor(id string, q url.Values) ([]Truth, error) {
 	return ts, nil
 }
 
+// Truth is member id's Sim.Truth for one UTC day (what one exported
+// file of that cluster must hold); a missing day is null, with Sets and
+// Count 0, as a day outside the member's retention is.
+func (f *Fleet) Truth(id string, day time.Time, step time.Duration, aggregate string) (Truth, error) {
+	m := f.member(id)
+	if m == nil {
+		return Truth{}, fmt.Errorf("kubecostsim: truth of %s: no such member", id)
+	}
+	t, err := m.sim.Truth(day, step, aggregate)
+	if err != nil {
+		return Truth{}, err
+	}
+	if m.missing[floorDiv(t.Start.Unix(), 86400)] {
+		t = Truth{Start: t.Start, End: t.End, Null: true, ByNamespace: map[string]float64{}}
+	}
+	return t, nil
+}
+
 // gap reports whether the hours [start, end) touch a missing day.
 func (m *fleetMember) gap(start, end int64) bool {
 	for d := floorDiv(start, 24); d*24 < end; d++ {
@@ -215,7 +235,7 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, m := range selected {
 		ids[i] = m.Config.ClusterName
 	}
-	fl, status := f.take(r, v, ids)
+	fl, status, rec := f.take(r, v, ids)
 	if writeFault(w, r, fl) {
 		return
 	}
@@ -237,20 +257,26 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, ErrorKubecost, err.Error())
 		return
 	}
+	parts := f.plan(q, selected)
+	f.recordRows(rec, parts)
 	w.Header().Set("Content-Type", "application/json")
 	var out io.Writer = w
 	if fl.Mode == FaultTruncate {
 		out = &truncWriter{w: w, left: fl.TruncateAfter}
 	}
-	if err := f.render(r.Context(), out, q, selected); err != nil {
+	if err := f.render(r.Context(), out, q, parts); err != nil {
 		http.NewResponseController(w).Flush()
 		panic(http.ErrAbortHandler)
 	}
 }
 
+// reqRef names a recorded request; gen guards against ResetRequests
+// having run in between.
+type reqRef struct{ gen, i int }
+
 // take records the request and returns the faults that apply to it, and
 // the status of FailCluster when it selects one failed cluster.
-func (f *Fleet) take(r *http.Request, v url.Values, ids []string) (Faults, int) {
+func (f *Fleet) take(r *http.Request, v url.Values, ids []string) (Faults, int, reqRef) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reqs = append(f.reqs, Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Query: v,
@@ -265,13 +291,71 @@ func (f *Fleet) take(r *http.Request, v url.Values, ids []string) (Faults, int) 
 	if len(ids) == 1 {
 		status = f.failed[ids[0]]
 	}
-	return fl, status
+	return fl, status, reqRef{f.gen, len(f.reqs) - 1}
 }
 
-// render streams each set of q with every selected member's allocations.
-// A member's set is null before its retention and on its missing days; a
-// set null for every member is null.
-func (f *Fleet) render(ctx context.Context, w io.Writer, q *query, members []*fleetMember) error {
+// recordRows narrows a served request's Clusters to the members that
+// have rows in it: a selected member with only null sets (retention, gap)
+// contributes nothing.
+func (f *Fleet) recordRows(ref reqRef, parts []fleetPart) {
+	ids := []string{}
+	for _, p := range parts {
+		if slices.ContainsFunc(p.win, func(w setWindow) bool { return !w.null }) {
+			ids = append(ids, p.m.Config.ClusterName)
+		}
+	}
+	slices.Sort(ids)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ref.gen == f.gen && ref.i < len(f.reqs) {
+		f.reqs[ref.i].Clusters = ids
+	}
+}
+
+// fleetPart is one selected member's share of a response.
+type fleetPart struct {
+	m   *fleetMember
+	win []setWindow // the member's sets, null where it has no data
+}
+
+// plan lists each selected member's sets for q. Every member has the same
+// number of sets (q's steps, or one accumulated set).
+func (f *Fleet) plan(q *query, members []*fleetMember) []fleetPart {
+	parts := make([]fleetPart, len(members))
+	for i, m := range members {
+		parts[i] = fleetPart{m: m, win: m.sim.windows(q)}
+		for k := range parts[i].win {
+			if m.gap(parts[i].win[k].start, parts[i].win[k].end) {
+				parts[i].win[k].null = true
+			}
+		}
+	}
+	return parts
+}
+
+// setOf is the k-th set of the response: null when no member has data for
+// it, else spanning the members' non-null sets (they differ only for an
+// accumulated set, which each member clips to its own retention).
+func setOf(parts []fleetPart, k int) setWindow {
+	set := setWindow{start: parts[0].win[k].start, end: parts[0].win[k].end, null: true}
+	for _, p := range parts {
+		w := p.win[k]
+		if w.null {
+			continue
+		}
+		if set.null {
+			set = w
+			continue
+		}
+		set.start, set.end = min(set.start, w.start), max(set.end, w.end)
+	}
+	return set
+}
+
+// render streams each set of q with every selected member's allocations,
+// one member after another: only one member's set is generated at a time.
+// A set null for every member is null.
+func (f *Fleet) render(ctx context.Context, w io.Writer, q *query, parts []fleetPart) error {
 	loc := time.UTC
 	if f.cfg.Quirks.OffsetTimes {
 		loc = f.cfg.Quirks.Location
@@ -281,38 +365,24 @@ func (f *Fleet) render(ctx context.Context, w io.Writer, q *query, members []*fl
 	}
 	j := &jsonSink{q: q, w: w, buf: make([]byte, 0, flushAt+32<<10), quirks: f.cfg.Quirks, empty: f.cfg.EmptySets, loc: loc}
 	j.begin()
-	type part struct {
-		m   *fleetMember
-		e   *engine
-		win []setWindow
-	}
-	parts := make([]part, len(members))
-	n := -1
-	for i, m := range members {
-		parts[i] = part{m: m, e: newEngine(m.sim.c, q, j, m.sim.dayFactors()), win: m.sim.windows(q)}
-		for k := range parts[i].win {
-			if m.gap(parts[i].win[k].start, parts[i].win[k].end) {
-				parts[i].win[k].null = true
-			}
-		}
-		n = max(n, len(parts[i].win))
-	}
 	if len(parts) == 0 {
 		// No member selected: one empty answer per set, as for no data.
 		return f.renderEmpty(ctx, j, q)
 	}
-	for k := 0; k < n; k++ {
-		set := parts[0].win[k]
-		set.null = !slices.ContainsFunc(parts, func(p part) bool { return !p.win[k].null })
-		if err := j.beginSet(set); err != nil {
+	engines := make([]*engine, len(parts))
+	for i, p := range parts {
+		engines[i] = newEngine(p.m.sim.c, q, j, p.m.sim.dayFactors())
+	}
+	for k := range parts[0].win {
+		if err := j.beginSet(setOf(parts, k)); err != nil {
 			return err
 		}
-		for _, p := range parts {
+		for i, p := range parts {
 			if p.win[k].null {
 				continue
 			}
 			j.c = p.m.sim.c
-			if err := p.e.fill(ctx, p.win[k]); err != nil {
+			if err := engines[i].fill(ctx, p.win[k]); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package kubecostsim
+
+const raceEnabled = false
