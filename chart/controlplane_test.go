@@ -273,6 +273,48 @@ func TestExportJobOnControlPlane(t *testing.T) {
 		r.running(t) // a change still exports at once
 	})
 
+	t.Run("federated: the map reaches the export's pod, from a ConfigMap or inline", func(t *testing.T) {
+		r := k.newRelease(t, "fleet", "--set", "exporter.clusterId=", "--set", "exporter.clusterMapConfigMap.name=fleet-map",
+			"--set-string", "exporter.expectedBucketOwner=111122223333")
+		// The user's ConfigMap, as the chart expects it to exist.
+		k.Must(t, http.MethodPost, "/api/v1/namespaces/"+r.ns+"/configmaps", corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: "fleet-map"},
+			Data:       map[string]string{"clusters.yaml": "prod-eu-1: arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu\n"},
+		}, nil)
+		r.install(t)
+		job, pod := r.running(t)
+		c := exporterContainer(t, &pod.Spec)
+		env := envMap(t, c)
+		if env["CLUSTER_MAP_FILE"] != "/etc/kubecost-s3-exporter/cluster-map/clusters.yaml" || env["CLUSTER_ID"] != "" {
+			t.Errorf("export pod env %v", env)
+		}
+		mounted := slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+			return m.Name == "cluster-map" && m.ReadOnly && m.MountPath == "/etc/kubecost-s3-exporter/cluster-map"
+		})
+		volume := slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool {
+			return v.Name == "cluster-map" && v.ConfigMap != nil && v.ConfigMap.Name == "fleet-map"
+		})
+		if !mounted || !volume {
+			t.Errorf("ConfigMap fleet-map not mounted read-only in the export pod (mount %v, volume %v)", mounted, volume)
+		}
+		// Switching to the inline map is a configuration change: a new export.
+		r.values = append(r.values, "--set", "exporter.clusterMapConfigMap.name=",
+			"--set", "exporter.clusterArns.prod-eu-1=arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu")
+		r.upgrade(t)
+		kubetest.Eventually(t, settle, "one export, not "+job.Name, func() (bool, string) {
+			jobs := r.exports(t)
+			return len(jobs) == 1 && jobs[0].Name != job.Name && !kubetest.JobFinished(&jobs[0]), jobNames(jobs)
+		})
+		// The superseded export's pod is gone once a kubelet kills it; the
+		// new one is scheduled only then (one export at a time).
+		r.k.ForceDeletePod(t, r.ns, pod.Name)
+		_, pod = r.running(t)
+		if env := envMap(t, exporterContainer(t, &pod.Spec)); env["CLUSTER_ARNS"] != "prod-eu-1=arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu" || env["CLUSTER_MAP_FILE"] != "" {
+			t.Errorf("export pod env after the switch %v", env)
+		}
+	})
+
 	t.Run("skipWhenUnchanged=false: every upgrade replaces the export", func(t *testing.T) {
 		r := k.newRelease(t, "every", "--set", "exportJob.skipWhenUnchanged=false")
 		r.install(t)
