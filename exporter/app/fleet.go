@@ -119,6 +119,13 @@ func RunFleet(ctx context.Context, fo FleetOptions) (sum FleetSummary, err error
 		log.Warn("Kubecost reports a cluster that the cluster map lacks: skipped; add it to CLUSTER_ARNS or CLUSTER_MAP_FILE to export it",
 			"kubecost_cluster", id, "days_available", len(byCluster[id]))
 	}
+	for _, m := range fo.Members {
+		// A mistyped id looks exactly like this: say so once, by name.
+		if len(byCluster[m.ID]) == 0 {
+			log.Warn("Kubecost has no data in the window for a mapped cluster; check its id against Kubecost's cluster ids",
+				"kubecost_cluster", m.ID, "cluster", m.ARN)
+		}
+	}
 
 	opts := make([]Options, len(fo.Members))
 	for i, m := range fo.Members {

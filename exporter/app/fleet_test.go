@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -169,6 +170,7 @@ func TestRunFleetPlanningFailure(t *testing.T) {
 		srcs[id] = s
 	}
 	store := &fleetStore{memStore: newMemStore(), lists: map[string]int{}, listDenied: "account_id=444455556666/region=eu-west-1/"}
+	var logs strings.Builder
 	fo := app.FleetOptions{
 		Options: options(nil, store),
 		Days: func(context.Context, time.Time, time.Time) (map[string][]exporter.DayTotal, error) {
@@ -177,9 +179,16 @@ func TestRunFleetPlanningFailure(t *testing.T) {
 		Members: []app.FleetMember{
 			fleetMember("a", "111122223333", "us-east-1", "alpha", srcs["a"]),
 			fleetMember("c", "444455556666", "eu-west-1", "gamma", srcs["c"]),
+			// A mistyped id: mapped, but Kubecost has no such cluster.
+			fleetMember("typo", "111122223333", "us-east-1", "delta", &memSource{days: map[time.Time]fetchFunc{}}),
 		},
 	}
+	fo.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	sum, err := app.RunFleet(context.Background(), fo)
+	if !strings.Contains(logs.String(), "no data in the window for a mapped cluster") || !strings.Contains(logs.String(), "kubecost_cluster=typo") ||
+		strings.Count(logs.String(), "no data in the window") != 1 {
+		t.Errorf("want one warning naming the mapped cluster without data:\n%s", logs.String())
+	}
 	if !errors.Is(err, app.ErrDaysFailed) {
 		t.Fatalf("err = %v, want ErrDaysFailed", err)
 	}
