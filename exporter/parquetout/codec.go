@@ -23,7 +23,7 @@ import (
 func codecFor(c exporter.Codec) (compress.Codec, error) {
 	switch c {
 	case "", exporter.Snappy:
-		return &parquet.Snappy, nil
+		return snappyCodec{}, nil
 	case exporter.Zstd:
 		return &parquet.Zstd, nil
 	case exporter.Gzip:
