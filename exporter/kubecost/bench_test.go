@@ -24,8 +24,7 @@ import (
 //	go test ./exporter/kubecost -run '^$' -bench 'Decode|Tokenize' -benchmem
 //
 // On a shared machine compare cpu-MB/s (per CPU second of the process),
-// not MB/s; for the pipelined decoder MB/s is the figure that matters once
-// the machine is idle, as it uses two cores.
+// not MB/s.
 //
 // BenchmarkTokenizeFloor only tokenizes the same bytes with jsontext: it is
 // the floor that the exporter's end-to-end benchmark compares against.
@@ -94,21 +93,12 @@ func (s *sumSink) Reset() error { *s = sumSink{}; return nil }
 
 var totalCostIndex = schema.DoubleIndex("totalCost")
 
-// BenchmarkDecodeJSONText runs both decoder stages on one goroutine: the
-// CPU cost of decoding, comparable to the single-pass decoder's figure.
-func BenchmarkDecodeJSONText(b *testing.B) { benchDecode(b, true) }
-
-// BenchmarkDecodePipelined is the decoder as shipped: the parsing stage on
-// its own goroutine. With two cores its MB/s approaches the reading
-// stage's (see BenchmarkDecodeReadStage); cpu-MB/s is lower than the serial
-// figure by the cost of the handoffs.
-func BenchmarkDecodePipelined(b *testing.B) { benchDecode(b, false) }
-
-func benchDecode(b *testing.B, serial bool) {
+// BenchmarkDecode is the decoder as shipped: one pass that reads, checks
+// and parses, on one goroutine.
+func BenchmarkDecode(b *testing.B) {
 	body, report := benchInput(b)
 	defer report()
 	d := newDecoder(benchProjection())
-	d.pipe.serial = serial
 	var sink sumSink
 	var r bytes.Reader
 	for b.Loop() {
@@ -122,9 +112,26 @@ func benchDecode(b *testing.B, serial bool) {
 	b.ReportMetric(float64(sink.n), "allocations")
 }
 
-// BenchmarkDecodeReadStage is the reading stage alone: the jsontext walk
-// and ReadValue of each allocation, with nothing parsed.
-func BenchmarkDecodeReadStage(b *testing.B) {
+// BenchmarkScanCheck is the scanner's check alone: the whole body skipped
+// as one value, nothing parsed.
+func BenchmarkScanCheck(b *testing.B) {
+	body, report := benchInput(b)
+	defer report()
+	var r bytes.Reader
+	var s scanner
+	for b.Loop() {
+		r.Reset(body)
+		s.reset(&r)
+		s.skip()
+		if err := s.end(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJSONTextCheck is jsontext's check of the same bytes (ReadValue
+// of the whole body), which the decoder used to run before parsing.
+func BenchmarkJSONTextCheck(b *testing.B) {
 	body, report := benchInput(b)
 	defer report()
 	var dec jsontext.Decoder
@@ -132,36 +139,8 @@ func BenchmarkDecodeReadStage(b *testing.B) {
 	for b.Loop() {
 		r.Reset(body)
 		dec.Reset(&r, decoderOptions...)
-		n := 0
-		var walk func(depth int) // down to the allocation objects at depth 3
-		walk = func(depth int) {
-			for dec.PeekKind() != 0 {
-				switch k := dec.PeekKind(); {
-				case depth == 3 && k == '{':
-					if _, err := dec.ReadValue(); err != nil {
-						b.Fatal(err)
-					}
-					n++
-				case k == '{' || k == '[':
-					if _, err := dec.ReadToken(); err != nil {
-						b.Fatal(err)
-					}
-					walk(depth + 1)
-				case k == '}' || k == ']':
-					if _, err := dec.ReadToken(); err != nil {
-						b.Fatal(err)
-					}
-					return
-				default:
-					if _, err := dec.ReadValue(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		}
-		walk(0)
-		if n < 1000 {
-			b.Fatalf("%d allocations", n)
+		if _, err := dec.ReadValue(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -15,28 +15,23 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// The decoder reads an Allocation API response in two stages joined by a
-// bounded channel (pipeline.go), so that decoding uses both cores while
-// the sink's own goroutine encodes Parquet:
+// The decoder reads an Allocation API response in one pass on the
+// caller's goroutine: the scanner (scan.go) reads the body into a window,
+// checks its grammar and finds names and values, and the parser (parse.go)
+// fills a schema.Record per allocation, which goes to the sink at once, in
+// the order of the body. The sink's own goroutine encodes Parquet, so the
+// two cores split the work between JSON and Parquet.
 //
-//   - reading (the caller's goroutine): a jsontext walk down to the
-//     allocation sets, then ReadValue of each allocation, which validates
-//     it in one tight loop, a little faster than tokenizing it. The raw
-//     bytes are copied into a pooled batch.
-//   - parsing (one goroutine per response): a scanner of the validated
-//     bytes (scan.go) fills a schema.Record per allocation (parse.go) and
-//     writes it to the sink, in the order of the body.
-//
-// The two stages together cost about the same CPU as the single
-// token-by-token pass they replaced, but on two cores neither is the
-// slowest part of the exporter any more (figures: "Decoding on two cores"
-// in docs/performance.md; bench_test.go measures them). Validation stays
-// with jsontext, so a body cut short is an error, never a silently
-// partial day.
+// Only a complete, well-formed allocation reaches the sink: a body cut
+// short or malformed is an error at the allocation it breaks, never a
+// silently partial day. Before this, a separate stage checked every
+// allocation with jsontext and a second pass parsed it; that check was
+// about a fifth of the exporter's CPU (docs/performance.md, "One pass").
 
-// decoderOptions: a duplicate name is not an error (the last one wins, as
-// with encoding/json), and UTF-8 is not checked: neither matters to the
-// columns, and both checks cost time.
+// decoderOptions are what the scanner's checks match: a duplicate name is
+// not an error (the last one wins, as with encoding/json), and UTF-8 is not
+// checked. Neither matters to the columns, and both checks cost time.
+// Tests hold the scanner to jsontext with these options.
 var decoderOptions = []jsontext.Options{
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
@@ -64,83 +59,75 @@ func (e *apiError) Error() string {
 // decoder holds the reusable state for decoding responses. It is not safe
 // for concurrent use; the Client pools them.
 type decoder struct {
-	br   *bufio.Reader // sniffs the body before dec reads it
-	dec  jsontext.Decoder
-	unq  []byte // scratch for the reading stage's strings with escapes
-	pipe *pipeline
-	p    *parser
+	br  *bufio.Reader // sniffs the body before the scanner reads it
+	unq []byte        // scratch for code and message strings with escapes
+	key []byte        // the set key of the allocation being parsed
+	p   *parser
 
 	// Per response.
+	sink    exporter.RecordSink
+	n       int
 	code    int
 	message string
 	set     int64
 }
 
 func newDecoder(p *schema.Projection) *decoder {
-	return &decoder{p: newParser(p), pipe: newPipeline()}
+	return &decoder{p: newParser(p)}
 }
 
 // decode reads one response from r and writes each allocation to sink. The
 // window [start, start+len) split by step is the fallback when allocations
 // carry no window. It returns the number of allocations written, also on
-// error: a caller that sees n > 0 with an error must reset the sink. Every
-// write to sink has happened when decode returns.
+// error: a caller that sees n > 0 with an error must reset the sink.
 func (d *decoder) decode(r io.Reader, start time.Time, step time.Duration, sink exporter.RecordSink) (int, error) {
-	d.dec.Reset(r, decoderOptions...)
-	d.code, d.message, d.set = 0, "", 0
+	s := &d.p.sc
+	s.reset(r)
+	defer func() { s.src = nil }() // the body is the caller's to close
+	d.sink, d.n, d.code, d.message, d.set = sink, 0, 0, "", 0
 	d.p.start, d.p.step = start.UnixMilli(), step.Milliseconds()
-	d.pipe.begin(d.p, sink)
 	err := d.response()
 	if err == nil {
-		// Only white space may follow: anything else means the body is
-		// not the response we think it is.
-		if _, err = d.dec.ReadToken(); err == io.EOF {
-			err = nil
-		} else if err == nil {
-			err = errors.New("unexpected data after the response object")
+		err = s.end()
+		if errors.Is(err, errSyntax) {
+			err = fmt.Errorf("unexpected data after the response object: %w", err)
 		}
 	}
-	// The allocations read before an error still reach the sink, as they
-	// did when one goroutine did everything: the caller's count of written
-	// rows decides whether the sink must be reset.
-	n, serr := d.pipe.end()
-	if serr != nil {
-		return n, &sinkError{serr}
-	}
+	d.sink = nil
 	if err == nil && d.code != 0 && d.code != 200 {
 		err = &apiError{d.code, d.message}
 	}
-	return n, err
+	return d.n, err
 }
 
 func (d *decoder) response() error {
-	if err := d.begin(jsontext.KindBeginObject); err != nil {
-		return err
+	s := &d.p.sc
+	if c := s.peek(); c != '{' {
+		if s.err != nil {
+			return s.err
+		}
+		return fmt.Errorf("%w: expected an object, found %q", errSyntax, c)
 	}
+	s.open()
 	for {
-		k, end, err := d.name()
-		if err != nil || end {
-			return err
+		k, ok := s.member()
+		if !ok {
+			return s.err
 		}
 		switch string(k) {
 		case "code":
-			var v jsontext.Value
-			if v, err = d.dec.ReadValue(); err == nil {
-				d.code = int(numberOf(v, &d.unq))
-			}
+			d.code = int(numberOf(s.value(), &d.unq))
 		case "data":
-			err = d.data()
+			if err := d.data(); err != nil {
+				return err
+			}
 		case "message", "error":
-			var v jsontext.Value
-			if v, err = d.dec.ReadValue(); err == nil && len(v) > 0 && v[0] == '"' && d.message == "" {
-				s := unquote(v, &d.unq)
-				d.message = string(s[:min(len(s), 512)])
+			if v := s.value(); v[0] == '"' && d.message == "" {
+				u := unquote(v, &d.unq)
+				d.message = string(u[:min(len(u), 512)])
 			}
 		default:
-			err = d.dec.SkipValue() // may be large: walk it, do not buffer it
-		}
-		if err != nil {
-			return err
+			s.skip() // may be large: walked, not buffered
 		}
 	}
 }
@@ -148,87 +135,52 @@ func (d *decoder) response() error {
 // data is normally an array of sets, one per step; null sets are skipped.
 // A bare set object is accepted as well.
 func (d *decoder) data() error {
-	switch d.dec.PeekKind() {
-	case jsontext.KindBeginObject:
+	s := &d.p.sc
+	switch s.peek() {
+	case '{':
 		return d.allocationSet()
-	case jsontext.KindBeginArray:
+	case '[':
 	default:
-		return d.dec.SkipValue()
+		s.skip()
+		return s.err
 	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return err
-	}
-	for ; ; d.set++ {
-		switch d.dec.PeekKind() {
-		case jsontext.KindEndArray:
-			_, err := d.dec.ReadToken()
-			return err
-		case jsontext.KindBeginObject:
-			if err := d.allocationSet(); err != nil {
-				return err
-			}
-		default:
-			if err := d.dec.SkipValue(); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// allocationSet hands each allocation of a set, raw, to the parsing stage.
-func (d *decoder) allocationSet() error {
-	if _, err := d.dec.ReadToken(); err != nil {
-		return err
-	}
-	for {
-		k, end, err := d.name()
-		if err != nil || end {
-			return err
-		}
-		if d.dec.PeekKind() != jsontext.KindBeginObject {
-			if _, err := d.dec.ReadValue(); err != nil {
-				return err
-			}
+	s.open()
+	for ; s.elem(); d.set++ {
+		if s.peek() != '{' {
+			s.skip()
 			continue
 		}
-		// k is only valid until the next read: keep a copy before ReadValue.
-		d.pipe.key(k)
-		v, err := d.dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		if err := d.pipe.add(d.set, v); err != nil {
+		if err := d.allocationSet(); err != nil {
 			return err
 		}
 	}
+	return s.err
 }
 
-// begin reads the opening token of a value of kind k.
-func (d *decoder) begin(k jsontext.Kind) error {
-	tok, err := d.dec.ReadToken()
-	if err != nil {
-		return err
+// allocationSet parses each allocation of a set and writes it to the sink.
+func (d *decoder) allocationSet() error {
+	s := &d.p.sc
+	s.open()
+	for {
+		k, ok := s.member()
+		if !ok {
+			return s.err
+		}
+		if s.peek() != '{' {
+			s.skip()
+			continue
+		}
+		// The key is only valid until the next read.
+		d.key = append(d.key[:0], k...)
+		d.p.allocation(d.key, d.set)
+		if s.err != nil {
+			return s.err // the allocation is incomplete: not written
+		}
+		if err := d.sink.Write(d.p.rec); err != nil {
+			return &sinkError{err}
+		}
+		d.n++
 	}
-	if tok.Kind() != k {
-		return fmt.Errorf("expected %v, found %v", k, tok.Kind())
-	}
-	return nil
-}
-
-// name reads the next member name of the current object, or its end. The
-// bytes are valid until the next read. Names are not unescaped: every name
-// the decoder looks for is a plain identifier (label keys are sanitized to
-// [a-zA-Z0-9_]), and an escaped name matches none of them, as it should.
-func (d *decoder) name() (name []byte, end bool, err error) {
-	if d.dec.PeekKind() == jsontext.KindEndObject {
-		_, err = d.dec.ReadToken()
-		return nil, true, err
-	}
-	v, err := d.dec.ReadValue()
-	if err != nil || len(v) < 2 {
-		return nil, false, err
-	}
-	return v[1 : len(v)-1], false, nil
 }
 
 // unquote returns the contents of a raw JSON string, copying into *scratch
@@ -265,6 +217,12 @@ func numberOf(v []byte, scratch *[]byte) float64 {
 			return f
 		}
 	}
+	return parseFloat(v)
+}
+
+// parseFloat is strconv's, with a number out of range read as its limit
+// (infinity or zero) and anything unparsable as 0.
+func parseFloat(v []byte) float64 {
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0

@@ -25,9 +25,7 @@ const (
 	propAnnotations = -3
 )
 
-// parser turns the raw bytes of one validated allocation into rec. It is
-// the second stage of the decoder and runs on its own goroutine; nothing
-// in it is shared with the reading stage.
+// parser turns each allocation the scanner reaches into rec.
 type parser struct {
 	proj   *schema.Projection
 	rec    *schema.Record
@@ -91,16 +89,16 @@ func newParser(p *schema.Projection) *parser {
 	}
 }
 
-// allocation fills p.rec from the raw allocation object v of set number
-// set, whose raw key in the set is key (the name when "name" is missing).
-func (p *parser) allocation(key, v []byte, set int64) {
+// allocation fills p.rec from the allocation object at the scanner, of set
+// number set, whose raw key in the set is key (the name when "name" is
+// missing). The caller checks the scanner's error before using p.rec.
+func (p *parser) allocation(key []byte, set int64) {
 	r := p.rec
 	p.proj.Reset(r)
 	var wStart, wEnd, aStart, aEnd int64
 	var hasW, hasA uint8 // bit 0: start, bit 1: end
 	s := &p.sc
-	s.reset(v)
-	s.i++ // '{': the reading stage only hands over objects
+	s.enter()
 	for {
 		k, ok := s.member()
 		if !ok {
@@ -246,8 +244,13 @@ func (p *parser) scalar() []byte {
 	return v
 }
 
-// number reads a number (see numberOf).
-func (p *parser) number() float64 { return numberOf(p.sc.value(), &p.unq) }
+// number reads a number (see numberOf), a plain one in one pass.
+func (p *parser) number() float64 {
+	if f, ok := p.sc.float(); ok {
+		return f
+	}
+	return numberOf(p.sc.value(), &p.unq)
+}
 
 // smallNumber parses the common short forms exactly without strconv: an
 // optional minus, at most 15 digits, an optional fraction, no exponent.
@@ -291,7 +294,9 @@ func smallNumber(v []byte) (float64, bool) {
 }
 
 // pow10 holds the powers of ten that smallNumber divides by.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+// float divides by up to 1e22, the largest power of ten exact in a float64.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 // unquote returns the contents of a raw JSON string (see unquote).
 func (p *parser) unquote(v []byte) []byte { return unquote(v, &p.unq) }

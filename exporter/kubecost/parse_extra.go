@@ -57,11 +57,9 @@ func (p *parser) extra(x int) {
 		n.Set = true
 		p.stringMap(n)
 	case schema.StringList:
-		if s.peek() != '[' {
-			s.skip()
+		if !s.enterArray() {
 			return
 		}
-		s.i++
 		n.Set = true
 		for s.elem() {
 			n.List = append(n.List, p.strs.get(p.scalar()))

@@ -1,147 +1,607 @@
 package kubecost
 
-import "bytes"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+)
 
-// scanner walks one allocation object that jsontext has already validated
-// (ReadValue in the reading stage). Because the bytes are known to be
-// well-formed JSON, it checks nothing and never needs to look past a value:
-// it only finds where names and values start and end, which is what makes
-// the parsing stage about twice as fast per byte as a second jsontext pass.
+// scanner reads a response body once, checking JSON's grammar as it goes,
+// and hands the parser the names and values it asks for. Reading,
+// checking and parsing are one pass over the bytes: the pass that used to
+// check the body first (jsontext's ReadValue) cost about as much CPU as
+// tokenizing it, and the body is the largest thing the exporter touches.
 //
-// Every method assumes it is positioned where the JSON grammar allows the
-// call (a member name or the end of an object, a value); the parser calls
-// them in that order only.
+// What it checks is what jsontext checks with AllowInvalidUTF8 and
+// AllowDuplicateNames (decode_test.go's FuzzDecode holds it to that):
+// objects, arrays, commas and colons; number syntax; the literals true,
+// false and null; strings closed, without raw control characters and with
+// valid escapes; nesting at most maxDepth deep; nothing but white space
+// after the response. A body cut anywhere is io.ErrUnexpectedEOF.
+//
+// The body is read into a window that is refilled as the scanner moves.
+// A name or value a method returns is valid until the next call: a refill
+// moves the window's bytes, and it keeps only what the current token (or
+// pin) still needs. Callers use each result before scanning further.
+//
+// Once an error is recorded every method returns at once, with "the end"
+// (member and elem report false, value returns null), so the parser's
+// loops unwind without checking after each call; the caller checks err.
 type scanner struct {
-	b []byte
-	i int
+	b     []byte    // the window: b[i:] is unread
+	i     int       // next byte
+	pin   int       // start of a token that must survive a refill, or -1
+	src   io.Reader // where more bytes come from; nil: b is everything
+	off   int64     // offset in the body of b[0], for error messages
+	eof   bool      // src is exhausted
+	err   error     // first error: syntax, cut short or src's
+	first bool      // just inside '{' or '[': no comma before the next item
+	stack []byte    // skip's open containers, by closing byte
+	depth int       // containers open outside skip
 }
 
-func (s *scanner) reset(b []byte) { s.b, s.i = b, 0 }
+const (
+	// scanWindow is how much the scanner reads at a time: large reads
+	// are fewer system calls; a refill moves at most one token's bytes.
+	scanWindow = 256 << 10
+	// maxDepth is jsontext's nesting limit.
+	maxDepth = 10000
+)
 
-// ws skips white space. Kubecost writes none, but a proxy that re-indents
-// the body must not break the parser.
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+// errSyntax marks the scanner's own grammar errors.
+var errSyntax = errors.New("invalid JSON")
+
+var nullText = []byte("null")
+
+// reset starts reading src, reusing the window's storage.
+func (s *scanner) reset(src io.Reader) {
+	if cap(s.b) < scanWindow || cap(s.b) > 4*scanWindow {
+		// A window grown by one huge token must not stay that size.
+		s.b = make([]byte, 0, scanWindow)
+	}
+	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0]}
+}
+
+// resetBytes scans b alone.
+func (s *scanner) resetBytes(b []byte) {
+	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0]}
+}
+
+// more reads more bytes into the window, keeping b[min(i, pin):]. It
+// reports false at the end of the body or on an error.
+func (s *scanner) more() bool {
+	if s.eof || s.err != nil {
+		return false
+	}
+	keep := s.i
+	if s.pin >= 0 && s.pin < keep {
+		keep = s.pin
+	}
+	if keep > 0 {
+		n := copy(s.b[:cap(s.b)], s.b[keep:])
+		s.b = s.b[:n]
+		s.i -= keep
+		if s.pin >= 0 {
+			s.pin -= keep
+		}
+		s.off += int64(keep)
+	}
+	if len(s.b) == cap(s.b) {
+		// One token fills the window: grow it.
+		s.b = append(s.b, 0)[:len(s.b)]
+	}
+	for {
+		n, err := s.src.Read(s.b[len(s.b):cap(s.b)])
+		s.b = s.b[:len(s.b)+n]
+		switch {
+		case err == io.EOF:
+			s.eof = true
+			return n > 0
+		case err != nil:
+			s.err = err
+			return false
+		case n > 0:
+			return true
 		}
 	}
 }
 
-// peek returns the first byte of the next value: '{', '[', '"', 'n', 't',
-// 'f', '-' or a digit.
+// fail records a syntax error at the current byte (or the end) unless an
+// error is already recorded.
+func (s *scanner) fail(want string) {
+	if s.err != nil {
+		return
+	}
+	if s.i >= len(s.b) {
+		s.err = io.ErrUnexpectedEOF
+		return
+	}
+	s.err = fmt.Errorf("%w: invalid character %q at offset %d: want %s", errSyntax, s.b[s.i], s.off+int64(s.i), want)
+}
+
+// ws skips white space and reports whether a byte follows. Kubecost writes
+// none, but a proxy that re-indents the body must not break the parser.
+func (s *scanner) ws() bool {
+	for {
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ' ', '\t', '\n', '\r':
+				s.i++
+			default:
+				return true
+			}
+		}
+		if !s.more() {
+			if s.err == nil {
+				s.err = io.ErrUnexpectedEOF
+			}
+			return false
+		}
+	}
+}
+
+// peek returns the first byte of the next value, or 0 after an error.
 func (s *scanner) peek() byte {
-	s.ws()
+	if s.err != nil || !s.ws() {
+		return 0
+	}
 	return s.b[s.i]
 }
 
 // enter consumes the '{' of an object if the next value is one. Otherwise
-// it skips the value and reports false, as the jsontext walk did for
-// members of an unexpected shape.
+// it skips the value and reports false.
 func (s *scanner) enter() bool {
 	if s.peek() == '{' {
-		s.i++
-		return true
+		return s.open()
 	}
 	s.skip()
 	return false
+}
+
+// enterArray is enter for an array.
+func (s *scanner) enterArray() bool {
+	if s.peek() == '[' {
+		return s.open()
+	}
+	s.skip()
+	return false
+}
+
+func (s *scanner) open() bool {
+	if s.depth++; s.depth > maxDepth {
+		s.fail("less nesting")
+		return false
+	}
+	s.i++
+	s.first = true
+	return true
+}
+
+// next moves to the next item of the container entered last: past the
+// comma that must separate it from the one before, or past the container's
+// closing byte, when it reports false.
+func (s *scanner) next(close byte) bool {
+	c := s.peek()
+	if s.first {
+		s.first = false
+	} else if c == ',' {
+		s.i++
+		c = s.peek()
+		if c == close {
+			s.fail("a value after ','")
+			return false
+		}
+		return c != 0
+	} else if c != close {
+		s.fail(fmt.Sprintf("',' or '%c'", close))
+		return false
+	}
+	if c == close {
+		s.i++
+		s.depth--
+		return false
+	}
+	return c != 0
 }
 
 // member returns the raw name of the next member of the current object
 // (without quotes, escapes kept) and moves past its colon, or reports
 // false and consumes the '}' at the end of the object.
 func (s *scanner) member() ([]byte, bool) {
-	s.ws()
-	if s.b[s.i] == ',' {
-		s.i++
-		s.ws()
-	}
-	if s.b[s.i] == '}' {
-		s.i++
+	if !s.next('}') {
 		return nil, false
 	}
-	start := s.i + 1
-	end := stringEnd(s.b, start)
-	s.i = end + 1
-	s.ws()
-	s.i++ // ':'
-	return s.b[start:end], true
+	if s.b[s.i] != '"' {
+		s.fail("a member name")
+		return nil, false
+	}
+	s.pin = s.i
+	s.str()
+	// The name must outlive the refill that finding its colon may need.
+	if s.peek() != ':' {
+		s.fail("':'")
+		s.pin = -1
+		return nil, false
+	}
+	s.i++
+	start, end := s.pin+1, s.i-1
+	for s.b[end] != '"' {
+		end-- // white space before the colon
+	}
+	s.pin = -1
+	return s.b[start:end], s.err == nil
 }
 
-// value returns the raw text of the next value, as jsontext.ReadValue does.
+// elem moves to the next element of the array entered last, or reports
+// false and consumes the ']' at its end.
+func (s *scanner) elem() bool { return s.next(']') }
+
+// value returns the raw text of the next value, as jsontext.ReadValue
+// does, or null after an error.
 func (s *scanner) value() []byte {
-	s.ws()
-	start := s.i
+	if !s.ws() {
+		return nullText
+	}
+	s.pin = s.i
 	s.skip()
+	start := s.pin
+	s.pin = -1
+	if s.err != nil {
+		return nullText
+	}
 	return s.b[start:s.i]
 }
 
-// skip moves past the next value.
+// skip moves past the next value, checking it.
 func (s *scanner) skip() {
-	s.ws()
-	b := s.b
-	switch b[s.i] {
-	case '"':
-		s.i = stringEnd(b, s.i+1) + 1
+	switch s.peek() {
 	case '{', '[':
-		depth := 0
-		for i := s.i; ; i++ {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i+1)
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					s.i = i + 1
+		s.composite()
+	case '"':
+		s.str()
+	default:
+		s.scalar()
+	}
+	s.first = false
+}
+
+// scalar moves past a number or a literal.
+func (s *scanner) scalar() {
+	switch s.peek() {
+	case 't':
+		s.literal("true")
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	case 0:
+	default:
+		s.number()
+	}
+}
+
+func (s *scanner) literal(lit string) {
+	for len(s.b)-s.i < len(lit) && s.more() {
+	}
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		if s.err == nil && len(s.b)-s.i < len(lit) && string(s.b[s.i:]) == lit[:len(s.b)-s.i] {
+			s.err = io.ErrUnexpectedEOF
+		}
+		s.fail(lit)
+		return
+	}
+	s.i += len(lit)
+}
+
+// number moves past a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// What follows it is the caller's to check.
+func (s *scanner) number() {
+	if s.at() == '-' {
+		s.i++
+	}
+	switch c := s.at(); {
+	case c == '0':
+		s.i++
+	case c >= '1' && c <= '9':
+		s.digits()
+	default:
+		s.fail("a digit")
+		return
+	}
+	if s.at() == '.' {
+		s.i++
+		if !isDigit(s.at()) {
+			s.fail("a digit after '.'")
+			return
+		}
+		s.digits()
+	}
+	if c := s.at(); c == 'e' || c == 'E' {
+		s.i++
+		if c := s.at(); c == '+' || c == '-' {
+			s.i++
+		}
+		if !isDigit(s.at()) {
+			s.fail("a digit in the exponent")
+			return
+		}
+		s.digits()
+	}
+}
+
+// at returns the current byte, reading more if needed, or 0 at the end.
+func (s *scanner) at() byte {
+	if s.i < len(s.b) || s.more() {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) digits() {
+	for {
+		for s.i < len(s.b) && isDigit(s.b[s.i]) {
+			s.i++
+		}
+		if s.i < len(s.b) || !s.more() {
+			return
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// Bytes of eight copies of a byte, for the string scan.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// str moves past the string that starts at the current '"'. Eight bytes
+// at a time, it looks for the bytes that need a closer look: the closing
+// quote, a backslash, a control character.
+func (s *scanner) str() {
+	b, i := s.b, s.i+1
+	for {
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			q, bs := x^(ones*'"'), x^(ones*'\\')
+			// A byte is flagged when it is zero (q, bs) or below 0x20 (x).
+			// The lowest flag is exact; flags above it may not be.
+			t := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ones*0x20) &^ x)
+			if t &= highs; t != 0 {
+				i += bits.TrailingZeros64(t) >> 3
+				break
+			}
+			i += 8
+		}
+		for i < len(b) {
+			switch c := b[i]; {
+			case c == '"':
+				s.i = i + 1
+				return
+			case c == '\\':
+				s.i = i
+				if !s.escape() {
 					return
 				}
+				b, i = s.b, s.i
+				continue
+			case c < 0x20:
+				s.i = i
+				s.fail("no control characters in a string")
+				return
+			}
+			i++
+			if i+8 <= len(b) {
+				break // back to eight at a time
 			}
 		}
-	default: // number, true, false, null: up to the next delimiter
-		i := s.i + 1
-		for i < len(b) && !isDelim(b[i]) {
-			i++
+		if i < len(b) {
+			continue
 		}
 		s.i = i
-	}
-}
-
-func isDelim(c byte) bool {
-	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
-}
-
-// stringEnd returns the index of the quote that closes the string whose
-// contents start at i. A quote preceded by an odd run of backslashes is
-// escaped; the run cannot extend before the opening quote.
-func stringEnd(b []byte, i int) int {
-	for {
-		q := i + bytes.IndexByte(b[i:], '"')
-		k := q
-		for b[k-1] == '\\' {
-			k--
+		if !s.more() {
+			s.fail("the end of the string")
+			return
 		}
-		if (q-k)%2 == 0 {
-			return q
-		}
-		i = q + 1
+		b, i = s.b, s.i
 	}
 }
 
-// elem moves to the next element of the array whose '[' was consumed, or
-// reports false and consumes the ']' at its end.
-func (s *scanner) elem() bool {
-	s.ws()
-	if s.b[s.i] == ',' {
-		s.i++
-		s.ws()
+// escape checks the escape at the current '\' and moves past it.
+func (s *scanner) escape() bool {
+	for len(s.b)-s.i < 6 && s.more() {
 	}
-	if s.b[s.i] == ']' {
-		s.i++
+	b := s.b[s.i:]
+	if len(b) < 2 {
+		s.i = len(s.b)
+		s.fail("an escape")
 		return false
 	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		s.i += 2
+		return true
+	case 'u':
+		for k := 2; k < 6; k++ {
+			if k >= len(b) {
+				s.i = len(s.b)
+				s.fail("four hex digits")
+				return false
+			}
+			if !isHex(b[k]) {
+				s.i += k
+				s.fail("a hex digit")
+				return false
+			}
+		}
+		s.i += 6
+		return true
+	}
+	s.i++
+	s.fail("an escape")
+	return false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// composite moves past the object or array at the current byte, checking
+// everything in it, without recursion: s.stack holds the closing byte of
+// each container still open.
+func (s *scanner) composite() {
+	base := len(s.stack)
+	defer func() { s.stack = s.stack[:base] }()
+	for {
+		// A value is expected here.
+		switch c := s.peek(); c {
+		case '{', '[':
+			if s.depth+len(s.stack)-base >= maxDepth {
+				s.fail("less nesting")
+				return
+			}
+			s.i++
+			closer := byte('}')
+			if c == '[' {
+				closer = ']'
+			}
+			s.stack = append(s.stack, closer)
+			if s.peek() == closer {
+				s.i++
+				s.stack = s.stack[:len(s.stack)-1]
+				break // an empty container is a complete value
+			}
+			if closer == '}' && !s.name() {
+				return
+			}
+			continue
+		case '"':
+			s.str()
+		case 0:
+			return
+		default:
+			s.scalar()
+		}
+		// After a value: a comma and the next item, or closing bytes.
+		for {
+			if s.err != nil || len(s.stack) == base {
+				return
+			}
+			top := s.stack[len(s.stack)-1]
+			c := s.peek()
+			if c == top {
+				s.i++
+				s.stack = s.stack[:len(s.stack)-1]
+				continue
+			}
+			if c != ',' {
+				s.fail(fmt.Sprintf("',' or '%c'", top))
+				return
+			}
+			s.i++
+			if top == '}' && !s.name() {
+				return
+			}
+			break
+		}
+	}
+}
+
+// name moves past a member name and its colon inside skip.
+func (s *scanner) name() bool {
+	if s.peek() != '"' {
+		s.fail("a member name")
+		return false
+	}
+	s.str()
+	if s.peek() != ':' {
+		s.fail("':'")
+		return false
+	}
+	s.i++
 	return true
+}
+
+// end checks that only white space is left.
+func (s *scanner) end() error {
+	for s.err == nil {
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ' ', '\t', '\n', '\r':
+				s.i++
+			default:
+				s.fail("the end of the body")
+				return s.err
+			}
+		}
+		if !s.more() {
+			break
+		}
+	}
+	return s.err
+}
+
+// float reads a number value in one pass, checking and converting it, when
+// it lies whole in the window. ok is false when the next value is not a
+// plain number or comes near the window's end; the caller then takes the
+// general path (value and numberOf), which reads and checks it as usual.
+//
+// A mantissa below 2^53 with at most 22 decimals is converted exactly by
+// one division (both operands are exact in a float64, so IEEE rounds the
+// quotient correctly): that takes the 16-digit numbers Kubecost's shortest
+// float formatting often writes, which the 15-digit smallNumber did not.
+func (s *scanner) float() (float64, bool) {
+	b, i := s.b, s.i
+	if len(b)-i < 64 {
+		return 0, false
+	}
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	var m uint64
+	nd, frac := 0, 0
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			m = m*10 + uint64(b[i]-'0')
+			nd++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, false
+		}
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			m = m*10 + uint64(b[i]-'0')
+			nd++
+			frac++
+		}
+	}
+	if i >= len(b) {
+		return 0, false
+	}
+	if c := b[i]; c == 'e' || c == 'E' {
+		return 0, false
+	}
+	s.i, s.first = i, false
+	if nd <= 19 && m < 1<<53 && frac < len(pow10) {
+		f := float64(m)
+		if frac > 0 {
+			f /= pow10[frac]
+		}
+		if b[start] == '-' {
+			f = -f
+		}
+		return f, true
+	}
+	return parseFloat(b[start:i]), true
 }

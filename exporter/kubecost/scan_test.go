@@ -1,0 +1,299 @@
+package kubecost
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
+)
+
+// bigBody is a response many scanner windows long (about 5 MB).
+func bigBody(t testing.TB) []byte {
+	t.Helper()
+	sim := kubecostsim.New(kubecostsim.Config{
+		Seed: 5, ContainersPerHour: 80, Now: func() time.Time { return testDay.Add(10 * 24 * time.Hour) },
+		Quirks: kubecostsim.Quirks{ExtraFields: true, NullNumbers: true, NegativeZero: true, NaNStrings: true, OffsetTimes: true},
+	})
+	var b bytes.Buffer
+	if err := sim.WriteResponse(&b, benchQuery()); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() < 8*scanWindow {
+		t.Fatalf("body of %d bytes fills too few windows", b.Len())
+	}
+	return b.Bytes()
+}
+
+// jaggedReader returns reads of 1 to 13 bytes, so that every token of a
+// body crosses a window refill somewhere.
+type jaggedReader struct {
+	r io.Reader
+	k int
+}
+
+func (j *jaggedReader) Read(p []byte) (int, error) {
+	j.k = (j.k*7 + 3) % 13
+	return j.r.Read(p[:min(len(p), j.k+1)])
+}
+
+// Reads of any size give the same rows: the window's refills keep every
+// name and value whole wherever the reads end.
+func TestDecodeAnyReadSizes(t *testing.T) {
+	body := bigBody(t)
+	var want memSink
+	d := newDecoder(testProjection())
+	n, err := d.decode(bytes.NewReader(body), testDay, time.Hour, &want)
+	if err != nil || n != len(want.rows) || n < 1000 {
+		t.Fatalf("whole: n=%d rows=%d err=%v", n, len(want.rows), err)
+	}
+	for name, r := range map[string]io.Reader{
+		"one byte": iotest.OneByteReader(bytes.NewReader(body)),
+		"jagged":   &jaggedReader{r: bytes.NewReader(body)},
+		"half":     iotest.HalfReader(bytes.NewReader(body)),
+		"data+EOF": iotest.DataErrReader(bytes.NewReader(body)),
+	} {
+		var got memSink
+		n, err := d.decode(r, testDay, time.Hour, &got)
+		if err != nil || n != len(want.rows) {
+			t.Fatalf("%s: n=%d err=%v, want %d rows", name, n, err, len(want.rows))
+		}
+		for i := range want.rows {
+			if !sameRecord(&want.rows[i], &got.rows[i]) {
+				t.Fatalf("%s: row %d differs: %q@%d vs %q@%d", name, i, want.rows[i].Name, want.rows[i].Start, got.rows[i].Name, got.rows[i].Start)
+			}
+		}
+	}
+}
+
+func sameRecord(a, b *schema.Record) bool {
+	if a.Name != b.Name || a.Start != b.Start || a.End != b.End || a.Num != b.Num || a.Props != b.Props ||
+		!slicesEqual(a.Labels, b.Labels) || !slicesEqual(a.Annotations, b.Annotations) {
+		return false
+	}
+	for i := range a.X {
+		x, y := &a.X[i], &b.X[i]
+		if x.Set != y.Set || x.Num != y.Num || len(x.KV) != len(y.KV) || len(x.List) != len(y.List) || len(x.Entries) != len(y.Entries) {
+			return false
+		}
+		for j := range x.KV {
+			if x.KV[j] != y.KV[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+// countingSink counts writes and can fail from the failAt-th on.
+type countingSink struct {
+	n      int64
+	failAt int64
+}
+
+func (s *countingSink) Write(*schema.Record) error {
+	if s.n++; s.failAt > 0 && s.n >= s.failAt {
+		return errors.New("disk full")
+	}
+	return nil
+}
+
+func (s *countingSink) Reset() error { return nil }
+
+// A body cut deep into the response: the allocations before the cut are
+// written (so the caller resets the sink), the count is exact, and the
+// decoder is reusable afterwards.
+func TestDecodeTruncatedBody(t *testing.T) {
+	body := bigBody(t)
+	d := newDecoder(testProjection())
+	for _, cut := range []int{len(body) / 3, len(body) - 10} {
+		sink := &countingSink{}
+		n, err := d.decode(bytes.NewReader(body[:cut]), testDay, time.Hour, sink)
+		if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("cut at %d: err = %v, want unexpected EOF", cut, err)
+		}
+		if n == 0 || int64(n) != sink.n {
+			t.Errorf("cut at %d: returned %d, wrote %d", cut, n, sink.n)
+		}
+	}
+	var all memSink
+	n, err := d.decode(bytes.NewReader(body), testDay, time.Hour, &all)
+	if err != nil || n != len(all.rows) || n < 1000 {
+		t.Fatalf("after truncations: n=%d rows=%d err=%v", n, len(all.rows), err)
+	}
+}
+
+// A read error is the decoder's error, not a syntax error.
+func TestDecodeReadError(t *testing.T) {
+	body := bigBody(t)
+	boom := errors.New("connection reset")
+	r := io.MultiReader(bytes.NewReader(body[:len(body)/2]), iotest.ErrReader(boom))
+	n, err := newDecoder(testProjection()).decode(r, testDay, time.Hour, &countingSink{})
+	if !errors.Is(err, boom) || n == 0 {
+		t.Fatalf("n=%d err=%v, want the read error after some rows", n, err)
+	}
+}
+
+// A sink error stops reading at once and is reported as such.
+func TestDecodeSinkErrorStopsReading(t *testing.T) {
+	body := bigBody(t)
+	sink := &countingSink{failAt: 10}
+	r := &countingReader{r: bytes.NewReader(body)}
+	n, err := newDecoder(testProjection()).decode(r, testDay, time.Hour, sink)
+	var se *sinkError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v, want the sink's error", err)
+	}
+	if n != 9 {
+		t.Errorf("returned %d, want the 9 rows written before the failure", n)
+	}
+	if r.n > scanWindow {
+		t.Errorf("read %d of %d bytes before the sink failed; want at most one window (%d)", r.n, len(body), scanWindow)
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// scanAll checks b as one JSON value with the scanner, reading it whole
+// or in jagged reads.
+func scanAll(b []byte, jagged bool) error {
+	var s scanner
+	if jagged {
+		s.reset(&jaggedReader{r: bytes.NewReader(b)})
+	} else {
+		s.resetBytes(b)
+	}
+	s.skip()
+	return s.end()
+}
+
+// The scanner accepts exactly what jsontext accepts with decoderOptions,
+// and in valid JSON finds the same values and member names.
+func FuzzScanner(f *testing.F) {
+	f.Add([]byte(quirkyResponse))
+	f.Add([]byte(`{"a\"b\\":"x\\\"","":[],"c":{"d":[1,-2.5e3,true,false,null,"\u0041"]}}`))
+	f.Add([]byte(` { "a" : 1 , "b" : [ ] } `))
+	f.Add([]byte(`[1,]`))
+	f.Add([]byte(`{"a":01}`))
+	f.Add([]byte(`"\ud800"`))
+	f.Add([]byte("\"a\tb\""))
+	f.Add([]byte(`[[[[{"a":[{}]}]]]]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		valid := jsontext.Value(b).IsValid(decoderOptions...)
+		for _, jagged := range []bool{false, true} {
+			if err := scanAll(b, jagged); (err == nil) != valid {
+				t.Fatalf("jagged=%v: scanner error %v, jsontext valid %v: %q", jagged, err, valid, b)
+			}
+		}
+		if !valid {
+			return
+		}
+		var s scanner
+		s.resetBytes(b)
+		v := s.value()
+		if want := bytes.TrimSpace(b); !bytes.Equal(v, want) {
+			t.Fatalf("value %q, want %q", v, want)
+		}
+		if v[0] != '{' {
+			return
+		}
+		// Member names and values, one level down, read in jagged reads.
+		dec := jsontext.NewDecoder(bytes.NewReader(b), decoderOptions...)
+		if _, err := dec.ReadToken(); err != nil {
+			t.Fatal(err)
+		}
+		s.reset(&jaggedReader{r: bytes.NewReader(b)})
+		if !s.enter() {
+			t.Fatal("enter failed on an object")
+		}
+		for {
+			k, ok := s.member()
+			if dec.PeekKind() == '}' {
+				if ok {
+					t.Fatalf("scanner found member %q after the end", k)
+				}
+				return
+			}
+			name, err := dec.ReadValue()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok || string(k) != string(name[1:len(name)-1]) {
+				t.Fatalf("member %q, want %s", k, name)
+			}
+			val, err := dec.ReadValue()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.value(); !bytes.Equal(got, val) {
+				t.Fatalf("member %s: value %q, want %q", name, got, val)
+			}
+		}
+	})
+}
+
+func TestSmallNumber(t *testing.T) {
+	for _, s := range []string{
+		"0", "-0", "60", "0.025", "64401427", "1.5", "-2.75", "123456789012345", "0.000000000000001",
+		"9007199254740993", "0.1", "0.3", "1234567.891", ".5", "5.", "1e3", "0x10", "", "-", "1.2.3",
+	} {
+		got, ok := smallNumber([]byte(s))
+		want, err := strconv.ParseFloat(s, 64)
+		if ok && (err != nil || got != want) {
+			t.Errorf("smallNumber(%q) = %v, ParseFloat = %v, %v", s, got, want, err)
+		}
+	}
+}
+
+// float converts every JSON number exactly as strconv.ParseFloat does, and
+// declines (for the general path) what is not a plain number.
+func FuzzFloat(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1", "0.1", "0.3", "1234567890123456", "9007199254740993", "0.0012345678901234",
+		"9007199254740991.5", "123456789012345678901234", "1e5", "01", "-", "1.", ".5", "0.0000000000000000000001", "\"1\"", "null"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, num string) {
+		var s scanner
+		s.resetBytes([]byte(num + "," + strings.Repeat(" ", 64)))
+		got, ok := s.float()
+		isNum := len(num) > 0 && jsontext.Value(num).IsValid() && (num[0] == '-' || num[0] >= '0' && num[0] <= '9')
+		if !ok {
+			if isNum && !strings.ContainsAny(num, "eE") {
+				t.Fatalf("float declined the plain number %q", num)
+			}
+			return
+		}
+		if s.i != len(num) || !isNum {
+			// It read a prefix: only valid when what follows is not part
+			// of a number (the caller's next() rejects it).
+			if s.i > len(num) || strings.ContainsAny(num[:s.i], " ,") {
+				t.Fatalf("float read %d bytes of %q", s.i, num)
+			}
+			return
+		}
+		want := parseFloat([]byte(num))
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("float(%q) = %v (%x), ParseFloat %v (%x)", num, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	})
+}
