@@ -36,7 +36,7 @@ type snappyCodec struct{}
 
 var _ compress.Codec = snappyCodec{}
 
-func (snappyCodec) String() string                           { return "SNAPPY" }
+func (snappyCodec) String() string                            { return "SNAPPY" }
 func (snappyCodec) CompressionCodec() format.CompressionCodec { return format.Snappy }
 
 // Decode is s2's, which reads any Snappy block.
