@@ -63,6 +63,7 @@ type decoder struct {
 	unq []byte        // scratch for code and message strings with escapes
 	key []byte        // the set key of the allocation being parsed
 	p   *parser
+	ra  *readAhead
 
 	// Per response.
 	sink    exporter.RecordSink
@@ -73,7 +74,7 @@ type decoder struct {
 }
 
 func newDecoder(p *schema.Projection) *decoder {
-	return &decoder{p: newParser(p)}
+	return &decoder{p: newParser(p), ra: newReadAhead()}
 }
 
 // decode reads one response from r and writes each allocation to sink. The
@@ -82,8 +83,12 @@ func newDecoder(p *schema.Projection) *decoder {
 // error: a caller that sees n > 0 with an error must reset the sink.
 func (d *decoder) decode(r io.Reader, start time.Time, step time.Duration, sink exporter.RecordSink) (int, error) {
 	s := &d.p.sc
-	s.reset(r)
-	defer func() { s.src = nil }() // the body is the caller's to close
+	d.ra.start(r)
+	s.reset(d.ra)
+	defer func() {
+		d.ra.stop() // the body is the caller's again
+		s.src = nil
+	}()
 	d.sink, d.n, d.code, d.message, d.set = sink, 0, 0, "", 0
 	d.p.start, d.p.step = start.UnixMilli(), step.Milliseconds()
 	err := d.response()
