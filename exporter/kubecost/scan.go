@@ -144,6 +144,14 @@ func (s *scanner) ws() bool {
 
 // peek returns the first byte of the next value, or 0 after an error.
 func (s *scanner) peek() byte {
+	// The fast path inlines: Kubecost writes no white space.
+	if s.i < len(s.b) && s.b[s.i] > ' ' && s.err == nil {
+		return s.b[s.i]
+	}
+	return s.peekSlow()
+}
+
+func (s *scanner) peekSlow() byte {
 	if s.err != nil || !s.ws() {
 		return 0
 	}
@@ -219,17 +227,19 @@ func (s *scanner) member() ([]byte, bool) {
 	}
 	s.pin = s.i
 	s.str()
-	// The name must outlive the refill that finding its colon may need.
-	if s.peek() != ':' {
-		s.fail("':'")
-		s.pin = -1
-		return nil, false
+	end := s.i - 1 // the closing quote
+	if s.i >= len(s.b) || s.b[s.i] != ':' {
+		// The name must outlive the refill that finding its colon may need.
+		if s.peek() != ':' {
+			s.fail("':'")
+			s.pin = -1
+			return nil, false
+		}
+		for end = s.i - 1; s.b[end] != '"'; end-- { // white space before the colon
+		}
 	}
 	s.i++
-	start, end := s.pin+1, s.i-1
-	for s.b[end] != '"' {
-		end-- // white space before the colon
-	}
+	start := s.pin + 1
 	s.pin = -1
 	return s.b[start:end], s.err == nil
 }
