@@ -85,8 +85,9 @@ type Options struct {
 
 // Writer writes records to one Parquet file. It is not safe for concurrent use.
 type Writer struct {
-	pw *parquet.GenericWriter[any]
-	p  *schema.Projection
+	pw    *parquet.GenericWriter[any]
+	spool *spoolPool // nil with MemoryPageBuffers
+	p     *schema.Projection
 	// Where each Record field goes, grouped by kind so that Write runs one
 	// tight loop per kind instead of a type switch per value.
 	nums, props, labels, annotations, scalars []slot
@@ -135,7 +136,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 	if err != nil {
 		return nil, err
 	}
-	options, err := writerOptions(cols, opts)
+	options, spool, err := writerOptions(cols, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +153,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 	}
 	w := &Writer{
 		pw:     pw,
+		spool:  spool,
 		p:      p,
 		names:  make([]string, len(cols)),
 		rgRows: rgRows,
@@ -168,10 +170,11 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 // The options, not a config built from them, go to NewGenericWriter: a
 // *WriterConfig given as an option is merged into parquet-go's defaults
 // with boolean OR, which turned DataPageStatistics back on.
-func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, error) {
+func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, *spoolPool, error) {
+	var spool *spoolPool
 	codec, err := codecFor(opts.Codec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dict := dictionaryFor
 	if opts.noDictionary {
@@ -179,7 +182,7 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 	}
 	sch, err := buildSchema(cols, dict)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	options := []parquet.WriterOption{
 		sch,
@@ -204,7 +207,8 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 		// row groups stay as large as Athena likes them. See
 		// docs/performance.md for the measurements.
 		dir := cmp.Or(opts.PageBufferDir, os.TempDir())
-		options = append(options, parquet.ColumnPageBuffers(parquet.NewFileBufferPool(dir, "kubecost-s3-exporter-pages-*")))
+		spool = newSpoolPool(dir, "kubecost-s3-exporter-pages-*")
+		options = append(options, parquet.ColumnPageBuffers(spool))
 	}
 	for _, path := range sch.Columns() {
 		// Min and max of map keys, list elements and struct fields say
@@ -216,9 +220,9 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 	// Validated here so a bad option is an error, not a panic in
 	// NewGenericWriter.
 	if _, err := parquet.NewWriterConfig(options...); err != nil {
-		return nil, fmt.Errorf("parquet: writer config: %w", err)
+		return nil, nil, fmt.Errorf("parquet: writer config: %w", err)
 	}
-	return options, nil
+	return options, spool, nil
 }
 
 // place records where each column's values come from: the CCA columns
@@ -400,10 +404,21 @@ func (w *Writer) Close() error {
 		w.release()
 		return w.fail(fmt.Errorf("parquet: write footer: %w", err))
 	}
+	w.closeSpool()
 	return nil
 }
 
 // release hands the page buffers of an unfinished row group back to their
-// pool, which removes their temp files, after an error has left the file
-// unfinishable. Close does the same on success.
-func (w *Writer) release() { w.pw.Reset(io.Discard) }
+// pool after an error has left the file unfinishable, and closes the
+// pool's file. Close does the same on success.
+func (w *Writer) release() {
+	w.pw.Reset(io.Discard)
+	w.closeSpool()
+}
+
+// closeSpool closes the page spool's file, which has no name left.
+func (w *Writer) closeSpool() {
+	if w.spool != nil {
+		_ = w.spool.close()
+	}
+}
