@@ -147,49 +147,18 @@ func (w *Writer) strMap(nc *nestedCol, kvs []schema.KV) {
 	keys = slices.Grow(keys, len(kvs))[:m]
 	vals = slices.Grow(vals, len(kvs))[:m]
 	k, v := keys[n:m], vals[n:m]
-	rk, rv := w.recentFor(nc.slot, len(kvs)), w.recentFor(nc.slot+1, len(kvs))
 	rep := 0
 	for i := range kvs {
 		kv, vv := &k[i], &v[i]
-		*kv = w.strAt(&rk[i], kvs[i].Key)
+		*kv = str(kvs[i].Key)
 		kv.SetRepetitionLevel(rep)
 		kv.SetDefinitionLevel(2)
-		*vv = w.strAt(&rv[i], kvs[i].Value)
+		*vv = str(kvs[i].Value)
 		vv.SetRepetitionLevel(rep)
 		vv.SetDefinitionLevel(3)
 		rep = 1
 	}
 	w.nested[nc.slot], w.nested[nc.slot+1] = keys, vals
-}
-
-// recentFor returns the arena copies last written at each entry position
-// of a map leaf, at least n of them.
-func (w *Writer) recentFor(slot, n int) [][]byte {
-	r := w.recent[slot]
-	if len(r) < n {
-		r = append(r, make([][]byte, n-len(r))...)
-		w.recent[slot] = r
-	}
-	return r
-}
-
-// strAt is str for a map entry: rows of one pod, node or namespace repeat
-// the same keys and values at the same positions, so when s equals the
-// copy last made at this position of the batch, that copy is used again
-// instead of a new one. It is compared, not assumed: the caller may have
-// reused the memory behind s (TestMapDoesNotRetainRecord). Keeping the
-// arena small keeps it and the batch in cache, which measured about 15%
-// of the writer's CPU with 20 and more labels a row.
-func (w *Writer) strAt(last *[]byte, s string) parquet.Value {
-	if len(s) == 0 {
-		return parquet.ByteArrayValue(nil)
-	}
-	if string(*last) != s {
-		off := len(w.arena)
-		w.arena = append(w.arena, s...)
-		*last = w.arena[off:len(w.arena):len(w.arena)]
-	}
-	return parquet.ByteArrayValue(*last)
 }
 
 // shred appends the leaf values of one row's appended column.
@@ -213,7 +182,7 @@ func (w *Writer) shred(nc *nestedCol, x *schema.Nested) {
 			return
 		}
 		for i, s := range x.List {
-			w.put(nc, 0, w.str(s), min(i, 1), 3)
+			w.put(nc, 0, str(s), min(i, 1), 3)
 		}
 	case schema.Struct:
 		if !x.Set || len(x.Entries) == 0 {
@@ -229,7 +198,7 @@ func (w *Writer) shred(nc *nestedCol, x *schema.Nested) {
 		for i := range x.Entries {
 			e := &x.Entries[i]
 			rep := min(i, 1)
-			w.put(nc, 0, w.str(e.Key), rep, 2)
+			w.put(nc, 0, str(e.Key), rep, 2)
 			w.fields(nc, 1, e, rep, 3)
 		}
 	}
@@ -249,7 +218,7 @@ func (w *Writer) fields(nc *nestedCol, first int, e *schema.Entry, rep, base int
 		case schema.NullableDouble:
 			v = parquet.DoubleValue(o.Num)
 		case schema.NullableString:
-			v = w.str(o.Str)
+			v = str(o.Str)
 		case schema.Bool:
 			v = parquet.BooleanValue(o.B)
 		}

@@ -15,6 +15,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -41,11 +42,6 @@ const (
 	// cache) and take 1.4 MB less heap; pages end on slightly different
 	// rows, which made files 0.5% larger.
 	batchRows = 256
-	// arenaSoftLimit bounds the bytes of copied strings held for a batch.
-	// A batch is flushed early when it is reached, so a day of unusually
-	// long names cannot grow the arena without bound. 256 rows of typical
-	// strings take about 40 KB.
-	arenaSoftLimit = 256 << 10
 	// dictionaryMaxBytes makes a column chunk fall back from dictionary to
 	// PLAIN encoding once its dictionary passes this size, as pyarrow does
 	// (its dictionary_pagesize_limit is also 1 MiB). It only matters for a
@@ -101,12 +97,14 @@ type Writer struct {
 	closed  bool
 
 	// The batch: column c's values for rows 0..n-1 live in
-	// vals[c*batchRows : c*batchRows+n]. Byte-array values point into
-	// arena, which holds copies of the record's strings so that nothing of
-	// the caller's record is retained after Write returns.
-	vals  []parquet.Value
-	n     int
-	arena []byte
+	// vals[c*batchRows : c*batchRows+n]. Byte-array values point at the
+	// bytes of the record's strings: Go strings never change, so the
+	// caller may reuse r (its slices, its fields) as soon as Write
+	// returns, and parquet-go copies the bytes when the batch is flushed.
+	// Copying them here first, as this writer once did, cost about a
+	// tenth of its CPU.
+	vals []parquet.Value
+	n    int
 
 	// The appended columns: flat is the number of CCA columns (one leaf
 	// each, first in the file); nested[i] holds the batch's values of leaf
@@ -114,9 +112,6 @@ type Writer struct {
 	flat   int
 	extras []nestedCol
 	nested [][]parquet.Value
-	// recent[i][j] is the arena copy of the string last written as entry
-	// j of a map in leaf flat+i during this batch (see strMap).
-	recent [][][]byte
 }
 
 // NewWriter starts a Parquet file on out with the columns of p. Nothing is
@@ -158,7 +153,6 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		names:  make([]string, len(cols)),
 		rgRows: rgRows,
 		vals:   make([]parquet.Value, len(cols)*batchRows), // a little more than the flat columns need
-		arena:  make([]byte, 0, arenaSoftLimit+64*1024),
 	}
 	if err := w.place(cols, srcs); err != nil {
 		return nil, err
@@ -240,7 +234,6 @@ func (w *Writer) place(cols []schema.Column, srcs []source) error {
 			n := leaves(cols[c])
 			for i := range n {
 				w.nested = append(w.nested, nil)
-				w.recent = append(w.recent, nil)
 				w.leafNames = append(w.leafNames, fmt.Sprintf("%s[%d]", cols[c].Name, i))
 			}
 			w.extras = append(w.extras, nc)
@@ -276,8 +269,10 @@ func (w *Writer) place(cols []schema.Column, srcs []source) error {
 // the sourceKind for name and window).
 type slot struct{ off, idx int }
 
-// Write appends one row. It copies what it needs from r, so the caller may
-// reuse r as soon as Write returns.
+// Write appends one row. It keeps nothing of r but the bytes of its
+// strings, so the caller may reuse r as soon as Write returns; as Go
+// requires of every string, those bytes must never change (no unsafe
+// views of a reused buffer).
 func (w *Writer) Write(r *schema.Record) error {
 	if w.err != nil {
 		return w.err
@@ -285,31 +280,23 @@ func (w *Writer) Write(r *schema.Record) error {
 	if w.closed {
 		return errors.New("parquet: write after close")
 	}
-	if len(w.arena) >= arenaSoftLimit {
-		if err := w.flushBatch(); err != nil {
-			return err
-		}
-	}
-	// Every Value points into the arena or carries its number inline. If
-	// the arena has to grow mid-batch, earlier values keep the old array
-	// alive (Value holds a real pointer), so they stay valid until flushed.
 	v, n := w.vals, w.n
 	for _, s := range w.nums {
 		v[s.off+n] = parquet.DoubleValue(r.Num[s.idx])
 	}
 	for _, s := range w.props {
-		v[s.off+n] = w.str(r.Props[s.idx])
+		v[s.off+n] = str(r.Props[s.idx])
 	}
 	for _, s := range w.labels {
-		v[s.off+n] = w.str(w.p.UserLabel(r, s.idx))
+		v[s.off+n] = str(w.p.UserLabel(r, s.idx))
 	}
 	for _, s := range w.annotations {
-		v[s.off+n] = w.str(w.p.UserAnnotation(r, s.idx))
+		v[s.off+n] = str(w.p.UserAnnotation(r, s.idx))
 	}
 	for _, s := range w.scalars {
 		switch sourceKind(s.idx) {
 		case srcName:
-			v[s.off+n] = w.str(r.Name)
+			v[s.off+n] = str(r.Name)
 		case srcStart:
 			v[s.off+n] = parquet.Int64Value(r.Start)
 		case srcEnd:
@@ -327,19 +314,18 @@ func (w *Writer) Write(r *schema.Record) error {
 	return nil
 }
 
-// str copies s into the arena and returns a value pointing at the copy.
-func (w *Writer) str(s string) parquet.Value {
+// str returns a value that points at the bytes of s, which parquet-go
+// only reads. The value keeps them alive until the batch is flushed.
+func str(s string) parquet.Value {
 	if len(s) == 0 {
 		return parquet.ByteArrayValue(nil)
 	}
-	off := len(w.arena)
-	w.arena = append(w.arena, s...)
-	return parquet.ByteArrayValue(w.arena[off:len(w.arena):len(w.arena)])
+	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // flushBatch hands the buffered rows to parquet-go, column by column, and
 // closes the row group when it is full. parquet-go copies the values into
-// its page buffers, so the batch and arena are free for reuse afterwards.
+// its page buffers, so the batch is free for reuse afterwards.
 func (w *Writer) flushBatch() error {
 	if w.n == 0 {
 		return nil
@@ -356,16 +342,10 @@ func (w *Writer) flushBatch() error {
 		if _, err := cw.WriteRowValues(vals); err != nil {
 			return w.fail(fmt.Errorf("parquet: write column %s: %w", w.leafNames[c], err))
 		}
-		// Drop the pointers into the arena so the batch never pins an old,
-		// outgrown arena array.
+		// Drop the pointers to strings so the batch does not keep them.
 		clear(vals)
 	}
 	w.n = 0
-	w.arena = w.arena[:0]
-	for i := range w.recent {
-		clear(w.recent[i]) // they point into the arena
-		w.recent[i] = w.recent[i][:0]
-	}
 	w.inGroup += n
 	if w.inGroup >= w.rgRows {
 		if err := w.pw.Flush(); err != nil {
