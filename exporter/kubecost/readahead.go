@@ -25,7 +25,7 @@ type readAhead struct {
 }
 
 const (
-	aheadBufs = 3
+	aheadBufs = 8
 	aheadSize = 256 << 10
 )
 
@@ -65,7 +65,15 @@ func (a *readAhead) run(src io.Reader) {
 		if a.bufs[i] == nil {
 			a.bufs[i] = make([]byte, aheadSize)
 		}
-		n, err := src.Read(a.bufs[i])
+		// Fill the buffer: the body arrives in pieces of a few KiB, and a
+		// handoff per piece would wake one goroutine's thread or the
+		// other's thousands of times a day.
+		n, err := 0, error(nil)
+		for n < len(a.bufs[i]) && err == nil {
+			var m int
+			m, err = src.Read(a.bufs[i][n:])
+			n += m
+		}
 		a.full <- aheadChunk{idx: i, n: n, err: err} // never blocks: one slot per buffer
 		if err != nil {
 			return
