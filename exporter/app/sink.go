@@ -28,7 +28,7 @@ type EncoderFactory func(w io.Writer) (Encoder, error)
 // not to show in peak RSS and few enough handoffs not to show in CPU time
 // (docs/performance.md, "Fewer, smaller buffers").
 const (
-	batchLen = 256
+	batchLen = 512
 	batches  = 3
 )
 
