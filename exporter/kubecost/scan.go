@@ -30,16 +30,17 @@ import (
 // (member and elem report false, value returns null), so the parser's
 // loops unwind without checking after each call; the caller checks err.
 type scanner struct {
-	b     []byte    // the window: b[i:] is unread
-	i     int       // next byte
-	pin   int       // start of a token that must survive a refill, or -1
-	src   io.Reader // where more bytes come from; nil: b is everything
-	off   int64     // offset in the body of b[0], for error messages
-	eof   bool      // src is exhausted
-	err   error     // first error: syntax, cut short or src's
-	first bool      // just inside '{' or '[': no comma before the next item
-	stack []byte    // skip's open containers, by closing byte
-	depth int       // containers open outside skip
+	b     []byte               // the window: b[i:] is unread
+	i     int                  // next byte
+	pin   int                  // start of a token that must survive a refill, or -1
+	src   io.Reader            // where more bytes come from; nil: b is everything
+	off   int64                // offset in the body of b[0], for error messages
+	eof   bool                 // src is exhausted
+	err   error                // first error: syntax, cut short or src's
+	first bool                 // just inside '{' or '[': no comma before the next item
+	stack []byte               // skip's open containers, by closing byte
+	depth int                  // containers open outside skip
+	pow   *[maxFrac + 1]pow128 // for float; kept across resets
 }
 
 const (
@@ -61,12 +62,12 @@ func (s *scanner) reset(src io.Reader) {
 		// A window grown by one huge token must not stay that size.
 		s.b = make([]byte, 0, scanWindow)
 	}
-	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0]}
+	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], pow: s.pow}
 }
 
 // resetBytes scans b alone.
 func (s *scanner) resetBytes(b []byte) {
-	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0]}
+	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0], pow: s.pow}
 }
 
 // more reads more bytes into the window, keeping b[min(i, pin):]. It
@@ -603,15 +604,25 @@ func (s *scanner) float() (float64, bool) {
 		return 0, false
 	}
 	s.i, s.first = i, false
+	neg := b[start] == '-'
 	if nd <= 19 && m < 1<<53 && frac < len(pow10) {
 		f := float64(m)
 		if frac > 0 {
 			f /= pow10[frac]
 		}
-		if b[start] == '-' {
+		if neg {
 			f = -f
 		}
 		return f, true
+	}
+	// Up to 19 digits fit m exactly; Kubecost's 17-digit numbers come here.
+	if nd <= 19 && m != 0 && frac <= maxFrac {
+		if s.pow == nil {
+			s.pow = negPow10s()
+		}
+		if f, ok := eiselLemire(s.pow, m, frac, neg); ok {
+			return f, true
+		}
 	}
 	return parseFloat(b[start:i]), true
 }

@@ -1,0 +1,91 @@
+package kubecost
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+)
+
+// maxFrac is the most decimals eiselLemire takes: Kubecost's shortest
+// float formatting writes at most 17 significant digits, and a number
+// below 1e-7 in exponent form, which goes to strconv.
+const maxFrac = 40
+
+// negPow10 holds 10^-k for k = 0..maxFrac as a 128-bit mantissa with its
+// top bit set, rounded down, and the binary exponent of 10^-k's leading
+// bit: 10^-k lies in [hi:lo × 2^(e-127), (hi:lo+1) × 2^(e-127)).
+type pow128 struct {
+	hi, lo uint64
+	e      int
+}
+
+// negPow10s computes the table exactly with math/big; it runs once per
+// parser.
+func negPow10s() *[maxFrac + 1]pow128 {
+	var t [maxFrac + 1]pow128
+	ten := big.NewInt(10)
+	for k := range t {
+		d := new(big.Int).Exp(ten, big.NewInt(int64(k)), nil) // 10^k
+		// 10^-k = 1/d; its leading bit is 2^e with e = -bitlen(d) or
+		// -bitlen(d)+1 when d is a power of two (k = 0).
+		e := -d.BitLen()
+		if k == 0 {
+			e = 0
+		}
+		// m = floor(2^(127-e) / d), which lies in [2^127, 2^128).
+		num := new(big.Int).Lsh(big.NewInt(1), uint(127-e))
+		m := num.Quo(num, d)
+		lo := new(big.Int).And(m, new(big.Int).SetUint64(math.MaxUint64))
+		t[k] = pow128{hi: new(big.Int).Rsh(m, 64).Uint64(), lo: lo.Uint64(), e: e}
+	}
+	return &t
+}
+
+// eiselLemire converts man × 10^-frac to the nearest float64, with the
+// algorithm of Daniel Lemire ("Number Parsing at a Gigabyte per Second",
+// 2021) for the exponents a plain decimal has. It reports false in the
+// rare cases the 128-bit product cannot decide the rounding; the caller
+// then asks strconv. man must not be 0.
+func eiselLemire(t *[maxFrac + 1]pow128, man uint64, frac int, neg bool) (float64, bool) {
+	p := &t[frac]
+	lz := bits.LeadingZeros64(man)
+	man <<= uint(lz)
+	// The top 128 bits of the 192-bit product man × (hi:lo), first from
+	// hi alone; lo matters only when a carry out of the low bits could
+	// reach the bits kept.
+	xHi, xLo := bits.Mul64(man, p.hi)
+	if xHi&0x1FF == 0x1FF && xLo+man < man {
+		yHi, yLo := bits.Mul64(man, p.lo)
+		mHi, mLo := xHi, xLo+yHi
+		if mLo < xLo {
+			mHi++
+		}
+		if mHi&0x1FF == 0x1FF && mLo+1 == 0 && yLo+man < man {
+			return 0, false
+		}
+		xHi, xLo = mHi, mLo
+	}
+	// Keep 54 bits: the 53 of a float64 and one to round with.
+	msb := int(xHi >> 63)
+	m := xHi >> uint(msb+9)
+	if xLo == 0 && xHi&0x1FF == 0 && m&3 == 1 {
+		return 0, false // possibly a tie that truncation hid
+	}
+	m += m & 1
+	m >>= 1
+	// The value is m × 2^(exp-52) with exp the leading bit's exponent.
+	exp := p.e + 63 - lz + msb
+	if m>>53 > 0 {
+		m >>= 1
+		exp++
+	}
+	biased := exp + 1023
+	if biased < 1 || biased > 2046 {
+		return 0, false // subnormal or out of range: strconv's
+	}
+	b := uint64(biased)<<52 | m&(1<<52-1)
+	if neg {
+		b |= 1 << 63
+	}
+	return math.Float64frombits(b), true
+}
