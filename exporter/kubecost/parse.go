@@ -301,7 +301,7 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // unquote returns the contents of a raw JSON string (see unquote).
 func (p *parser) unquote(v []byte) []byte { return unquote(v, &p.unq) }
 
-// unquoteName unescapes a raw member name saved by the reading stage.
+// unquoteName unescapes a raw member name (a set key, say).
 func (p *parser) unquoteName(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
