@@ -1,6 +1,9 @@
 package kubecost
 
-import "io"
+import (
+	"io"
+	"sync/atomic"
+)
 
 // readAhead reads the body on its own goroutine, a few buffers ahead of
 // the scanner. Copying the body out of the kernel is about a sixth of the
@@ -22,6 +25,8 @@ type readAhead struct {
 	idx  int    // its buffer, -1 when none is held
 	err  error  // the source's error, after its last chunk
 	busy bool   // a goroutine is running
+
+	starving atomic.Bool // the decoder waits for a buffer
 }
 
 const (
@@ -67,12 +72,21 @@ func (a *readAhead) run(src io.Reader) {
 		}
 		// Fill the buffer: the body arrives in pieces of a few KiB, and a
 		// handoff per piece would wake one goroutine's thread or the
-		// other's thousands of times a day.
+		// other's thousands of times a day. But a decoder with nothing to
+		// do gets what there is: a slow body is parsed as it comes.
 		n, err := 0, error(nil)
 		for n < len(a.bufs[i]) && err == nil {
 			var m int
 			m, err = src.Read(a.bufs[i][n:])
 			n += m
+			select {
+			case <-a.quit: // the decoder stopped early: read no further
+				return
+			default:
+			}
+			if n > 0 && a.starving.Load() {
+				break
+			}
 		}
 		a.full <- aheadChunk{idx: i, n: n, err: err} // never blocks: one slot per buffer
 		if err != nil {
@@ -91,7 +105,14 @@ func (a *readAhead) Read(p []byte) (int, error) {
 			a.free <- a.idx
 			a.idx = -1
 		}
-		c := <-a.full
+		var c aheadChunk
+		select {
+		case c = <-a.full:
+		default:
+			a.starving.Store(true)
+			c = <-a.full
+			a.starving.Store(false)
+		}
 		a.cur, a.idx, a.err = a.bufs[c.idx][:c.n], c.idx, c.err
 	}
 	n := copy(p, a.cur)

@@ -362,3 +362,32 @@ func pow10u(n int) uint64 {
 	}
 	return p
 }
+
+// slowReader serves b, then one space every millisecond, forever: a body
+// that is still coming when the decoder gives up on it.
+type slowReader struct{ b []byte }
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	if len(s.b) > 0 {
+		n := copy(p, s.b)
+		s.b = s.b[n:]
+		return n, nil
+	}
+	time.Sleep(time.Millisecond)
+	p[0] = ' '
+	return 1, nil
+}
+
+// A malformed body stops the decoder at once: the read-ahead does not go
+// on filling its buffer from a body that is still arriving.
+func TestDecodeErrorDoesNotWaitForTheBody(t *testing.T) {
+	body := []byte(`{"code":200,"data":[{"a":{"name":"a"},"b":{"name":"b",,`)
+	start := time.Now()
+	n, err := newDecoder(testProjection()).decode(&slowReader{b: body}, testDay, time.Hour, &countingSink{})
+	if !errors.Is(err, errSyntax) || n != 1 {
+		t.Fatalf("n=%d err=%v, want a syntax error after 1 row", n, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("decode took %v after the error", d)
+	}
+}
