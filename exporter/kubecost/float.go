@@ -11,16 +11,16 @@ import (
 // below 1e-7 in exponent form, which goes to strconv.
 const maxFrac = 40
 
-// negPow10 holds 10^-k for k = 0..maxFrac as a 128-bit mantissa with its
-// top bit set, rounded down, and the binary exponent of 10^-k's leading
-// bit: 10^-k lies in [hi:lo × 2^(e-127), (hi:lo+1) × 2^(e-127)).
+// pow128 is 10^-k as a 128-bit mantissa hi:lo with its top bit set,
+// rounded down, and the binary exponent e of its leading bit: 10^-k lies
+// in [hi:lo × 2^(e-127), (hi:lo+1) × 2^(e-127)).
 type pow128 struct {
 	hi, lo uint64
 	e      int
 }
 
-// negPow10s computes the table exactly with math/big; it runs once per
-// parser.
+// negPow10s computes 10^-k for k = 0..maxFrac exactly with math/big; a
+// scanner computes it once, at its first long number.
 func negPow10s() *[maxFrac + 1]pow128 {
 	var t [maxFrac + 1]pow128
 	ten := big.NewInt(10)
@@ -88,4 +88,76 @@ func eiselLemire(t *[maxFrac + 1]pow128, man uint64, frac int, neg bool) (float6
 		b |= 1 << 63
 	}
 	return math.Float64frombits(b), true
+}
+
+// float reads a number value in one pass, checking and converting it, when
+// it lies whole in the window. ok is false when the next value is not a
+// plain number or comes near the window's end; the caller then takes the
+// general path (value and numberOf), which reads and checks it as usual.
+//
+// A mantissa below 2^53 with at most 22 decimals is converted exactly by
+// one division (both operands are exact in a float64, so IEEE rounds the
+// quotient correctly): that takes the 16-digit numbers Kubecost's shortest
+// float formatting often writes, which the 15-digit smallNumber did not.
+func (s *scanner) float() (float64, bool) {
+	b, i := s.b, s.i
+	if len(b)-i < 64 {
+		return 0, false
+	}
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	var m uint64
+	nd, frac := 0, 0
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			m = m*10 + uint64(b[i]-'0')
+			nd++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, false
+		}
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			m = m*10 + uint64(b[i]-'0')
+			nd++
+			frac++
+		}
+	}
+	if i >= len(b) {
+		return 0, false
+	}
+	if c := b[i]; c == 'e' || c == 'E' {
+		return 0, false
+	}
+	s.i, s.first = i, false
+	neg := b[start] == '-'
+	if nd <= 19 && m < 1<<53 && frac < len(pow10) {
+		f := float64(m)
+		if frac > 0 {
+			f /= pow10[frac]
+		}
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
+	// Up to 19 digits fit m exactly; Kubecost's 17-digit numbers come here.
+	if nd <= 19 && m != 0 && frac <= maxFrac {
+		if s.pow == nil {
+			s.pow = negPow10s()
+		}
+		if f, ok := eiselLemire(s.pow, m, frac, neg); ok {
+			return f, true
+		}
+	}
+	return parseFloat(b[start:i]), true
 }
