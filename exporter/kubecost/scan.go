@@ -156,6 +156,11 @@ func (s *scanner) peekSlow() byte {
 	if s.err != nil || !s.ws() {
 		return 0
 	}
+	if s.b[s.i] == 0 {
+		// 0 means "error" to every caller; a NUL byte is never JSON here.
+		s.fail("a JSON value or delimiter")
+		return 0
+	}
 	return s.b[s.i]
 }
 

@@ -391,3 +391,19 @@ func TestDecodeErrorDoesNotWaitForTheBody(t *testing.T) {
 		t.Fatalf("decode took %v after the error", d)
 	}
 }
+
+// A NUL byte where JSON expects a value or a delimiter is an error, never
+// the end of a container: the scanner's methods use 0 to mean "error".
+func TestScannerNUL(t *testing.T) {
+	for _, b := range []string{"{\"a\":\x00}", "{\x00}", "[1,\x00]", "[\x00]", "{\"a\":1\x00}", "\x00{}", "{\"a\":[\x00]}"} {
+		for _, jagged := range []bool{false, true} {
+			if err := scanAll([]byte(b), jagged); !errors.Is(err, errSyntax) {
+				t.Errorf("%q (jagged %v): err = %v, want a syntax error", b, jagged, err)
+			}
+		}
+		var sink countingSink
+		if _, err := newDecoder(testProjection()).decode(strings.NewReader(`{"data":[{"x":`+b+`}]}`), testDay, time.Hour, &sink); err == nil {
+			t.Errorf("decode accepted %q", b)
+		}
+	}
+}
