@@ -140,15 +140,10 @@ func (s *scanner) float() (float64, bool) {
 	}
 	s.i, s.first = i, false
 	neg := b[start] == '-'
-	if nd <= 19 && m < 1<<53 && frac < len(pow10) {
-		f := float64(m)
-		if frac > 0 {
-			f /= pow10[frac]
+	if nd <= 19 {
+		if f, ok := exactDecimal(m, frac, neg); ok {
+			return f, true
 		}
-		if neg {
-			f = -f
-		}
-		return f, true
 	}
 	// Up to 19 digits fit m exactly; Kubecost's 17-digit numbers come here.
 	if nd <= 19 && m != 0 && frac <= maxFrac {

@@ -283,6 +283,15 @@ func smallNumber(v []byte) (float64, bool) {
 	if digits == 0 || digits > 15 || frac == 0 {
 		return 0, false
 	}
+	return exactDecimal(m, max(frac, 0), neg)
+}
+
+// exactDecimal is m × 10^-frac when both m and 10^frac are exact in a
+// float64 (m < 2^53, frac ≤ 22): one division then rounds correctly.
+func exactDecimal(m uint64, frac int, neg bool) (float64, bool) {
+	if m >= 1<<53 || frac >= len(pow10) {
+		return 0, false
+	}
 	f := float64(m)
 	if frac > 0 {
 		f /= pow10[frac]
@@ -293,8 +302,7 @@ func smallNumber(v []byte) (float64, bool) {
 	return f, true
 }
 
-// pow10 holds the powers of ten that smallNumber divides by.
-// float divides by up to 1e22, the largest power of ten exact in a float64.
+// pow10 holds the powers of ten exact in a float64, up to 1e22.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
