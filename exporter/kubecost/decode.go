@@ -28,15 +28,6 @@ import (
 // allocation with jsontext and a second pass parsed it; that check was
 // about a fifth of the exporter's CPU (docs/performance.md, "One pass").
 
-// decoderOptions are what the scanner's checks match: a duplicate name is
-// not an error (the last one wins, as with encoding/json), and UTF-8 is not
-// checked. Neither matters to the columns, and both checks cost time.
-// Tests hold the scanner to jsontext with these options.
-var decoderOptions = []jsontext.Options{
-	jsontext.AllowDuplicateNames(true),
-	jsontext.AllowInvalidUTF8(true),
-}
-
 // sinkError marks an error returned by the sink, which is never retried.
 type sinkError struct{ err error }
 

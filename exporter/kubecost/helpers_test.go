@@ -3,7 +3,6 @@ package kubecost
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/syncbuf"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,9 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/syncbuf"
 )
+
+// decoderOptions are what the scanner's checks match (scan.go): a
+// duplicate name is not an error (the last one wins, as with
+// encoding/json), and UTF-8 is not checked. Neither matters to the
+// columns, and both checks cost time. The fuzz tests hold the scanner to
+// jsontext with these options.
+var decoderOptions = []jsontext.Options{
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+}
 
 // testDay is the day most tests export.
 var testDay = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
