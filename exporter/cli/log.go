@@ -37,7 +37,7 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 type redactHandler struct{ slog.Handler }
 
 func (h redactHandler) Handle(ctx context.Context, r slog.Record) error {
-	r.Message = exporter.RedactText(r.Message)
+	r.Message = exporter.Redact(r.Message)
 	return h.Handler.Handle(ctx, r)
 }
 
@@ -58,20 +58,20 @@ func redactAttr(_ []string, a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		a.Value = slog.StringValue(exporter.RedactText(v.String()))
+		a.Value = slog.StringValue(exporter.Redact(v.String()))
 	case slog.KindAny:
 		switch x := v.Any().(type) {
 		case error:
-			a.Value = slog.StringValue(exporter.RedactText(x.Error()))
+			a.Value = slog.StringValue(exporter.Redact(x.Error()))
 		case []string:
 			out := make([]string, len(x))
 			for i, s := range x {
-				out[i] = exporter.RedactText(s)
+				out[i] = exporter.Redact(s)
 			}
 			a.Value = slog.AnyValue(out)
 		default:
 			if st, ok := x.(interface{ String() string }); ok {
-				a.Value = slog.StringValue(exporter.RedactText(st.String()))
+				a.Value = slog.StringValue(exporter.Redact(st.String()))
 			}
 		}
 	}

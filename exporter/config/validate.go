@@ -238,16 +238,8 @@ func checkPushgateway(c *Config, bad badFunc) {
 		return
 	}
 	if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		bad(redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
+		bad(exporter.Redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
 	}
-}
-
-// redact hides a password in a URL, which must never be printed.
-func redact(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return "(unparsable URL)"
 }
 
 func checkAPIPath(c *Config, bad badFunc) {

@@ -45,12 +45,13 @@ func (r *Requests) Count(o kubecost.Outcome) int64 {
 	return r.counts[o]
 }
 
-// Run is what one run reports.
+// Run is what one run reports for one cluster: a run of several clusters
+// pushes one group per cluster, so dashboards and alerts stay per cluster.
 type Run struct {
 	Start, End time.Time
-	Summary    app.Summary
-	Err        error     // nil when the run succeeded (exit status 0)
-	Requests   *Requests // nil: no Kubecost client was built
+	Cluster    app.ClusterResult
+	Err        error     // nil when the run succeeded for this cluster
+	Requests   *Requests // the whole run's Kubecost requests; nil: no client was built
 }
 
 // MissingDays counts the days of the backfill window that are not in the
@@ -93,7 +94,7 @@ func Registry(r Run) *prometheus.Registry {
 		reg.MustRegister(g)
 	}
 	unix := func(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
-	sum := r.Summary
+	sum := r.Cluster
 	written, rows, bytes := sum.Written()
 	success := 0.0
 	if r.Err == nil {
