@@ -49,7 +49,7 @@ func TestOneClusterBothWays(t *testing.T) {
 		}
 	}
 
-	fleetSum, singleSum := lastLine(t, fleetLogs), lastLine(t, singleLogs)
+	fleetSum, singleSum := summaryOf(t, fleetLogs), summaryOf(t, singleLogs)
 	for _, k := range []string{"msg", "days_available", "days_planned", "days_written", "days_failed", "rows", "bytes"} {
 		if fleetSum[k] != singleSum[k] {
 			t.Errorf("summary %s: %v as a fleet, %v alone", k, fleetSum[k], singleSum[k])
@@ -88,8 +88,8 @@ func (h *harness) under(prefix string) map[string]storedObject {
 	return out
 }
 
-// lastLine decodes the run's last log line, which must be its summary.
-func lastLine(t *testing.T, logs string) map[string]any {
+// summaryOf decodes the run's last log line, which must be its summary.
+func summaryOf(t *testing.T, logs string) map[string]any {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(logs), "\n")
 	var last map[string]any

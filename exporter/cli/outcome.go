@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -68,9 +69,20 @@ func clusterErr(c app.ClusterResult, runErr error) error {
 	return runErr
 }
 
-// maxSummaryError keeps the summary line near 300 characters with its
-// counts; the full errors are in the ERROR lines before it.
-const maxSummaryError = 90
+// maxSummaryLine is how long the summary line may get: log views show
+// about that much of a line. The full errors are in the ERROR lines
+// before it, so the summary's error gets what the counts leave.
+const maxSummaryLine = 300
+
+// errorRoom is the room left for the summary's error after attrs, the
+// time, the level and the message (about 100 characters in JSON).
+func errorRoom(attrs []any) int {
+	n := 100 + len(`,"error":""`)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		n += len(fmt.Sprint(attrs[i])) + len(fmt.Sprint(attrs[i+1])) + 6
+	}
+	return max(maxSummaryLine-n, 40)
+}
 
 // summarize writes the run's last line (CONTRACT §5): the days planned,
 // written and failed over every cluster, rows, bytes and duration, and
@@ -99,11 +111,11 @@ func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pus
 			attrs = append(attrs, "failed_cluster_days", byCluster(sum.FailedClusterDays()))
 		}
 	}
-	if pushed != "" {
+	if pushed == "failed" {
 		attrs = append(attrs, "metrics_push", pushed)
 	}
 	if err != nil {
-		log.Error("run summary: failed", append(attrs, "error", briefError(sum, err))...)
+		log.Error("run summary: failed", append(attrs, "error", briefError(sum, err, errorRoom(attrs)))...)
 		return
 	}
 	log.Info("run summary: ok", attrs...)
@@ -111,16 +123,16 @@ func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pus
 
 // briefError is the summary's account of a failure: the first failed day
 // and its reason, or the error that stopped the run.
-func briefError(sum app.Summary, err error) string {
+func briefError(sum app.Summary, err error, room int) string {
 	if failed := sum.FailedClusterDays(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
 		// days_failed gives the count; the first failure stands for all.
 		first := sum.Failed()[0].Err
-		return failed[0] + ": " + reason(first, maxSummaryError-len(failed[0])-2)
+		return failed[0] + ": " + reason(first, room-len(failed[0])-2)
 	}
 	if errors.Is(err, app.ErrUnmappedClusters) && !errors.Is(err, app.ErrCleanupFailed) {
 		return "unmapped clusters (FAIL_ON_UNMAPPED_CLUSTERS)"
 	}
-	return reason(err, maxSummaryError)
+	return reason(err, room)
 }
 
 // reason is the short form of err within n bytes: a store error's own
@@ -155,9 +167,10 @@ func innermost(err error) error {
 	}
 }
 
-// clip shortens s to about n bytes by cutting out its middle. The end kept
-// is cause, the innermost error's text, when s ends with it and it fits in
-// half of n; else it is the last part of s.
+// clip shortens s to about n bytes by cutting out its middle: the start
+// says what was being done, and the end kept is cause, the innermost
+// error's text, wherever it stands in s (hints are often appended after
+// it), else the last part of s.
 func clip(s, cause string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	cause = strings.Join(strings.Fields(cause), " ")
@@ -165,12 +178,12 @@ func clip(s, cause string, n int) string {
 		return s
 	}
 	const gap = " ... "
-	tail := n / 2
-	if cause != "" && strings.HasSuffix(s, cause) && len(cause) <= n-len(gap)-20 {
-		tail = len(cause)
+	tail := s[len(s)-n/2:]
+	if cause != "" && strings.Contains(s, cause) && !strings.HasPrefix(s, cause) {
+		tail = cause[:min(len(cause), n/2)]
 	}
-	head := max(n-tail-len(gap), 0)
-	return validUTF8(s[:head]) + gap + validUTF8(s[len(s)-tail:])
+	head := max(n-len(tail)-len(gap), 0)
+	return validUTF8(s[:head]) + gap + validUTF8(tail)
 }
 
 // validUTF8 drops the bytes of a rune cut in two at either end of s.
