@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -216,9 +217,10 @@ func hbars(name string, items []Amount, n int, currency string) *node {
 	for i, a := range items {
 		y := padT + i*rowH
 		bw := math.Max(a.Cost/s.Max*float64(w-labelW-120), 0)
-		svg.add(text(labelW-8, float64(y+14), 11, "end", trunc(a.Name, 52)).titled(a.Name),
+		name := cmp.Or(a.Name, "(not set)") // a label column's rows without the label
+		svg.add(text(labelW-8, float64(y+14), 11, "end", trunc(name, 52)).titled(name),
 			el("rect", "class", "mark", "x", labelW, "y", y+2, "width", math.Max(bw, 1), "height", rowH-6, "fill", palette[0]).
-				titled(a.Name+": "+money(a.Cost, currency)),
+				titled(name+": "+money(a.Cost, currency)),
 			text(float64(labelW)+bw+6, float64(y+14), 11, "start", money(a.Cost, currency), "class", "value"))
 	}
 	return svg
