@@ -95,4 +95,4 @@ vet:
 	$(GO) vet ./...
 
 clean:
-	rm -rf bin/ demo-output/
+	rm -rf bin/ demo-output/ demo-output-federated/

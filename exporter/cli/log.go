@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
@@ -57,6 +58,8 @@ func (h redactHandler) WithGroup(name string) slog.Handler {
 func redactAttr(_ []string, a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
+	case slog.KindDuration:
+		a.Value = slog.StringValue(readableDuration(v.Duration()))
 	case slog.KindString:
 		a.Value = slog.StringValue(exporter.Redact(v.String()))
 	case slog.KindAny:
@@ -76,6 +79,21 @@ func redactAttr(_ []string, a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// readableDuration prints d the way a person reads it ("7.2s", "350ms"),
+// to the precision that matters at its size. slog's JSON handler would
+// print nanoseconds (7236304895), which nobody reads at a glance.
+func readableDuration(d time.Duration) string {
+	switch a := d.Abs(); {
+	case a >= time.Minute:
+		return d.Round(time.Second).String()
+	case a >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case a >= time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
 }
 
 func isTerminal(w io.Writer) bool {

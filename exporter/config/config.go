@@ -6,13 +6,25 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// Defaults that other commands share with the exporter: the report
+// command's -backfill-days and -settle-hours start from them, so that its
+// calendar follows the exporter's own window. The struct tags below hold
+// the same numbers (tags must be literals); TestSharedDefaults ties them.
+const (
+	DefaultBackfillDays = 15
+	MinBackfillDays     = 3
+	DefaultSettleHours  = int(exporter.DefaultSettle / time.Hour)
 )
 
 // Config is the whole configuration. The envconfig tags are the contract's
@@ -247,9 +259,13 @@ func Vars() []Var {
 	return out
 }
 
-// Usage writes the --help text: every variable with its default.
-func Usage(w interface{ Write([]byte) (int, error) }) {
+// Usage writes the --help text: every variable with its default. The
+// columns are as wide as their widest cell, so a long default (CLUSTER_ID's
+// condition) does not push its description out of line.
+func Usage(w io.Writer) {
 	fmt.Fprintf(w, "Configuration is read from the environment:\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	defer tw.Flush()
 	for _, v := range Vars() {
 		def := v.Default
 		switch {
@@ -260,6 +276,6 @@ func Usage(w interface{ Write([]byte) (int, error) }) {
 		case def == "":
 			def = "(empty)"
 		}
-		fmt.Fprintf(w, "  %-40s %-45s %s\n", v.Name, def, v.Desc)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Desc)
 	}
 }

@@ -158,7 +158,7 @@ func rules() []Rule {
 		{"KUBECOST_API_ENDPOINT", checkEndpoint},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
 		{"KUBECOST_API_PATH", checkAPIPath},
-		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, 3, 3650)},
+		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, MinBackfillDays, 3650)},
 		{"SETTLE_HOURS", intRange(func(c *Config) int { return c.SettleHours }, 0, 720)},
 		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, false, Aggregations)},
 		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, false, Granularities)},
