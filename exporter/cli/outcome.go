@@ -75,11 +75,14 @@ func clusterErr(c app.ClusterResult, runErr error) error {
 const maxSummaryLine = 300
 
 // errorRoom is the room left for the summary's error after attrs, the
-// time, the level and the message (about 100 characters in JSON).
+// time, the level and the message, as the JSON handler writes them.
 func errorRoom(attrs []any) int {
-	n := 100 + len(`,"error":""`)
+	n := len(`{"time":"2006-01-02T15:04:05.999999999Z","level":"ERROR","msg":"run summary: failed","error":""}`)
 	for i := 0; i+1 < len(attrs); i += 2 {
-		n += len(fmt.Sprint(attrs[i])) + len(fmt.Sprint(attrs[i+1])) + 6
+		n += len(`,"":`) + len(fmt.Sprint(attrs[i])) + len(fmt.Sprint(attrs[i+1]))
+		if _, ok := attrs[i+1].(string); ok {
+			n += 2
+		}
 	}
 	return max(maxSummaryLine-n, 40)
 }
