@@ -74,10 +74,10 @@ type FleetConfig struct {
 	// that ran nothing), idle that is not split is merged across clusters
 	// into one "__idle__" of no cluster, and NaN usage is written as null
 	// (Quirks.NullNaN). Without it, each cluster's idle stays with it.
-	RealCore bool
-	EmptySets           bool
-	Quirks              Quirks
-	Faults              Faults
+	RealCore  bool
+	EmptySets bool
+	Quirks    Quirks
+	Faults    Faults
 }
 
 type fleetMember struct {
