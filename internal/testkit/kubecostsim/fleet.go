@@ -92,11 +92,11 @@ func NewFleet(cfg FleetConfig) *Fleet {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.Quirks.NullNaN = cfg.Quirks.NullNaN || cfg.RealCore
 	f := &Fleet{cfg: cfg, faults: cfg.Faults, failed: map[string]int{}}
 	for _, m := range cfg.Members {
 		c := m.Config
 		c.Flavor, c.Now, c.Quirks, c.EmptySets = cfg.Flavor, cfg.Now, cfg.Quirks, cfg.EmptySets
-		c.Quirks.NullNaN = c.Quirks.NullNaN || cfg.RealCore
 		fm := &fleetMember{Member: m, sim: New(c), missing: map[int64]bool{}}
 		fm.Config = fm.sim.Config()
 		for _, d := range m.MissingDays {
