@@ -16,7 +16,6 @@ const (
 	XGPURequestAverage
 	XGPUUsageAverage
 	XGPUEfficiency
-	XCarbonCost
 	XGPUAllocation
 	XPVs
 	XLBAllocations
@@ -90,7 +89,6 @@ var extras = [NumExtra]ExtraColumn{
 	{Column{"gpuRequestAverage", NullableDouble, nil}, "gpuRequestAverage", false, "gpuRequestAverage", "average GPUs requested"},
 	{Column{"gpuUsageAverage", NullableDouble, nil}, "gpuUsageAverage", false, "gpuUsageAverage", "average GPUs used"},
 	{Column{"gpuEfficiency", NullableDouble, nil}, "gpuEfficiency", false, "gpuEfficiency", "GPU usage over request"},
-	{Column{"carbonCost", NullableDouble, nil}, "carbonCost", false, "carbonCost", "estimated carbon cost (Kubecost 2.x)"},
 	{Column{"gpuAllocation", Struct, gpuAllocationFields}, "gpuAllocation", false, "gpuAllocation",
 		"GPU details: device, model, UUID, whether shared, usage and request averages"},
 	{Column{"pvs", StructMap, pvFields}, "pvs", false, "pvs",

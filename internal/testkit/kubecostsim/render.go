@@ -271,7 +271,6 @@ func (j *jsonSink) alloc(name []byte, m *member, a *acc) error {
 	if j.quirks.ExtraFields && m.sl != nil {
 		b = append(b, `,"x_futureField":{"values":[1,2.5,{"nested":[null,true]}],"note":"ignore me"}`...)
 	}
-	b = j.num(b, `,"carbonCost":`, a.carbon)
 	b = append(b, '}')
 	j.buf = b
 	if len(b) >= flushAt {
