@@ -43,7 +43,8 @@ type Request struct {
 	Query  url.Values
 	Header http.Header
 	// Clusters are the ids of the clusters whose allocations a Fleet built
-	// the response from (empty for a Sim).
+	// the response from (empty for a Sim); the idle rows of clusters the
+	// filter rejected (FleetConfig.RealCore) do not count.
 	Clusters []string
 }
 
