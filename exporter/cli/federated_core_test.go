@@ -129,20 +129,24 @@ func TestFederatedRealCoreMinIO(t *testing.T) {
 	}
 }
 
-// A primary that ignores the filter (an OpenCost before it read filter)
-// answers every cluster's rows: every cluster-day fails, exit 1, nothing
-// is written.
+// The same fleet from a primary that ignores the filter (an OpenCost
+// before it read filter, a Kubecost before 1.96) answers every cluster's
+// rows: every cluster-day fails, exit 1, nothing is written.
 func TestFederatedRealCoreIgnoredFilter(t *testing.T) {
-	h := newCoreFleetHarness(t, kubecostsim.FlavorOpenCost, func(c *kubecostsim.FleetConfig) { c.IgnoreClusterFilter = true })
-	h.env["KUBECOST_API_FLAVOR"] = "opencost"
-	code, logs := h.run(map[string]string{"BACKFILL_PERIOD_DAYS": "5"})
-	if code != cli.ExitRuntime || !strings.Contains(logs, "ignored the cluster filter") {
-		t.Fatalf("exit %d, want 1 with 'ignored the cluster filter'\n%s", code, logs)
+	for _, flavor := range []kubecostsim.Flavor{kubecostsim.FlavorKubecost, kubecostsim.FlavorOpenCost} {
+		t.Run(string(flavor), func(t *testing.T) {
+			h := newCoreFleetHarness(t, flavor, func(c *kubecostsim.FleetConfig) { c.IgnoreClusterFilter = true })
+			h.env["KUBECOST_API_FLAVOR"] = string(flavor)
+			code, logs := h.run(map[string]string{"BACKFILL_PERIOD_DAYS": "5"})
+			if code != cli.ExitRuntime || !strings.Contains(logs, "ignored the cluster filter") {
+				t.Fatalf("exit %d, want 1 with 'ignored the cluster filter'\n%s", code, logs)
+			}
+			if objs := h.objects(); len(objs) != 0 {
+				t.Errorf("%d objects written from unfiltered responses: %v", len(objs), mapKeys(objs))
+			}
+			fleetSummary(t, logs, 0, len(h.fleet.Fleet.Members())*2)
+		})
 	}
-	if objs := h.objects(); len(objs) != 0 {
-		t.Errorf("%d objects written from unfiltered responses: %v", len(objs), mapKeys(objs))
-	}
-	fleetSummary(t, logs, 0, len(h.fleet.Fleet.Members())*2)
 }
 
 // An OpenCost primary cannot split idle by cluster: its availability
