@@ -19,13 +19,33 @@ import (
 // Namespace prefixes every metric name.
 const Namespace = "kubecost_s3_exporter"
 
-var _ kubecost.Observer = (*Requests)(nil)
+var (
+	_ kubecost.Observer     = (*Requests)(nil)
+	_ kubecost.IdleObserver = (*Requests)(nil)
+)
 
-// Requests counts Kubecost requests by outcome. It is the Observer given
-// to the Kubecost client; the zero value is ready to use.
+// Requests counts Kubecost requests by outcome, and the days that came
+// back without idle. It is the Observer given to the Kubecost client; the
+// zero value is ready to use.
 type Requests struct {
 	mu     sync.Mutex
 	counts map[kubecost.Outcome]int64
+	noIdle int64
+}
+
+// ObserveDayWithoutIdle implements kubecost.IdleObserver.
+func (r *Requests) ObserveDayWithoutIdle() {
+	r.mu.Lock()
+	r.noIdle++
+	r.mu.Unlock()
+}
+
+// DaysWithoutIdle returns how many days came back with allocations but no
+// idle row, though idle was asked for.
+func (r *Requests) DaysWithoutIdle() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.noIdle
 }
 
 // ObserveRequest implements kubecost.Observer.
@@ -128,6 +148,10 @@ func Registry(r Run) *prometheus.Registry {
 		req.WithLabelValues(string(o)).Set(float64(v))
 	}
 	reg.MustRegister(req)
+	if r.Requests != nil {
+		gauge("last_run_days_without_idle", "Days of the last run that Kubecost returned with allocations but no idle row, "+
+			"though idle was asked for (usually KUBECOST_API_FLAVOR does not match the server).", float64(r.Requests.DaysWithoutIdle()))
+	}
 	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "build_info", Help: "Always 1; labels carry the exporter's version.",
 	}, []string{"version"})

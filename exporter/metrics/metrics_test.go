@@ -51,3 +51,24 @@ func TestMissingDays(t *testing.T) {
 		}
 	}
 }
+
+// Days that came back without idle are counted by the Requests observer
+// (as the Kubecost client reports them) and pushed as a gauge.
+func TestDaysWithoutIdle(t *testing.T) {
+	reqs := &metrics.Requests{}
+	reqs.ObserveDayWithoutIdle()
+	reqs.ObserveDayWithoutIdle()
+	mfs, err := metrics.Registry(metrics.Run{Start: d(1), End: d(1), Requests: reqs}).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := -1.0
+	for _, mf := range mfs {
+		if mf.GetName() == metrics.Namespace+"_last_run_days_without_idle" {
+			got = mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	if got != 2 {
+		t.Errorf("last_run_days_without_idle = %v, want 2", got)
+	}
+}
