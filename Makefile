@@ -10,7 +10,7 @@ GO ?= go
 # STATICCHECK_BIN.
 TOOLS_ENV := .cache/tools.env
 MODULE := github.com/kubecost-s3-exporter/kubecost-s3-exporter
-# Stamped into the binaries as the Dockerfile does (its VERSION build arg).
+# Stamped into the binaries and the image (make build, make image).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 # The product and the test kit start goroutines, so their tests run under

@@ -38,7 +38,6 @@ const (
 // registry. The steps share the pushed artifacts, so they run in order.
 func TestRegistryRoundTrip(t *testing.T) {
 	helm := tooltest.Require(t, "helm", "HELM_BIN")
-	cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
 	reg := startRegistry(t)
 	repoRoot, err := filepath.Abs("..")
 	if err != nil {
@@ -88,6 +87,7 @@ func TestRegistryRoundTrip(t *testing.T) {
 	chartDigest := m[1]
 
 	t.Run("cosign: image and chart signed offline, verified, a re-pointed tag fails", func(t *testing.T) {
+		cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
 		checkSignatures(t, cosign, imageRepo, digest.String(), chartRef, chartDigest, res.Index)
 	})
 
