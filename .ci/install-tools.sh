@@ -49,7 +49,7 @@ while (($#)); do
 	case "$1" in
 	--env-file) env_file="${2:?--env-file needs a path}"; shift 2 ;;
 	--env-file=*) env_file="${1#*=}"; shift ;;
-	-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,11p' "$0"; exit 0 ;;
 	-*) echo "install-tools: unknown flag $1" >&2; exit 2 ;;
 	*) requested+=("$1"); shift ;;
 	esac
