@@ -7,7 +7,8 @@ MAKEFLAGS += --no-print-directory
 
 GO ?= go
 # Written by `make tools`: MINIO_BIN, HELM_BIN, TFLINT_BIN, TERRAFORM_BIN,
-# STATICCHECK_BIN.
+# STATICCHECK_BIN, REGISTRY_BIN, COSIGN_BIN, ACTIONLINT_BIN, ... (one per
+# tool of .ci/install-tools.sh).
 TOOLS_ENV := .cache/tools.env
 MODULE := github.com/kubecost-s3-exporter/kubecost-s3-exporter
 # Stamped into the binaries and the image (make build, make image).
@@ -30,7 +31,7 @@ tools:
 # go test (chart and terraform packages), so they run once.
 test: tools
 	@set -a; . ./$(TOOLS_ENV); set +a; \
-	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN STATICCHECK_BIN=$$STATICCHECK_BIN CHROMIUM_BIN=$${CHROMIUM_BIN:-}"; \
+	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN STATICCHECK_BIN=$$STATICCHECK_BIN REGISTRY_BIN=$${REGISTRY_BIN:-} COSIGN_BIN=$${COSIGN_BIN:-} ACTIONLINT_BIN=$${ACTIONLINT_BIN:-} CHROMIUM_BIN=$${CHROMIUM_BIN:-}"; \
 	failed=""; \
 	$(MAKE) check || failed="$$failed check"; \
 	race=$$($(GO) list $(RACE_PKGS)); \
