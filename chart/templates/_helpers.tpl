@@ -130,7 +130,8 @@ user's, as sorted YAML, so a key is never written twice. Call with
   reads, the labels selectors match): a user value for it fails the render.
 - Any other key the chart sets (a default such as the ArgoCD sync wave) is
   overridden by the user's value.
-Values are rendered as strings, as the API requires: `--set x=3` is "3".
+Values are rendered as strings, as the API requires: `--set x=3` is "3";
+a null user value is left out.
 */}}
 {{- define "kse.mergeMeta" -}}
 {{- $out := dict }}
@@ -138,6 +139,7 @@ Values are rendered as strings, as the API requires: `--set x=3` is "3".
 {{- $_ := set $out $k (toString $v) }}
 {{- end }}
 {{- range $k, $v := .user }}
+{{- if kindIs "invalid" $v }}{{ continue }}{{ end }}
 {{- if has $k $.owned }}
 {{- fail (printf "%s: %q is set by the chart and cannot be overridden" $.where $k) }}
 {{- end }}
