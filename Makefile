@@ -122,12 +122,14 @@ chart-push: chart-package
 	"$$HELM_BIN" push $(RELEASE_DIR)/kubecost-s3-exporter-$(CHART_VERSION).tgz $(CHART_REPO) 2>&1 | tee $(RELEASE_DIR)/chart-push.log; \
 	grep -oE 'sha256:[0-9a-f]{64}' $(RELEASE_DIR)/chart-push.log | head -1 >$(RELEASE_DIR)/chart.digest
 
-# Signs the pushed image and chart by digest. Without COSIGN_KEY cosign
+# Signs the pushed image and chart by digest, and attests the SBOM. Without COSIGN_KEY cosign
 # signs keyless (the release workflow's OIDC identity); with it, with that key.
 sign:
 	@eval "$$(bash .ci/install-tools.sh cosign)"; \
 	key=$${COSIGN_KEY:+--key $$COSIGN_KEY}; \
 	"$$COSIGN_BIN" sign --yes $$key $(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
+	"$$COSIGN_BIN" attest --yes $$key --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json \
+		$(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
 	"$$COSIGN_BIN" sign --yes $$key $(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest)
 
 # SHA256SUMS over the binaries, the SBOM and the chart, for the GitHub release.

@@ -88,7 +88,7 @@ func TestRegistryRoundTrip(t *testing.T) {
 
 	t.Run("cosign: image and chart signed offline, verified, a re-pointed tag fails", func(t *testing.T) {
 		cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
-		checkSignatures(t, cosign, imageRepo, digest.String(), chartRef, chartDigest, res.Index)
+		checkSignatures(t, cosign, imageRepo, digest.String(), chartRef, chartDigest, res)
 	})
 
 	t.Run("chart installed from the registry runs the pushed digest", func(t *testing.T) {
@@ -292,7 +292,8 @@ func checkSBOM(t *testing.T, repo string, digest v1.Hash) {
 // checkSignatures signs with a key pair made here; the password reaches
 // cosign through its environment only. No transparency log: signing and
 // verifying are offline.
-func checkSignatures(t *testing.T, cosign, imageRepo, digest, chartRef, chartDigest string, idx v1.ImageIndex) {
+func checkSignatures(t *testing.T, cosign, imageRepo, digest, chartRef, chartDigest string, res *imagebuild.Result) {
+	idx := res.Index
 	dir := t.TempDir()
 	env := []string{"COSIGN_PASSWORD=test-only-password", "COSIGN_YES=true", "HOME=" + dir, "TUF_ROOT=" + filepath.Join(dir, "tuf")}
 	key, pub := filepath.Join(dir, "cosign.key"), filepath.Join(dir, "cosign.pub")
@@ -311,6 +312,17 @@ func checkSignatures(t *testing.T, cosign, imageRepo, digest, chartRef, chartDig
 	verify(chartRef+"@"+chartDigest, false)
 	verify(chartRef+":"+chartVersion, false)
 
+	// The SBOM as a signed attestation too, as `make sign` makes it.
+	sbom := filepath.Join(dir, "sbom.spdx.json")
+	if err := os.WriteFile(sbom, res.SBOM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, env, false, cosign, append([]string{"attest", "--key", key, "--tlog-upload=false", "--type", "spdxjson", "--predicate", sbom, imageRepo + "@" + digest}, insecure...)...)
+	out := run(t, env, false, cosign, append([]string{"verify-attestation", "--key", pub, "--insecure-ignore-tlog=true", "--type", "spdxjson", imageRepo + "@" + digest}, insecure...)...)
+	if !strings.Contains(out, `"payloadType":"application/vnd.in-toto+json"`) {
+		t.Errorf("verify-attestation printed no in-toto envelope:\n%s", tail(out, 2000))
+	}
+
 	// Re-point the tag at an index nobody signed: verification by tag fails.
 	tampered := mutate.Annotations(idx, map[string]string{"tampered": "true"}).(v1.ImageIndex)
 	tag, err := name.NewTag(imageRepo + ":" + version)
@@ -320,7 +332,7 @@ func checkSignatures(t *testing.T, cosign, imageRepo, digest, chartRef, chartDig
 	if err := remote.WriteIndex(tag, tampered, remote.WithContext(t.Context())); err != nil {
 		t.Fatal(err)
 	}
-	out := verify(imageRepo+":"+version, true)
+	out = verify(imageRepo+":"+version, true)
 	if !strings.Contains(out, "no signatures found") && !strings.Contains(out, "no matching signatures") {
 		t.Errorf("verifying the re-pointed tag failed for another reason:\n%s", out)
 	}
