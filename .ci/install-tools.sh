@@ -5,8 +5,7 @@
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
 #   TOOL is any of: minio helm tflint terraform staticcheck etcd
-#   kube-apiserver kube-controller-manager kube-scheduler registry cosign
-#   actionlint chromium (default: all).
+#   kube-apiserver kube-controller-manager kube-scheduler chromium (default: all).
 #   chromium is Debian's package (apt-get, as root), used by the HTML report's
 #   browser test; the others are built from Go modules.
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
@@ -49,7 +48,7 @@ while (($#)); do
 	case "$1" in
 	--env-file) env_file="${2:?--env-file needs a path}"; shift 2 ;;
 	--env-file=*) env_file="${1#*=}"; shift ;;
-	-h | --help) sed -n '2,11p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
 	-*) echo "install-tools: unknown flag $1" >&2; exit 2 ;;
 	*) requested+=("$1"); shift ;;
 	esac
