@@ -35,6 +35,11 @@ TOOLS=(
 	"kube-apiserver|k8s.io/kubernetes@v1.34.4|KUBE_APISERVER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-apiserver"
 	"kube-controller-manager|k8s.io/kubernetes@v1.34.4|KUBE_CONTROLLER_MANAGER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-controller-manager"
 	"kube-scheduler|k8s.io/kubernetes@v1.34.4|KUBE_SCHEDULER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-scheduler"
+	# The release round trip (package release): an OCI registry on 127.0.0.1,
+	# image and chart signing, and the workflow linter.
+	"registry|github.com/distribution/distribution/v3/cmd/registry@v3.1.2|REGISTRY_BIN"
+	"cosign|github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5|COSIGN_BIN"
+	"actionlint|github.com/rhysd/actionlint/cmd/actionlint@v1.7.12|ACTIONLINT_BIN"
 	# Not a Go module: installed from the distribution, never downloaded by a test.
 	"chromium|apt:chromium|CHROMIUM_BIN"
 )
