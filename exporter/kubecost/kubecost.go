@@ -66,6 +66,9 @@ type Options struct {
 	// ClusterFilter is how the queries of a ClusterSource name their
 	// cluster; "" means FilterV2.
 	ClusterFilter ClusterFilter
+	// MaxValueBytes caps one string or number of a response (its JSON
+	// text); a larger one fails the day. 0 means DefaultMaxValueBytes.
+	MaxValueBytes int
 }
 
 // Outcome is what became of one request.
@@ -148,6 +151,8 @@ func New(opts Options) (*Client, error) {
 		return nil, errors.New("kubecost: Projection is required")
 	case opts.Retries < 0:
 		return nil, fmt.Errorf("kubecost: Retries %d: want >= 0", opts.Retries)
+	case opts.MaxValueBytes < 0:
+		return nil, fmt.Errorf("kubecost: MaxValueBytes %d: want >= 0", opts.MaxValueBytes)
 	}
 	if opts.Flavor == "" {
 		opts.Flavor = FlavorKubecost
