@@ -170,12 +170,13 @@ func (d *decoder) allocationSet() error {
 		if !ok {
 			return s.err
 		}
+		// The key is only valid until the next read: peek may refill the
+		// window and move it.
+		d.key = append(d.key[:0], k...)
 		if s.peek() != '{' {
 			s.skip()
 			continue
 		}
-		// The key is only valid until the next read.
-		d.key = append(d.key[:0], k...)
 		d.p.allocation(d.key, d.set)
 		if s.err != nil {
 			// The allocation is incomplete: not written.
