@@ -18,7 +18,7 @@ LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 # driver run without it, where it would only multiply their time.
 RACE_PKGS := ./exporter/... ./internal/testkit/...
 
-.PHONY: tools test check build generate demo bench bench-report fmt vet clean lint-chart lint-terraform
+.PHONY: tools test check build generate demo bench bench-report fuzz fmt vet clean lint-chart lint-terraform
 
 tools:
 	@bash .ci/install-tools.sh --env-file $(TOOLS_ENV) >/dev/null
@@ -83,6 +83,19 @@ demo:
 
 bench:
 	@bash .ci/bench.sh
+
+# Runs each fuzzer of the JSON reader for FUZZTIME (their seed corpus runs
+# in every `make test`). New failing inputs are kept under
+# exporter/kubecost/testdata/fuzz/ and then run as seeds too.
+# FUZZPARALLEL bounds the fuzzing workers (go test -parallel).
+FUZZTIME ?= 3m
+FUZZPARALLEL ?= 2
+FUZZ_TARGETS := FuzzDecode FuzzScanner FuzzFloat
+fuzz:
+	@for f in $(FUZZ_TARGETS); do \
+		echo "== $$f for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) ./exporter/kubecost/ || exit 1; \
+	done
 
 # Peak RSS of the HTML report over a month of 1M-allocation days.
 bench-report:

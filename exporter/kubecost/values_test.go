@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -264,23 +265,24 @@ var fuzzSeeds = []string{
 	`{"data":[{"a":{"properties":{"labels":{"team":"x"},"labels":null,"annotations":{"owner":[]}}}}]}`,
 }
 
-// FuzzDecodeValues holds the decoder to the reference reading
+// FuzzDecode holds the decoder to the reference reading
 // (reference_test.go), value for value: the same rows with the same names,
 // numbers, properties, label slots and appended columns, map keys
 // included, or an error for both. It reads each body whole and in reads
-// of 1 to 13 bytes, starting the read sizes at a fuzzed phase.
-func FuzzDecodeValues(f *testing.F) {
-	for i, s := range fuzzSeeds {
-		f.Add([]byte(s), uint8(i))
+// of 1 to 13 bytes (their sequence starting at a phase taken from the
+// body's length, so the fuzzer moves it too).
+func FuzzDecode(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
 	}
 	p := testProjection()
 	d := newDecoder(p)
-	f.Fuzz(func(t *testing.T, body []byte, phase uint8) {
+	f.Fuzz(func(t *testing.T, body []byte) {
 		want := refDecode(body, p, testDay, time.Hour)
 		for _, jagged := range []bool{false, true} {
 			var r io.Reader = bytes.NewReader(body)
 			if jagged {
-				r = &jaggedReader{r: r, k: int(phase % 13)}
+				r = &jaggedReader{r: r, k: len(body) % 13}
 			}
 			var sink memSink
 			n, err := d.decode(r, testDay, time.Hour, &sink)
@@ -307,4 +309,66 @@ func FuzzDecodeValues(f *testing.F) {
 			}
 		}
 	})
+}
+
+// repeatReader serves head, then n copies of c, then tail.
+type repeatReader struct {
+	head, tail []byte
+	c          byte
+	n          int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	switch {
+	case len(r.head) > 0:
+		k := copy(p, r.head)
+		r.head = r.head[k:]
+		return k, nil
+	case r.n > 0:
+		k := int(min(int64(len(p)), r.n))
+		for i := range k {
+			p[i] = r.c
+		}
+		r.n -= int64(k)
+		return k, nil
+	case len(r.tail) > 0:
+		k := copy(p, r.tail)
+		r.tail = r.tail[k:]
+		return k, nil
+	}
+	return 0, io.EOF
+}
+
+// One huge value costs a bounded amount of memory, whatever its size: a
+// kept one fails at the cap (default MAX_VALUE_BYTES), a skipped one is
+// walked. The bound counts every allocation of a fresh decoder, its
+// read-ahead buffers included.
+func TestDecodeHugeValueBoundedMemory(t *testing.T) {
+	const huge = 200 << 20
+	for _, c := range []struct {
+		name       string
+		head, tail string
+		n          int64
+		fail       bool
+	}{
+		{"label value", `{"data":{"ns/pod":{"properties":{"labels":{"team":"`, `"}}}}}`, huge, true},
+		{"number", `{"data":{"ns/pod":{"totalCost":1`, `}}}`, huge, true},
+		{"unknown member", `{"data":{"ns/pod":{"unknown":"`, `","totalCost":1}}}`, 64 << 20, false},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var sink memSink
+		_, err := newDecoder(testProjection()).decode(&repeatReader{head: []byte(c.head), tail: []byte(c.tail), c: '7', n: c.n},
+			testDay, time.Hour, &sink)
+		runtime.ReadMemStats(&after)
+		alloc := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s: %d MiB allocated, err %v", c.name, alloc>>20, err)
+		if c.fail != errors.Is(err, errValueTooLarge) || !c.fail && err != nil {
+			t.Errorf("%s: err = %v, want too large: %v", c.name, err, c.fail)
+		}
+		if alloc > 16<<20 {
+			t.Errorf("%s: %d MiB allocated for one value", c.name, alloc>>20)
+		}
+	}
 }
