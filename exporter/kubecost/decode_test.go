@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
