@@ -87,14 +87,18 @@ bench:
 # Runs each fuzzer of the JSON reader for FUZZTIME (their seed corpus runs
 # in every `make test`). New failing inputs are kept under
 # exporter/kubecost/testdata/fuzz/ and then run as seeds too.
-# FUZZPARALLEL bounds the fuzzing workers (go test -parallel).
+# FUZZPARALLEL bounds the fuzzing workers (go test -parallel). Each input
+# that finds new code is minimized first, reporting no executions
+# meanwhile; go's default of 60 s per input would take most of a short run
+# on the kilobyte-long response seeds, so FUZZMINIMIZETIME bounds it.
 FUZZTIME ?= 3m
 FUZZPARALLEL ?= 2
+FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS := FuzzDecode FuzzScanner FuzzFloat
 fuzz:
 	@for f in $(FUZZ_TARGETS); do \
 		echo "== $$f for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) ./exporter/kubecost/ || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) -parallel $(FUZZPARALLEL) ./exporter/kubecost/ || exit 1; \
 	done
 
 # Peak RSS of the HTML report over a month of 1M-allocation days.

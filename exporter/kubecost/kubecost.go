@@ -3,6 +3,17 @@
 // exporter.RecordSink, so an hourly day of a large cluster never sits in
 // memory, and it survives a struggling Kubecost: requests are retried with
 // backoff, and hourly windows that keep failing are split into smaller ones.
+//
+// The response is read as encoding/json reads it, value for value: member
+// names are compared after their escapes are decoded, and a string with
+// invalid UTF-8 or a lone surrogate escape is stored with U+FFFD in their
+// place, in every string column, map key and value and name, rather than
+// failing the day (a stray byte in one label is not worth a lost day, and
+// Parquet strings must be valid UTF-8). A number written as a string is
+// read only when the string is a JSON number (or NaN or an infinity, which
+// become 0 or null). One string or number longer than MAX_VALUE_BYTES
+// (Options.MaxValueBytes) fails the day, naming the allocation, so one
+// runaway value cannot take the pod's memory.
 package kubecost
 
 import (

@@ -224,6 +224,23 @@ func TestDecodeSyntaxErrorThenStall(t *testing.T) {
 	}
 }
 
+// A sink error with the body stalled after it is reported at once, as the
+// sink's error.
+func TestDecodeSinkErrorThenStall(t *testing.T) {
+	body := &stalledReader{b: []byte(`{"code":200,"data":[{"a":{"name":"a"},"b":{"name":"b"},`), closed: make(chan struct{})}
+	d := newDecoder(testProjection())
+	d.abort = func() { close(body.closed) }
+	start := time.Now()
+	n, err := d.decode(body, testDay, time.Hour, &countingSink{failAt: 2})
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("decode took %v", el)
+	}
+	var se *sinkError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "disk full") || n != 1 {
+		t.Fatalf("n=%d err=%v, want the sink's error after 1 row", n, err)
+	}
+}
+
 // The same through the client, over HTTP: the server sends a malformed
 // start and then nothing, with a read timeout of a minute.
 func TestClientSyntaxErrorThenStall(t *testing.T) {
