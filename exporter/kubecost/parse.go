@@ -302,5 +302,6 @@ func exactDecimal(m uint64, frac int, neg bool) (float64, bool) {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// unquote returns the contents of a raw JSON string (see unquote).
-func (p *parser) unquote(v []byte) []byte { return unquote(v, &p.unq) }
+// unquote returns the decoded contents (scanner.text) of the string value
+// just read.
+func (p *parser) unquote(v []byte) []byte { return p.sc.text(v, &p.unq) }

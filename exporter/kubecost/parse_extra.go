@@ -146,7 +146,7 @@ func (p *parser) structFields(x int, e *schema.Entry) {
 			o.B, o.Set = c == 't', c == 't' || c == 'f'
 		case types[f] == schema.NullableString:
 			if c == '"' {
-				o.Str, o.Set = p.strs.get(unquote(v, &p.unq)), true
+				o.Str, o.Set = p.strs.get(s.text(v, &p.unq)), true
 			}
 		case types[f] == schema.NullableDouble:
 			if c != '"' && c != 't' && c != 'f' {

@@ -60,6 +60,7 @@ type scanner struct {
 	depth int                  // containers open outside skip
 	max   int                  // the most bytes of one kept token; 0: DefaultMaxValueBytes
 	names []byte               // scratch for member names that need decoding
+	plain bool                 // the last string str passed has no escape and is ASCII
 	pow   *[maxFrac + 1]pow128 // for float; kept across resets
 }
 
@@ -302,6 +303,9 @@ func (s *scanner) member() ([]byte, bool) {
 	if s.err != nil {
 		return nil, false
 	}
+	if s.plain {
+		return quoted[1 : len(quoted)-1], true
+	}
 	return jsonString(quoted, &s.names), true
 }
 
@@ -329,6 +333,15 @@ func (s *scanner) value() []byte {
 		return nullText
 	}
 	return s.b[start:s.i]
+}
+
+// text returns the contents of the string v that value has just returned,
+// decoded (see jsonString), copying into *scratch only when it must.
+func (s *scanner) text(v []byte, scratch *[]byte) []byte {
+	if s.plain {
+		return v[1 : len(v)-1]
+	}
+	return jsonString(v, scratch)
 }
 
 // jsonString returns the contents of the raw JSON string quoted (quotes
@@ -455,8 +468,14 @@ const (
 // str moves past the string that starts at the current '"'. Eight bytes
 // at a time, it looks for the bytes that need a closer look: the closing
 // quote, a backslash, a control character.
+//
+// On the way it notes in s.plain whether the string is plain ASCII without
+// escapes, the common case, which then needs no decoding or UTF-8 check
+// (text, name): an OR per eight bytes instead of a second pass.
 func (s *scanner) str() {
 	b, i := s.b, s.i+1
+	var hi uint64 // the bytes passed, ORed: a high bit means non-ASCII
+	esc := false
 	for {
 		for i+8 <= len(b) {
 			x := binary.LittleEndian.Uint64(b[i:])
@@ -465,17 +484,23 @@ func (s *scanner) str() {
 			// The lowest flag is exact; flags above it may not be.
 			t := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ones*0x20) &^ x)
 			if t &= highs; t != 0 {
-				i += bits.TrailingZeros64(t) >> 3
+				k := bits.TrailingZeros64(t) >> 3
+				hi |= x & (1<<(8*k) - 1) // the bytes before the flagged one
+				i += k
 				break
 			}
+			hi |= x
 			i += 8
 		}
 		for i < len(b) {
-			switch c := b[i]; {
+			c := b[i]
+			switch {
 			case c == '"':
 				s.i = i + 1
+				s.plain = !esc && hi&highs == 0
 				return
 			case c == '\\':
+				esc = true
 				s.i = i
 				if !s.escape() {
 					return
@@ -487,6 +512,7 @@ func (s *scanner) str() {
 				s.fail("no control characters in a string")
 				return
 			}
+			hi |= uint64(c)
 			i++
 			if i+8 <= len(b) {
 				break // back to eight at a time

@@ -389,3 +389,23 @@ func TestDecodeHugeValueBoundedMemory(t *testing.T) {
 		}
 	}
 }
+
+// The scanner notes whether a string is plain ASCII without escapes eight
+// bytes at a time; an escape or a non-ASCII byte at any offset, in a name
+// or a value, must still be decoded as encoding/json decodes it.
+func TestDecodeStringsAtEveryOffset(t *testing.T) {
+	for _, odd := range []string{"\xff", "\xc3\xa9", `\n`, `\u00e9`, `\udc00`, "\xe2\x82"} {
+		for at := range 20 {
+			raw := `"` + strings.Repeat("a", at) + odd + strings.Repeat("b", 20-at) + `"`
+			var want string
+			if err := json.Unmarshal([]byte(raw), &want); err != nil {
+				t.Fatal(err)
+			}
+			sink := decodeString(t, `{"data":{"x":{"properties":{"labels":{`+raw+`:`+raw+`}}}}}`)
+			kv := sink.rows[0].X[schema.XLabels].KV
+			if len(kv) != 1 || kv[0].Key != want || kv[0].Value != want {
+				t.Errorf("%s read as %q, want %q", raw, kv, want)
+			}
+		}
+	}
+}
