@@ -120,7 +120,7 @@ they differ from the exporter's default.
   (list "KUBECOST_ALLOCATION_API_READ_TIMEOUT" $e.readTimeout)
   (list "TLS_VERIFY" $e.tlsVerify)
   (list "KUBECOST_MAX_RETRIES" $e.maxRetries)
-  (list "MAX_VALUE_BYTES" $e.maxValueBytes)
+  (list "MAX_VALUE_BYTES" (int64 $e.maxValueBytes))
   (list "KUBECOST_CA_CERTIFICATE_SECRET_NAME" $e.caCertificateSecretName)
   (list "KUBECOST_CA_CERTIFICATE_SECRET_REGION" $e.caCertificateSecretRegion)
   (list "KUBECOST_BEARER_TOKEN_FILE" $bearerFile)
