@@ -266,7 +266,8 @@ func (s *scanner) next(close byte) bool {
 
 // member returns the decoded name of the next member of the current
 // object and moves past its colon, or reports false and consumes the '}'
-// at the end of the object. The name is valid until the next call.
+// at the end of the object. The name is valid until the scanner's next
+// call: any read may move the window (copy it before peeking).
 func (s *scanner) member() ([]byte, bool) {
 	if !s.next('}') {
 		return nil, false
