@@ -19,7 +19,7 @@ LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 # driver run without it, where it would only multiply their time.
 RACE_PKGS := ./exporter/... ./internal/testkit/...
 
-.PHONY: tools test check build generate demo bench bench-report fmt vet clean lint-chart lint-terraform \
+.PHONY: tools test check build generate demo bench bench-report fuzz fmt vet clean lint-chart lint-terraform \
 	image image-push chart-package chart-push sign release-assets
 
 tools:
@@ -142,6 +142,23 @@ demo:
 
 bench:
 	@bash .ci/bench.sh
+
+# Runs each fuzzer of the JSON reader for FUZZTIME (their seed corpus runs
+# in every `make test`). New failing inputs are kept under
+# exporter/kubecost/testdata/fuzz/ and then run as seeds too.
+# FUZZPARALLEL bounds the fuzzing workers (go test -parallel). Each input
+# that finds new code is minimized first, reporting no executions
+# meanwhile; go's default of 60 s per input would take most of a short run
+# on the kilobyte-long response seeds, so FUZZMINIMIZETIME bounds it.
+FUZZTIME ?= 3m
+FUZZPARALLEL ?= 2
+FUZZMINIMIZETIME ?= 5s
+FUZZ_TARGETS := FuzzDecode FuzzScanner FuzzFloat
+fuzz:
+	@for f in $(FUZZ_TARGETS); do \
+		echo "== $$f for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) -parallel $(FUZZPARALLEL) ./exporter/kubecost/ || exit 1; \
+	done
 
 # Peak RSS of the HTML report over a month of 1M-allocation days.
 bench-report:

@@ -41,6 +41,7 @@ var envOf = map[string]string{
 	"readTimeout":               "KUBECOST_ALLOCATION_API_READ_TIMEOUT",
 	"tlsVerify":                 "TLS_VERIFY",
 	"maxRetries":                "KUBECOST_MAX_RETRIES",
+	"maxValueBytes":             "MAX_VALUE_BYTES",
 	"caCertificateSecretName":   "KUBECOST_CA_CERTIFICATE_SECRET_NAME",
 	"caCertificateSecretRegion": "KUBECOST_CA_CERTIFICATE_SECRET_REGION",
 	"bearerTokenFile":           "KUBECOST_BEARER_TOKEN_FILE",

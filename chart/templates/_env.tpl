@@ -17,6 +17,7 @@ CONNECTION_TIMEOUT: "10"
 KUBECOST_ALLOCATION_API_READ_TIMEOUT: "60"
 TLS_VERIFY: "true"
 KUBECOST_MAX_RETRIES: "4"
+MAX_VALUE_BYTES: "1048576"
 S3_PART_SIZE_MIB: "8"
 S3_REQUEST_TIMEOUT: "60"
 COMPRESSION: snappy
@@ -119,6 +120,7 @@ they differ from the exporter's default.
   (list "KUBECOST_ALLOCATION_API_READ_TIMEOUT" $e.readTimeout)
   (list "TLS_VERIFY" $e.tlsVerify)
   (list "KUBECOST_MAX_RETRIES" $e.maxRetries)
+  (list "MAX_VALUE_BYTES" (int64 $e.maxValueBytes))
   (list "KUBECOST_CA_CERTIFICATE_SECRET_NAME" $e.caCertificateSecretName)
   (list "KUBECOST_CA_CERTIFICATE_SECRET_REGION" $e.caCertificateSecretRegion)
   (list "KUBECOST_BEARER_TOKEN_FILE" $bearerFile)

@@ -144,7 +144,7 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 	p.client, err = kubecost.New(kubecost.Options{
 		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
 		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
-		Paginate: bool(cfg.Paginate), Retries: cfg.Retries,
+		Paginate: bool(cfg.Paginate), Retries: cfg.Retries, MaxValueBytes: cfg.MaxValueBytes,
 		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
 		TLS: tlsCfg, BearerToken: token, Projection: proj, Logger: log, Observer: obs,
 		ClusterFilter: kubecost.ClusterFilter(cfg.ClusterFilter),

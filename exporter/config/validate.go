@@ -163,6 +163,7 @@ func rules() []Rule {
 		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, false, Aggregations)},
 		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, false, Granularities)},
 		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
+		{"MAX_VALUE_BYTES", intRange(func(c *Config) int { return c.MaxValueBytes }, 4096, 1<<30)},
 		{"CONNECTION_TIMEOUT", positive(func(c *Config) Seconds { return c.ConnectionTimeout })},
 		{"KUBECOST_ALLOCATION_API_READ_TIMEOUT", positive(func(c *Config) Seconds { return c.ReadTimeout })},
 		{"KUBECOST_CA_CERTIFICATE_SECRET_NAME", matches(func(c *Config) string { return c.CASecretName }, secretNameRE, secretAccepted)},

@@ -2,14 +2,13 @@ package kubecost
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
+	"strings"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
@@ -55,6 +54,12 @@ type decoder struct {
 	key []byte        // the set key of the allocation being parsed
 	p   *parser
 	ra  *readAhead
+	// abort, when set, makes a Read of the body that is still pending
+	// return at once (it cancels the request). decode calls it on an error
+	// before waiting for the read-ahead: otherwise a body that stalls after
+	// a syntax error would hold the error until the read timeout, and then
+	// be reported as stalled.
+	abort func()
 
 	// Per response.
 	sink    exporter.RecordSink
@@ -72,17 +77,20 @@ func newDecoder(p *schema.Projection) *decoder {
 // window [start, start+len) split by step is the fallback when allocations
 // carry no window. It returns the number of allocations written, also on
 // error: a caller that sees n > 0 with an error must reset the sink.
-func (d *decoder) decode(r io.Reader, start time.Time, step time.Duration, sink exporter.RecordSink) (int, error) {
+func (d *decoder) decode(r io.Reader, start time.Time, step time.Duration, sink exporter.RecordSink) (_ int, err error) {
 	s := &d.p.sc
 	d.ra.start(r)
 	s.reset(d.ra)
 	defer func() {
+		if err != nil && d.abort != nil {
+			d.abort()
+		}
 		d.ra.stop() // the body is the caller's again
 		s.src = nil
 	}()
 	d.sink, d.n, d.code, d.message, d.set = sink, 0, 0, "", 0
 	d.p.start, d.p.step = start.UnixMilli(), step.Milliseconds()
-	err := d.response()
+	err = d.response()
 	if err == nil {
 		err = s.end()
 		if errors.Is(err, errSyntax) {
@@ -162,15 +170,17 @@ func (d *decoder) allocationSet() error {
 		if !ok {
 			return s.err
 		}
+		// The key is only valid until the next read: peek may refill the
+		// window and move it.
+		d.key = append(d.key[:0], k...)
 		if s.peek() != '{' {
 			s.skip()
 			continue
 		}
-		// The key is only valid until the next read.
-		d.key = append(d.key[:0], k...)
 		d.p.allocation(d.key, d.set)
 		if s.err != nil {
-			return s.err // the allocation is incomplete: not written
+			// The allocation is incomplete: not written.
+			return fmt.Errorf("allocation %q: %w", sanitize(string(d.key), 256), s.err)
 		}
 		if err := d.sink.Write(d.p.rec); err != nil {
 			return &sinkError{err}
@@ -179,45 +189,114 @@ func (d *decoder) allocationSet() error {
 	}
 }
 
-// unquote returns the contents of a raw JSON string, copying into *scratch
-// only when it has escapes.
-func unquote(v []byte, scratch *[]byte) []byte {
-	if bytes.IndexByte(v, '\\') < 0 {
-		return v[1 : len(v)-1]
-	}
-	u, err := jsontext.AppendUnquote((*scratch)[:0], v)
-	if err != nil {
-		return v[1 : len(v)-1]
-	}
-	*scratch = u
-	return u
-}
+// unquote returns the contents of a raw JSON string, decoded as
+// encoding/json decodes it (see jsonString), copying into *scratch only
+// when it must.
+func unquote(v []byte, scratch *[]byte) []byte { return jsonString(v, scratch) }
 
 // numberOf reads a raw JSON number, or a string holding one (Kubecost
 // writes "NaN" and infinities as strings). Anything else reads as 0, and
-// so does an unparsable string; Projection.Finish zeroes NaN and
+// so does a string that is not a number; Projection.Finish zeroes NaN and
 // infinities.
 func numberOf(v []byte, scratch *[]byte) float64 {
+	f, _ := numberText(v, scratch)
+	return f
+}
+
+// numberText is numberOf that also reports whether v held a number. A
+// string must hold exactly a JSON number (no white space, hex, '+' or
+// '_': what the body's own numbers may be), or a spelling of NaN or an
+// infinity, which strconv reads and Finish then drops.
+func numberText(v []byte, scratch *[]byte) (float64, bool) {
 	if len(v) == 0 {
-		return 0
+		return 0, false
 	}
 	switch c := v[0]; {
 	case c == '"':
-		v = bytes.TrimSpace(unquote(v, scratch))
+		v = unquote(v, scratch)
+		if !isNumber(v) {
+			return nonFinite(v)
+		}
 	case c != '-' && (c < '0' || c > '9'):
-		return 0
+		return 0, false
 	}
 	// Longer numbers cannot have at most 15 digits: do not scan them twice.
 	if len(v) <= 17 {
 		if f, ok := smallNumber(v); ok {
-			return f
+			return f, true
 		}
 	}
-	return parseFloat(v)
+	return parseFloat(v), true
+}
+
+// nonFinite reads the spellings of NaN and the infinities that
+// strconv.ParseFloat accepts, without its error allocation for the rest.
+func nonFinite(v []byte) (float64, bool) {
+	sign := 1
+	if len(v) > 0 && (v[0] == '+' || v[0] == '-') {
+		if v[0] == '-' {
+			sign = -1
+		}
+		if w := string(v[1:]); strings.EqualFold(w, "inf") || strings.EqualFold(w, "infinity") {
+			return math.Inf(sign), true
+		}
+		return 0, false
+	}
+	switch w := string(v); {
+	case strings.EqualFold(w, "nan"):
+		return math.NaN(), true
+	case strings.EqualFold(w, "inf"), strings.EqualFold(w, "infinity"):
+		return math.Inf(1), true
+	}
+	return 0, false
+}
+
+// isNumber reports whether v is exactly a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isNumber(v []byte) bool {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(v) && v[i] == '0':
+		i++
+	case i < len(v) && v[i] >= '1' && v[i] <= '9':
+		i = skipDigits(v, i)
+	default:
+		return false
+	}
+	if i < len(v) && v[i] == '.' {
+		if j := skipDigits(v, i+1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		j := skipDigits(v, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return i == len(v)
+}
+
+func skipDigits(v []byte, i int) int {
+	for i < len(v) && isDigit(v[i]) {
+		i++
+	}
+	return i
 }
 
 // parseFloat is strconv's, with a number out of range read as its limit
-// (infinity or zero) and anything unparsable as 0.
+// (infinity or zero) and anything unparsable as 0. Its callers pass only
+// JSON numbers.
 func parseFloat(v []byte) float64 {
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

@@ -135,8 +135,8 @@ func (s *scanner) float() (float64, bool) {
 	if i >= len(b) {
 		return 0, false
 	}
-	if c := b[i]; c == 'e' || c == 'E' {
-		return 0, false
+	if c := b[i]; c == 'e' || c == 'E' || i-start > s.limit() {
+		return 0, false // the general path reads (or refuses) it
 	}
 	s.i, s.first = i, false
 	neg := b[start] == '-'

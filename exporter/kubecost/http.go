@@ -31,6 +31,9 @@ const endpointHint = "check KUBECOST_API_ENDPOINT (and KUBECOST_API_FLAVOR/KUBEC
 
 var errStalled = errors.New("stalled")
 
+// errAborted cancels a request whose body the decoder gave up on.
+var errAborted = errors.New("response abandoned after a decode error")
+
 // attemptError is a failed request. retry says whether the same request
 // may succeed later; retryAfter is the server's Retry-After, if any. big
 // says the failure may come from the size of the window (server errors,
@@ -105,7 +108,10 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 		}
 		return 0, err
 	}
+	d.abort = func() { cancel(errAborted) }
+	d.p.sc.max = c.opts.MaxValueBytes
 	n, err := d.decode(d.br, w.start, j.step, sink)
+	d.abort = nil
 	st.Allocations += int64(n)
 	c.log.Debug("kubecost response", "id", id, "window", w.String(), "status", resp.StatusCode,
 		"bytes", body.n, "allocations", n, "duration", time.Since(t0), "error", err)
@@ -119,9 +125,12 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 		return n, se.err
 	case errors.As(err, &ae):
 		return n, statusAttemptError(ae, ae.code, 0)
+	case errors.Is(err, errValueTooLarge):
+		// The same body would fail again: not retried.
+		return n, permanent("response after %d bytes: %w", body.n, err)
 	case context.Cause(ctx) == errStalled:
 		return n, transient("response stalled after %d bytes: no data for %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", body.n, c.opts.ReadTimeout)
-	case ctx.Err() != nil:
+	case ctx.Err() != nil && context.Cause(ctx) != errAborted:
 		return n, context.Cause(ctx)
 	}
 	return n, transient("invalid or truncated response body after %d bytes: %w", body.n, err)

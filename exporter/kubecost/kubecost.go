@@ -3,6 +3,17 @@
 // exporter.RecordSink, so an hourly day of a large cluster never sits in
 // memory, and it survives a struggling Kubecost: requests are retried with
 // backoff, and hourly windows that keep failing are split into smaller ones.
+//
+// The response is read as encoding/json reads it, value for value: member
+// names are compared after their escapes are decoded, and a string with
+// invalid UTF-8 or a lone surrogate escape is stored with U+FFFD in their
+// place, in every string column, map key and value and name, rather than
+// failing the day (a stray byte in one label is not worth a lost day, and
+// Parquet strings must be valid UTF-8). A number written as a string is
+// read only when the string is a JSON number (or NaN or an infinity, which
+// become 0 or null). One string or number longer than MAX_VALUE_BYTES
+// (Options.MaxValueBytes) fails the day, naming the allocation, so one
+// runaway value cannot take the pod's memory.
 package kubecost
 
 import (
@@ -66,6 +77,9 @@ type Options struct {
 	// ClusterFilter is how the queries of a ClusterSource name their
 	// cluster; "" means FilterV2.
 	ClusterFilter ClusterFilter
+	// MaxValueBytes caps one string or number of a response (its JSON
+	// text); a larger one fails the day. 0 means DefaultMaxValueBytes.
+	MaxValueBytes int
 }
 
 // Outcome is what became of one request.
@@ -149,6 +163,8 @@ func New(opts Options) (*Client, error) {
 		return nil, errors.New("kubecost: Projection is required")
 	case opts.Retries < 0:
 		return nil, fmt.Errorf("kubecost: Retries %d: want >= 0", opts.Retries)
+	case opts.MaxValueBytes < 0:
+		return nil, fmt.Errorf("kubecost: MaxValueBytes %d: want >= 0", opts.MaxValueBytes)
 	}
 	if opts.Flavor == "" {
 		opts.Flavor = FlavorKubecost

@@ -1,10 +1,6 @@
 package kubecost
 
 import (
-	"bytes"
-
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -90,7 +86,7 @@ func newParser(p *schema.Projection) *parser {
 }
 
 // allocation fills p.rec from the allocation object at the scanner, of set
-// number set, whose raw key in the set is key (the name when "name" is
+// number set, whose decoded key in the set is key (the name when "name" is
 // missing). The caller checks the scanner's error before using p.rec.
 func (p *parser) allocation(key []byte, set int64) {
 	r := p.rec
@@ -125,7 +121,7 @@ func (p *parser) allocation(key []byte, set int64) {
 		}
 	}
 	if r.Name == "" {
-		r.Name = p.strs.get(p.unquoteName(key))
+		r.Name = p.strs.get(key)
 	}
 	// The allocation's own window wins, then its start/end, then the set's.
 	fallback := p.start + set*p.step
@@ -306,19 +302,6 @@ func exactDecimal(m uint64, frac int, neg bool) (float64, bool) {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// unquote returns the contents of a raw JSON string (see unquote).
-func (p *parser) unquote(v []byte) []byte { return unquote(v, &p.unq) }
-
-// unquoteName unescapes a raw member name (a set key, say).
-func (p *parser) unquoteName(raw []byte) []byte {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return raw
-	}
-	q := append(append(append(p.unq[:0], '"'), raw...), '"')
-	p.unq = q
-	u, err := jsontext.AppendUnquote(nil, q) // rare: names are pod paths
-	if err != nil {
-		return raw
-	}
-	return u
-}
+// unquote returns the decoded contents (scanner.text) of the string value
+// just read.
+func (p *parser) unquote(v []byte) []byte { return p.sc.text(v, &p.unq) }

@@ -44,12 +44,9 @@ func (p *parser) extra(x int) {
 		if v[0] == 'n' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' {
 			return
 		}
-		n.Num, n.Set = numberOf(v, &p.unq), true
-		if v[0] == '"' && n.Num == 0 {
-			// "NaN" and friends: numberOf reads them as 0, which here
-			// would claim a value Kubecost did not have.
-			n.Set = isZeroText(unquote(v, &p.unq))
-		}
+		// A string that is not a number leaves the column null: 0 would
+		// claim a value Kubecost did not have.
+		n.Num, n.Set = numberText(v, &p.unq)
 	case schema.StringMap:
 		if !s.enter() {
 			return
@@ -81,7 +78,7 @@ func (p *parser) extra(x int) {
 			if !ok {
 				return
 			}
-			key := p.strs.get(p.unquoteName(k))
+			key := p.strs.get(k)
 			if !s.enter() {
 				continue // a null entry: nothing to keep
 			}
@@ -91,15 +88,6 @@ func (p *parser) extra(x int) {
 	default:
 		s.skip()
 	}
-}
-
-func isZeroText(b []byte) bool {
-	for _, c := range b {
-		if c != '0' && c != '.' && c != '-' && c != '+' && c != 'e' && c != 'E' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // stringMap appends the members of the object just entered to n.KV. The
@@ -115,7 +103,7 @@ func (p *parser) stringMap(n *schema.Nested) {
 			return
 		}
 		var kv schema.KV
-		if kb := p.unquoteName(k); i < len(prev) && prev[i].Key == string(kb) {
+		if kb := k; i < len(prev) && prev[i].Key == string(kb) {
 			kv.Key = prev[i].Key
 		} else {
 			kv.Key = p.strs.get(kb)
@@ -158,7 +146,7 @@ func (p *parser) structFields(x int, e *schema.Entry) {
 			o.B, o.Set = c == 't', c == 't' || c == 'f'
 		case types[f] == schema.NullableString:
 			if c == '"' {
-				o.Str, o.Set = p.strs.get(unquote(v, &p.unq)), true
+				o.Str, o.Set = p.strs.get(s.text(v, &p.unq)), true
 			}
 		case types[f] == schema.NullableDouble:
 			if c != '"' && c != 't' && c != 'f' {

@@ -2,7 +2,7 @@ package kubecost
 
 import (
 	"io"
-	"sync/atomic"
+	"sync"
 )
 
 // readAhead reads the body on its own goroutine, a few buffers ahead of
@@ -11,22 +11,39 @@ import (
 // slowest stage; with the reads elsewhere, the second core does them
 // while the first parses (docs/performance.md, "One pass").
 //
+// The goroutine fills a whole buffer before handing it over: the body
+// arrives in pieces of a few KiB, and a handoff per piece would wake one
+// goroutine's thread or the other's thousands of times a day. But a
+// decoder with nothing left takes what the buffer being filled holds so
+// far, at once: it must never wait for a Read while bytes it could parse
+// are in memory. Otherwise a body that stalls (or that the server stops
+// sending after a syntax error) would hold back bytes already received,
+// and with them the error they show.
+//
 // Everything it holds is reused from one response to the next. stop
 // returns only once the goroutine is done with the source, so the caller
-// may reuse or close it.
+// may reuse or close it; a caller whose source can block must first make
+// its pending Read return (decoder.abort).
 type readAhead struct {
 	bufs [aheadBufs][]byte
 	full chan aheadChunk
 	free chan int // indexes into bufs
 	quit chan struct{}
 	done chan struct{}
+	kick chan struct{} // the goroutine read something while the decoder waits
 
-	cur  []byte // unread part of the chunk being consumed
-	idx  int    // its buffer, -1 when none is held
-	err  error  // the source's error, after its last chunk
-	busy bool   // a goroutine is running
+	cur []byte // unread part of the chunk being consumed
+	idx int    // its buffer, -1 when none is held
+	err error  // the source's error, after its last chunk
 
-	starving atomic.Bool // the decoder waits for a buffer
+	// The buffer being filled, shared under mu: the goroutine writes
+	// bufs[fill][n:], the decoder may take bufs[fill][taken:n].
+	mu      sync.Mutex
+	fill    int // -1 when none
+	n       int
+	taken   int
+	waiting bool // the decoder waits for bytes
+	busy    bool // a goroutine is running
 }
 
 const (
@@ -34,10 +51,11 @@ const (
 	aheadSize = 256 << 10
 )
 
+// aheadChunk hands buffer idx to the decoder: bytes [from, n) are new
+// (the decoder took [0, from) while it was being filled), err follows.
 type aheadChunk struct {
-	idx int
-	n   int
-	err error
+	idx, from, n int
+	err          error
 }
 
 func newReadAhead() *readAhead {
@@ -46,12 +64,15 @@ func newReadAhead() *readAhead {
 		free: make(chan int, aheadBufs),
 		quit: make(chan struct{}, 1),
 		done: make(chan struct{}, 1),
+		kick: make(chan struct{}, 1),
+		fill: -1,
 	}
 }
 
 // start begins reading src.
 func (a *readAhead) start(src io.Reader) {
 	a.cur, a.idx, a.err, a.busy = nil, -1, nil, true
+	a.fill, a.n, a.taken, a.waiting = -1, 0, 0, false
 	for i := range a.bufs {
 		a.free <- i
 	}
@@ -70,10 +91,9 @@ func (a *readAhead) run(src io.Reader) {
 		if a.bufs[i] == nil {
 			a.bufs[i] = make([]byte, aheadSize)
 		}
-		// Fill the buffer: the body arrives in pieces of a few KiB, and a
-		// handoff per piece would wake one goroutine's thread or the
-		// other's thousands of times a day. But a decoder with nothing to
-		// do gets what there is: a slow body is parsed as it comes.
+		a.mu.Lock()
+		a.fill, a.n, a.taken = i, 0, 0
+		a.mu.Unlock()
 		n, err := 0, error(nil)
 		for n < len(a.bufs[i]) && err == nil {
 			var m int
@@ -84,11 +104,22 @@ func (a *readAhead) run(src io.Reader) {
 				return
 			default:
 			}
-			if n > 0 && a.starving.Load() {
-				break
+			a.mu.Lock()
+			a.n = n
+			wake := a.waiting && m > 0
+			a.mu.Unlock()
+			if wake {
+				select {
+				case a.kick <- struct{}{}:
+				default:
+				}
 			}
 		}
-		a.full <- aheadChunk{idx: i, n: n, err: err} // never blocks: one slot per buffer
+		a.mu.Lock()
+		from := a.taken
+		a.fill = -1
+		a.mu.Unlock()
+		a.full <- aheadChunk{idx: i, from: from, n: n, err: err} // never blocks: one slot per buffer
 		if err != nil {
 			return
 		}
@@ -105,15 +136,35 @@ func (a *readAhead) Read(p []byte) (int, error) {
 			a.free <- a.idx
 			a.idx = -1
 		}
-		var c aheadChunk
+		// A buffer handed over comes first; checked under mu, because the
+		// goroutine hands a buffer over before it starts filling the next
+		// one, whose bytes must not be taken before the rest of this one.
+		a.mu.Lock()
 		select {
-		case c = <-a.full:
+		case c := <-a.full:
+			a.mu.Unlock()
+			a.cur, a.idx, a.err = a.bufs[c.idx][c.from:c.n], c.idx, c.err
+			continue
 		default:
-			a.starving.Store(true)
-			c = <-a.full
-			a.starving.Store(false)
 		}
-		a.cur, a.idx, a.err = a.bufs[c.idx][:c.n], c.idx, c.err
+		// Nothing handed over: take what the buffer being filled holds,
+		// or wait for the goroutine to read more.
+		if a.fill >= 0 && a.n > a.taken {
+			a.cur = a.bufs[a.fill][a.taken:a.n]
+			a.taken = a.n
+			a.mu.Unlock()
+			continue
+		}
+		a.waiting = true
+		a.mu.Unlock()
+		select {
+		case c := <-a.full:
+			a.cur, a.idx, a.err = a.bufs[c.idx][c.from:c.n], c.idx, c.err
+		case <-a.kick:
+		}
+		a.mu.Lock()
+		a.waiting = false
+		a.mu.Unlock()
 	}
 	n := copy(p, a.cur)
 	a.cur = a.cur[n:]
@@ -133,6 +184,7 @@ func (a *readAhead) stop() {
 		select {
 		case <-a.full:
 		case <-a.free:
+		case <-a.kick:
 		case <-a.quit: // the goroutine ended on its own, at the body's end
 		default:
 			return

@@ -1,11 +1,9 @@
 package kubecost
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 )
 
 // scanner reads a response body once, checking JSON's grammar as it goes,
@@ -15,7 +13,7 @@ import (
 // tokenizing it, and the body is the largest thing the exporter touches.
 //
 // What it checks is what jsontext checks with AllowInvalidUTF8 and
-// AllowDuplicateNames (decode_test.go's FuzzDecode holds it to that):
+// AllowDuplicateNames (scan_test.go's FuzzScanner holds it to that):
 // objects, arrays, commas and colons; number syntax; the literals true,
 // false and null; strings closed, without raw control characters and with
 // valid escapes; nesting at most maxDepth deep; nothing but white space
@@ -25,6 +23,20 @@ import (
 // A name or value a method returns is valid until the next call: a refill
 // moves the window's bytes, and it keeps only what the current token (or
 // pin) still needs. Callers use each result before scanning further.
+//
+// Member names are returned decoded, so a name written with escapes
+// ("\u0074otalCost") is the same name as its plain spelling, as it is to
+// encoding/json. Strings are decoded as encoding/json decodes them: an
+// invalid UTF-8 byte or a lone surrogate escape becomes U+FFFD rather than
+// failing the day, because a label value Kubecost copied from a cluster
+// object is not worth a lost day, and Parquet STRING columns must hold
+// valid UTF-8 (see jsonString).
+//
+// One string, number or literal the parser keeps (a value or a member
+// name) may be at most max bytes of JSON text: the window grows to hold
+// such a token whole, and without a cap one huge label value would take
+// several times its size in memory. A larger one is errValueTooLarge.
+// Values the parser skips are walked, never held, so they need no cap.
 //
 // Once an error is recorded every method returns at once, with "the end"
 // (member and elem report false, value returns null), so the parser's
@@ -40,6 +52,9 @@ type scanner struct {
 	first bool                 // just inside '{' or '[': no comma before the next item
 	stack []byte               // skip's open containers, by closing byte
 	depth int                  // containers open outside skip
+	max   int                  // the most bytes of one kept token; 0: DefaultMaxValueBytes
+	names []byte               // scratch for member names that need decoding
+	plain bool                 // the last string str passed has no escape and is ASCII
 	pow   *[maxFrac + 1]pow128 // for float; kept across resets
 }
 
@@ -51,8 +66,17 @@ const (
 	maxDepth = 10000
 )
 
+// DefaultMaxValueBytes is the default cap on one string or number token
+// (MAX_VALUE_BYTES): four times what Kubernetes allows for all of an
+// object's annotations together (256 KiB), so no value Kubernetes can
+// produce comes near it, while a runaway one costs a few MiB, not GiB.
+const DefaultMaxValueBytes = 1 << 20
+
 // errSyntax marks the scanner's own grammar errors.
 var errSyntax = errors.New("invalid JSON")
+
+// errValueTooLarge marks a string or number longer than the scanner's cap.
+var errValueTooLarge = errors.New("value too large")
 
 var nullText = []byte("null")
 
@@ -62,12 +86,28 @@ func (s *scanner) reset(src io.Reader) {
 		// A window grown by one huge token must not stay that size.
 		s.b = make([]byte, 0, scanWindow)
 	}
-	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], pow: s.pow}
+	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], max: s.max, names: s.names[:0], pow: s.pow}
 }
 
 // resetBytes scans b alone.
 func (s *scanner) resetBytes(b []byte) {
-	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0], pow: s.pow}
+	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0], max: s.max, names: s.names[:0], pow: s.pow}
+}
+
+// limit is the cap on one kept token.
+func (s *scanner) limit() int {
+	if s.max > 0 {
+		return s.max
+	}
+	return DefaultMaxValueBytes
+}
+
+// tooLarge records errValueTooLarge for the token pinned at s.pin.
+func (s *scanner) tooLarge() {
+	if s.err == nil {
+		s.err = fmt.Errorf("%w: a string or number of more than %d bytes at offset %d (MAX_VALUE_BYTES)",
+			errValueTooLarge, s.limit(), s.off+int64(s.pin))
+	}
 }
 
 // more reads more bytes into the window, keeping b[min(i, pin):]. It
@@ -90,7 +130,11 @@ func (s *scanner) more() bool {
 		s.off += int64(keep)
 	}
 	if len(s.b) == cap(s.b) {
-		// One token fills the window: grow it.
+		// One kept token fills the window: grow it, up to the cap.
+		if s.pin >= 0 && len(s.b)-s.pin > s.limit() {
+			s.tooLarge()
+			return false
+		}
 		s.b = append(s.b, 0)[:len(s.b)]
 	}
 	for {
@@ -220,9 +264,10 @@ func (s *scanner) next(close byte) bool {
 	return c != 0
 }
 
-// member returns the raw name of the next member of the current object
-// (without quotes, escapes kept) and moves past its colon, or reports
-// false and consumes the '}' at the end of the object.
+// member returns the decoded name of the next member of the current
+// object and moves past its colon, or reports false and consumes the '}'
+// at the end of the object. The name is valid until the scanner's next
+// call: any read may move the window (copy it before peeking).
 func (s *scanner) member() ([]byte, bool) {
 	if !s.next('}') {
 		return nil, false
@@ -244,25 +289,40 @@ func (s *scanner) member() ([]byte, bool) {
 		for end = s.i - 1; s.b[end] != '"'; end-- { // white space before the colon
 		}
 	}
+	if end+1-s.pin > s.limit() {
+		s.tooLarge()
+	}
 	s.i++
-	start := s.pin + 1
+	quoted := s.b[s.pin : end+1]
 	s.pin = -1
-	return s.b[start:end], s.err == nil
+	if s.err != nil {
+		return nil, false
+	}
+	if s.plain {
+		return quoted[1 : len(quoted)-1], true
+	}
+	return jsonString(quoted, &s.names), true
 }
 
 // elem moves to the next element of the array entered last, or reports
 // false and consumes the ']' at its end.
 func (s *scanner) elem() bool { return s.next(']') }
 
-// value returns the raw text of the next value, as jsontext.ReadValue
-// does, or null after an error.
+// value returns the raw text of the next value when it is a string, a
+// number or a literal, or null after an error. An object or array is
+// skipped and reads as null: no caller keeps one, and walking it rather
+// than holding it keeps memory bounded.
 func (s *scanner) value() []byte {
-	if !s.ws() {
+	if c := s.peek(); c == '{' || c == '[' || c == 0 {
+		s.skip()
 		return nullText
 	}
 	s.pin = s.i
 	s.skip()
 	start := s.pin
+	if s.err == nil && s.i-start > s.limit() {
+		s.tooLarge()
+	}
 	s.pin = -1
 	if s.err != nil {
 		return nullText
@@ -367,103 +427,6 @@ func (s *scanner) digits() {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// Bytes of eight copies of a byte, for the string scan.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// str moves past the string that starts at the current '"'. Eight bytes
-// at a time, it looks for the bytes that need a closer look: the closing
-// quote, a backslash, a control character.
-func (s *scanner) str() {
-	b, i := s.b, s.i+1
-	for {
-		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			q, bs := x^(ones*'"'), x^(ones*'\\')
-			// A byte is flagged when it is zero (q, bs) or below 0x20 (x).
-			// The lowest flag is exact; flags above it may not be.
-			t := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ones*0x20) &^ x)
-			if t &= highs; t != 0 {
-				i += bits.TrailingZeros64(t) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(b) {
-			switch c := b[i]; {
-			case c == '"':
-				s.i = i + 1
-				return
-			case c == '\\':
-				s.i = i
-				if !s.escape() {
-					return
-				}
-				b, i = s.b, s.i
-				continue
-			case c < 0x20:
-				s.i = i
-				s.fail("no control characters in a string")
-				return
-			}
-			i++
-			if i+8 <= len(b) {
-				break // back to eight at a time
-			}
-		}
-		if i < len(b) {
-			continue
-		}
-		s.i = i
-		if !s.more() {
-			s.fail("the end of the string")
-			return
-		}
-		b, i = s.b, s.i
-	}
-}
-
-// escape checks the escape at the current '\' and moves past it.
-func (s *scanner) escape() bool {
-	for len(s.b)-s.i < 6 && s.more() {
-	}
-	b := s.b[s.i:]
-	if len(b) < 2 {
-		s.i = len(s.b)
-		s.fail("an escape")
-		return false
-	}
-	switch b[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		s.i += 2
-		return true
-	case 'u':
-		for k := 2; k < 6; k++ {
-			if k >= len(b) {
-				s.i = len(s.b)
-				s.fail("four hex digits")
-				return false
-			}
-			if !isHex(b[k]) {
-				s.i += k
-				s.fail("a hex digit")
-				return false
-			}
-		}
-		s.i += 6
-		return true
-	}
-	s.i++
-	s.fail("an escape")
-	return false
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
 
 // composite moves past the object or array at the current byte, checking
 // everything in it, without recursion: s.stack holds the closing byte of
