@@ -5,7 +5,8 @@
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
 #   TOOL is any of: minio helm tflint terraform staticcheck etcd
-#   kube-apiserver kube-controller-manager kube-scheduler chromium (default: all).
+#   kube-apiserver kube-controller-manager kube-scheduler promtool chromium
+#   (default: all).
 #   chromium is Debian's package (apt-get, as root), used by the HTML report's
 #   browser test; the others are built from Go modules.
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
@@ -31,6 +32,11 @@ TOOLS=(
 	"kube-apiserver|k8s.io/kubernetes@v1.34.4|KUBE_APISERVER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-apiserver"
 	"kube-controller-manager|k8s.io/kubernetes@v1.34.4|KUBE_CONTROLLER_MANAGER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-controller-manager"
 	"kube-scheduler|k8s.io/kubernetes@v1.34.4|KUBE_SCHEDULER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-scheduler"
+	# The real Prometheus rule engine for the chart's alert tests (promtool
+	# check rules / test rules). `go install` refuses every v0.30x (replace and
+	# exclude directives in its go.mod); the recipe builds it as a dependency.
+	# v0.309.1 is Prometheus 3.9.1.
+	"promtool|github.com/prometheus/prometheus@v0.309.1|PROMTOOL_BIN|.ci/promtool|github.com/prometheus/prometheus/cmd/promtool"
 	# Not a Go module: installed from the distribution, never downloaded by a test.
 	"chromium|apt:chromium|CHROMIUM_BIN"
 )

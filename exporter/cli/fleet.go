@@ -17,15 +17,14 @@ import (
 
 // runFleet is RunWith for a federated Kubecost (CLUSTER_ARNS or
 // CLUSTER_MAP_FILE): every mapped cluster, each under its own keys.
-func runFleet(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, h Hooks) int {
-	start := time.Now()
+func runFleet(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, h Hooks, start time.Time) int {
 	reqs := &metrics.Requests{}
 	fo, err := wireFleet(ctx, cfg, lookup, log, reqs)
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
 		sum := app.FleetSummary{Duration: time.Since(start)}
 		summarizeFleet(log, sum, err)
-		pushFleetMetrics(ctx, cfg, log, start, sum, nil)
+		pushFleetMetrics(ctx, cfg, lookup, log, start, sum, err, nil)
 		return ExitRuntime
 	}
 	fo.Now, fo.WallClock = h.Now, h.WallClock
@@ -35,7 +34,7 @@ func runFleet(ctx context.Context, cfg *config.Config, lookup func(string) (stri
 		log.Error("run failed", "error", err.Error())
 	}
 	summarizeFleet(log, sum, err)
-	pushFleetMetrics(ctx, cfg, log, start, sum, reqs)
+	pushFleetMetrics(ctx, cfg, lookup, log, start, sum, err, reqs)
 	if err != nil {
 		return ExitRuntime
 	}
@@ -149,21 +148,22 @@ func listed(xs []string) string {
 	return strings.Join(xs[:maxListed], ",") + ",..."
 }
 
-// pushFleetMetrics pushes one group per cluster, as per-cluster exporters
-// would: the dashboards and alerts stay per cluster. Kubecost requests are
+// pushFleetMetrics pushes one group per mapped cluster, as per-cluster
+// exporters would: the dashboards and alerts stay per cluster. Which
+// clusters failed is metrics.FleetOutcomes' decision. Kubecost requests are
 // the whole run's, in every group.
-func pushFleetMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, sum app.FleetSummary, reqs *metrics.Requests) {
+func pushFleetMetrics(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, start time.Time, sum app.FleetSummary, err error, reqs *metrics.Requests) {
 	if cfg.PushgatewayURL == "" {
 		return
 	}
 	end := time.Now()
-	for _, c := range sum.Clusters {
-		var err error
-		if len(c.Failed()) > 0 {
-			err = app.ErrDaysFailed
-		}
-		name := c.ARN[strings.LastIndexByte(c.ARN, '/')+1:]
-		_ = metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: name, Logger: log}.Push(ctx,
-			metrics.Run{Start: start, End: end, Summary: c.Summary, Err: err, Requests: reqs})
+	var names []string
+	for _, m := range cfg.Members() {
+		names = append(names, m.Name)
+	}
+	id := metrics.RunID(lookup, start)
+	for _, o := range metrics.FleetOutcomes(names, sum, err) {
+		_ = metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: o.Cluster, Logger: log}.Push(ctx,
+			metrics.Run{Start: start, End: end, Summary: o.Summary, Err: o.Err, Requests: reqs, RunID: id})
 	}
 }

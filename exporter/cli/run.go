@@ -40,9 +40,11 @@ func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.W
 
 // RunWith is the `run` subcommand with injectable hooks.
 func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) int {
+	start := time.Now()
 	cfg, err := config.Load(lookup)
 	if err != nil {
 		fmt.Fprintf(stderr, "configuration error: %s\n", exporter.RedactText(err.Error()))
+		pushConfigError(ctx, lookup, stderr, start, err)
 		return ExitConfig
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
@@ -53,16 +55,15 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		h.Now = time.Now
 	}
 	if cfg.Federated() {
-		return runFleet(ctx, cfg, lookup, log, h)
+		return runFleet(ctx, cfg, lookup, log, h, start)
 	}
-	start := time.Now()
 	reqs := &metrics.Requests{}
 	opts, err := wire(ctx, cfg, lookup, log, reqs)
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
 		sum := app.Summary{Duration: time.Since(start)}
 		summarize(log, sum, err)
-		pushMetrics(ctx, cfg, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err})
+		pushMetrics(ctx, cfg, lookup, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err})
 		return ExitRuntime
 	}
 	opts.Now, opts.WallClock = h.Now, h.WallClock
@@ -72,7 +73,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		log.Error("run failed", "error", err.Error())
 	}
 	summarize(log, sum, err)
-	pushMetrics(ctx, cfg, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err, Requests: reqs})
+	pushMetrics(ctx, cfg, lookup, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err, Requests: reqs})
 	if err != nil {
 		return ExitRuntime
 	}
@@ -81,11 +82,29 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 
 // pushMetrics reports the run to the Pushgateway when one is configured.
 // A failed push is logged by the pusher and never changes the exit status.
-func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, r metrics.Run) {
+func pushMetrics(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, r metrics.Run) {
 	if cfg.PushgatewayURL == "" {
 		return
 	}
+	r.RunID = metrics.RunID(lookup, r.Start)
 	_ = metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: cfg.Cluster().Name, Logger: log}.Push(ctx, r)
+}
+
+// pushConfigError reports a configuration error (exit 2) as a failed run
+// when PUSHGATEWAY_URL itself is valid, so the alerts see it; the groups
+// are those of the clusters the environment still names. Only a failed
+// push prints, after the one configuration line.
+func pushConfigError(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, start time.Time, err error) {
+	raw, _ := lookup("PUSHGATEWAY_URL")
+	u, perr := metrics.ParseURL(raw)
+	if raw == "" || perr != nil {
+		return
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r := metrics.Run{Start: start, End: time.Now(), Err: err, RunID: metrics.RunID(lookup, start)}
+	for _, name := range metrics.ConfigErrorClusters(lookup) {
+		_ = metrics.Pusher{URL: u, Cluster: name, Logger: log}.Push(ctx, r)
+	}
 }
 
 // summarize writes the run's last line (CONTRACT §5). It stays short (at
