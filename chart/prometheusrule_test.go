@@ -99,8 +99,10 @@ func TestPrometheusRule(t *testing.T) {
 					t.Errorf("KubecostS3ExporterFailing does not use failedRuns %s: %s", tc.failedRuns, rule.Expr.String())
 				}
 				parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-					if ms, ok := n.(*parser.MatrixSelector); ok && model.Duration(ms.Range).String() != tc.window {
-						t.Errorf("%s reads %s of history, want lookback %s", rule.Alert, model.Duration(ms.Range), tc.window)
+					if ms, ok := n.(*parser.MatrixSelector); ok {
+						if want, _ := model.ParseDuration(tc.window); model.Duration(ms.Range) != want {
+							t.Errorf("%s reads %s of history, want lookback %s", rule.Alert, model.Duration(ms.Range), tc.window)
+						}
 					}
 					return nil
 				})
