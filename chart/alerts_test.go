@@ -205,3 +205,78 @@ func TestAlertScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestAlertAnnotations checks the alerts' texts as Alertmanager receives
+// them, rendered by Prometheus' template engine: the values, the units
+// and the grammar ("1 day is", never "1 days").
+func TestAlertAnnotations(t *testing.T) {
+	t.Parallel()
+	promtool(t)
+	byName := map[string]scenario{}
+	for _, sc := range scenarios() {
+		byName[sc.name] = sc
+	}
+	type expect struct {
+		alert, cluster      string
+		summary, description string
+	}
+	cases := []struct {
+		sc   scenario
+		at   int
+		want []expect
+	}{{
+		sc: byName["federated fleet where one cluster fails"], at: 4 * day,
+		want: []expect{{
+			noRecent, "staging",
+			"No successful Kubecost export for cluster staging in more than 30 hours",
+			"kubecost-s3-exporter has not completed a successful run for cluster staging in 3d 23h 55m 0s (since its last success, or since its first run when none succeeded). Check the CronJob's recent Jobs and their logs.",
+		}, {
+			hole, "staging",
+			"The Kubecost archive of cluster staging has a hole that 2 scheduled runs did not fill",
+			"2 days of the backfill window are still missing from the archive after 2 scheduled runs. A day that leaves Kubecost's retention before it is exported is lost.",
+		}, {
+			failing, "staging",
+			"kubecost-s3-exporter failed 3 scheduled runs in a row for cluster staging",
+			"The last 3 scheduled runs (Jobs) all failed. Read the last Job's log: its last line is the run summary with the error.",
+		}},
+	}, {
+		sc: byName["zero days planned while a day Kubecost lost stays missing"], at: 4 * day,
+		want: []expect{{
+			hole, "prod",
+			"The Kubecost archive of cluster prod has a hole that 2 scheduled runs did not fill",
+			"1 day of the backfill window is still missing from the archive after 2 scheduled runs. A day that leaves Kubecost's retention before it is exported is lost.",
+		}},
+	}, {
+		sc: scenario{name: "nothing ever pushed", clusters: []string{"prod"}, end: noSuccess}, at: noSuccess,
+		want: []expect{{
+			absent, "prod",
+			"No kubecost-s3-exporter metrics for cluster prod in 30 hours",
+			"Prometheus has had no series pushed by kubecost-s3-exporter for this cluster for the whole period: no run pushed since the Pushgateway lost its groups (a restart without persistence), the CronJob is suspended or deleted, PUSHGATEWAY_URL is unset or wrong, or Prometheus does not scrape the Pushgateway with honor_labels.",
+		}},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.sc.name, func(t *testing.T) {
+			t.Parallel()
+			var tests []map[string]any
+			for _, a := range alertNames4 {
+				exp := []map[string]any{}
+				for _, w := range tc.want {
+					if w.alert == a {
+						exp = append(exp, map[string]any{
+							"exp_labels":      map[string]string{"job": pgJob, "cluster": w.cluster, "severity": "warning"},
+							"exp_annotations": map[string]string{"summary": w.summary, "description": w.description},
+						})
+					}
+				}
+				tests = append(tests, map[string]any{"eval_time": strconv.Itoa(tc.at) + "m", "alertname": a, "exp_alerts": exp})
+			}
+			dir := t.TempDir()
+			writeYAML(t, dir, "rules.yaml", rulesOf(ruleFor(t, tc.sc.clusters), true))
+			writeYAML(t, dir, "tests.yaml", map[string]any{
+				"rule_files": []string{"rules.yaml"}, "evaluation_interval": "1m",
+				"tests": []any{map[string]any{"name": tc.sc.name, "interval": "1m", "input_series": seriesOf(tc.sc), "alert_rule_test": tests}},
+			})
+			runPromtool(t, dir, "test", "rules", "tests.yaml")
+		})
+	}
+}

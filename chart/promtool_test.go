@@ -208,7 +208,7 @@ func seriesOf(sc scenario) []map[string]string {
 			}
 		}
 	}
-	var out []map[string]string
+	out := []map[string]string{}
 	for _, k := range slices.SortedFunc(maps.Keys(timeline), func(a, b key) int {
 		return strings.Compare(a.cluster+a.family+a.extra, b.cluster+b.family+b.extra)
 	}) {
