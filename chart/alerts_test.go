@@ -217,7 +217,7 @@ func TestAlertAnnotations(t *testing.T) {
 		byName[sc.name] = sc
 	}
 	type expect struct {
-		alert, cluster      string
+		alert, cluster       string
 		summary, description string
 	}
 	cases := []struct {
