@@ -64,13 +64,23 @@ func TestConfigErrorPushesFailure(t *testing.T) {
 		}
 	}
 
+	// A CLUSTER_ID that is not an ARN names no group: the failure goes to
+	// the job's group without a cluster label.
+	env["CLUSTER_ID"] = "prod"
+	if code := cli.RunWith(context.Background(), lookup, &stderr, cli.Hooks{}); code != cli.ExitConfig {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if got := gauge(t, gw.Group(map[string]string{"job": "kubecost-s3-exporter", "cluster": ""}), "last_run_success", nil); got != 0 {
+		t.Errorf("last_run_success = %v in the group without a cluster", got)
+	}
+
 	env["PUSHGATEWAY_URL"] = "pushgateway:9091"
 	stderr.Reset()
 	if code := cli.RunWith(context.Background(), lookup, &stderr, cli.Hooks{}); code != cli.ExitConfig {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	if n := len(gw.Pushes()); n != 1 {
-		t.Errorf("%d pushes, want only the first run's", n)
+	if n := len(gw.Pushes()); n != 2 {
+		t.Errorf("%d pushes, want one for each run with a valid PUSHGATEWAY_URL (2)", n)
 	}
 }
 
