@@ -2,6 +2,8 @@ package chart_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -196,25 +198,30 @@ func TestAlertScenarios(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeYAML(t, dir, "rules.yaml", rulesOf(pr, false))
+			all := rulesOf(pr, false)
+			writeYAML(t, dir, "rules.yaml", withFor(all))
 			writeYAML(t, dir, "tests.yaml", map[string]any{
 				"rule_files": []string{"rules.yaml"}, "evaluation_interval": "1m",
-				"tests": []any{testGroup(sc, alertNames4, "warning")},
+				"tests": []any{testGroup(sc, all.Groups[0].Rules, "warning")},
 			})
+			if d := os.Getenv("KSE_KEEP_PROMTOOL"); d != "" {
+				os.CopyFS(filepath.Join(d, sc.name), os.DirFS(dir))
+			}
 			runPromtool(t, dir, "test", "rules", "tests.yaml")
 		})
 	}
 }
 
-// TestAlertAnnotations checks the alerts' texts as Alertmanager receives
-// them, rendered by Prometheus' template engine: the values, the units
-// and the grammar ("1 day is", never "1 days").
+// TestAlertAnnotations runs all four alerts as alerting rules and checks
+// their texts as Alertmanager receives them, rendered by Prometheus'
+// template engine: the values, the units and the grammar ("1 day is",
+// never "1 days"). The runs are hourly here, to keep the evaluation short:
+// the rules count runs, whatever the schedule.
 func TestAlertAnnotations(t *testing.T) {
 	t.Parallel()
 	promtool(t)
-	byName := map[string]scenario{}
-	for _, sc := range scenarios() {
-		byName[sc.name] = sc
+	hourly := func(n int, ok bool, missing int) push {
+		return push{at: n*hour + 5, cluster: "prod", run: "kse-h" + strconv.Itoa(n), start: n * hour, ok: ok, missing: missing}
 	}
 	type expect struct {
 		alert, cluster       string
@@ -225,36 +232,42 @@ func TestAlertAnnotations(t *testing.T) {
 		at   int
 		want []expect
 	}{{
-		sc: byName["federated fleet where one cluster fails"], at: 4 * day,
+		sc: scenario{name: "three failed runs after a success", clusters: []string{"prod"},
+			pushes: []push{hourly(0, true, 0), hourly(1, false, 2), hourly(2, false, 2), hourly(3, false, 2)}},
+		at: after(5),
 		want: []expect{{
-			noRecent, "staging",
-			"No successful Kubecost export for cluster staging in more than 30 hours",
-			"kubecost-s3-exporter has not completed a successful run for cluster staging in 3d 23h 55m 0s (since its last success, or since its first run when none succeeded). Check the CronJob's recent Jobs and their logs.",
+			noRecent, "prod",
+			"No successful Kubecost export for cluster prod in more than 30 hours",
+			"kubecost-s3-exporter has not completed a successful run for cluster prod in 1d 6h 1m 0s (since its last success, or since its first run when none succeeded). Check the CronJob's recent Jobs and their logs.",
 		}, {
-			hole, "staging",
-			"The Kubecost archive of cluster staging has a hole that 2 scheduled runs did not fill",
+			hole, "prod",
+			"The Kubecost archive of cluster prod has a hole that 2 scheduled runs did not fill",
 			"2 days of the backfill window are still missing from the archive after 2 scheduled runs. A day that leaves Kubecost's retention before it is exported is lost.",
 		}, {
-			failing, "staging",
-			"kubecost-s3-exporter failed 3 scheduled runs in a row for cluster staging",
+			failing, "prod",
+			"kubecost-s3-exporter failed 3 scheduled runs in a row for cluster prod",
 			"The last 3 scheduled runs (Jobs) all failed. Read the last Job's log: its last line is the run summary with the error.",
 		}},
 	}, {
-		sc: byName["zero days planned while a day Kubecost lost stays missing"], at: 4 * day,
+		sc: scenario{name: "one day missing through two runs", clusters: []string{"prod"},
+			pushes: []push{hourly(0, false, 1), hourly(1, true, 1)}},
+		at: hour + 5,
 		want: []expect{{
 			hole, "prod",
 			"The Kubecost archive of cluster prod has a hole that 2 scheduled runs did not fill",
 			"1 day of the backfill window is still missing from the archive after 2 scheduled runs. A day that leaves Kubecost's retention before it is exported is lost.",
 		}},
 	}, {
-		sc: scenario{name: "nothing ever pushed", clusters: []string{"prod"}, end: noSuccess}, at: noSuccess,
+		sc: scenario{name: "nothing ever pushed", clusters: []string{"prod"}}, at: noSuccess,
 		want: []expect{{
 			absent, "prod",
 			"No kubecost-s3-exporter metrics for cluster prod in 30 hours",
 			"Prometheus has had no series pushed by kubecost-s3-exporter for this cluster for the whole period: no run pushed since the Pushgateway lost its groups (a restart without persistence), the CronJob is suspended or deleted, PUSHGATEWAY_URL is unset or wrong, or Prometheus does not scrape the Pushgateway with honor_labels.",
 		}},
 	}}
+	pr := ruleFor(t, []string{"prod"})
 	for _, tc := range cases {
+		tc.sc.end = tc.at
 		t.Run(tc.sc.name, func(t *testing.T) {
 			t.Parallel()
 			var tests []map[string]any
@@ -271,7 +284,7 @@ func TestAlertAnnotations(t *testing.T) {
 				tests = append(tests, map[string]any{"eval_time": strconv.Itoa(tc.at) + "m", "alertname": a, "exp_alerts": exp})
 			}
 			dir := t.TempDir()
-			writeYAML(t, dir, "rules.yaml", rulesOf(ruleFor(t, tc.sc.clusters), true))
+			writeYAML(t, dir, "rules.yaml", rulesOf(pr, true))
 			writeYAML(t, dir, "tests.yaml", map[string]any{
 				"rule_files": []string{"rules.yaml"}, "evaluation_interval": "1m",
 				"tests": []any{map[string]any{"name": tc.sc.name, "interval": "1m", "input_series": seriesOf(tc.sc), "alert_rule_test": tests}},

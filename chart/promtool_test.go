@@ -278,17 +278,51 @@ func (sc scenario) firingAt(alert string, m int) []string {
 	return out
 }
 
-// testGroup is the promtool test group of sc, comparing labels only.
-func testGroup(sc scenario, alerts []string, severity string) map[string]any {
-	var tests []map[string]any
+// testGroup is the promtool test group of sc. The alerts with a `for`
+// (MetricsAbsent) run as alerting rules, evaluated every minute from the
+// start, since their state depends on the evaluations before. The others
+// have no `for`: such an alert fires at an evaluation exactly when its
+// expression returns the cluster's series, which depends only on the data.
+// Their expressions, verbatim from the rendered rule, are evaluated by the
+// same engine as promql_expr_test at each check time (grouped by job and
+// cluster, so the value does not matter). This keeps a week of minutely
+// history affordable: one query per check instead of one per minute.
+// TestAlertAnnotations runs all four as alerting rules.
+func testGroup(sc scenario, rules []rule, severity string) map[string]any {
+	var alerts, exprs []map[string]any
 	for _, m := range checkTimes(sc) {
-		for _, a := range alerts {
-			exp := []map[string]any{}
-			for _, c := range sc.firingAt(a, m) {
-				exp = append(exp, map[string]any{"exp_labels": map[string]string{"job": pgJob, "cluster": c, "severity": severity}})
+		for _, r := range rules {
+			firing := sc.firingAt(r.Alert, m)
+			if r.For != "" {
+				exp := []map[string]any{}
+				for _, c := range firing {
+					exp = append(exp, map[string]any{"exp_labels": map[string]string{"job": pgJob, "cluster": c, "severity": severity}})
+				}
+				alerts = append(alerts, map[string]any{"eval_time": strconv.Itoa(m) + "m", "alertname": r.Alert, "exp_alerts": exp})
+				continue
 			}
-			tests = append(tests, map[string]any{"eval_time": strconv.Itoa(m) + "m", "alertname": a, "exp_alerts": exp})
+			exp := []map[string]any{}
+			for _, c := range firing {
+				exp = append(exp, map[string]any{"labels": fmt.Sprintf(`{job=%q,cluster=%q}`, pgJob, c), "value": 1})
+			}
+			exprs = append(exprs, map[string]any{
+				"expr": "group by (job, cluster) (" + r.Expr + ")", "eval_time": strconv.Itoa(m) + "m", "exp_samples": exp,
+			})
 		}
 	}
-	return map[string]any{"name": sc.name, "interval": "1m", "input_series": seriesOf(sc), "alert_rule_test": tests}
+	return map[string]any{
+		"name": sc.name, "interval": "1m", "input_series": seriesOf(sc),
+		"alert_rule_test": alerts, "promql_expr_test": exprs,
+	}
+}
+
+// withFor keeps the rules that have a `for`: the only ones a timing test
+// loads as alerting rules.
+func withFor(f ruleFile) ruleFile {
+	var out ruleFile
+	for _, g := range f.Groups {
+		g.Rules = slices.DeleteFunc(slices.Clone(g.Rules), func(r rule) bool { return r.For == "" })
+		out.Groups = append(out.Groups, g)
+	}
+	return out
 }
