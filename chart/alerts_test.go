@@ -204,8 +204,11 @@ func TestAlertScenarios(t *testing.T) {
 				"rule_files": []string{"rules.yaml"}, "evaluation_interval": "1m",
 				"tests": []any{testGroup(sc, all.Groups[0].Rules, "warning")},
 			})
-			if d := os.Getenv("KSE_KEEP_PROMTOOL"); d != "" {
-				os.CopyFS(filepath.Join(d, sc.name), os.DirFS(dir))
+			// KSE_KEEP_PROMTOOL=<dir> keeps the files, to rerun promtool by hand.
+			if keep := os.Getenv("KSE_KEEP_PROMTOOL"); keep != "" {
+				if err := os.CopyFS(filepath.Join(keep, sc.name), os.DirFS(dir)); err != nil {
+					t.Log(err)
+				}
 			}
 			runPromtool(t, dir, "test", "rules", "tests.yaml")
 		})
