@@ -7,10 +7,11 @@ MAKEFLAGS += --no-print-directory
 
 GO ?= go
 # Written by `make tools`: MINIO_BIN, HELM_BIN, TFLINT_BIN, TERRAFORM_BIN,
-# STATICCHECK_BIN.
+# STATICCHECK_BIN, REGISTRY_BIN, COSIGN_BIN, ACTIONLINT_BIN, ... (one per
+# tool of .ci/install-tools.sh).
 TOOLS_ENV := .cache/tools.env
 MODULE := github.com/kubecost-s3-exporter/kubecost-s3-exporter
-# Stamped into the binaries as the Dockerfile does (its VERSION build arg).
+# Stamped into the binaries and the image (make build, make image).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 # The product and the test kit start goroutines, so their tests run under
@@ -18,7 +19,8 @@ LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 # driver run without it, where it would only multiply their time.
 RACE_PKGS := ./exporter/... ./internal/testkit/...
 
-.PHONY: tools test check build generate demo bench bench-report fmt vet clean lint-chart lint-terraform
+.PHONY: tools test check build generate demo bench bench-report fmt vet clean lint-chart lint-terraform \
+	image image-push chart-package chart-push sign release-assets
 
 tools:
 	@bash .ci/install-tools.sh --env-file $(TOOLS_ENV) >/dev/null
@@ -29,7 +31,7 @@ tools:
 # go test (chart and terraform packages), so they run once.
 test: tools
 	@set -a; . ./$(TOOLS_ENV); set +a; \
-	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN STATICCHECK_BIN=$$STATICCHECK_BIN CHROMIUM_BIN=$${CHROMIUM_BIN:-}"; \
+	echo "tools: MINIO_BIN=$$MINIO_BIN HELM_BIN=$$HELM_BIN TFLINT_BIN=$$TFLINT_BIN TERRAFORM_BIN=$$TERRAFORM_BIN STATICCHECK_BIN=$$STATICCHECK_BIN REGISTRY_BIN=$${REGISTRY_BIN:-} COSIGN_BIN=$${COSIGN_BIN:-} ACTIONLINT_BIN=$${ACTIONLINT_BIN:-} CHROMIUM_BIN=$${CHROMIUM_BIN:-}"; \
 	failed=""; \
 	$(MAKE) check || failed="$$failed check"; \
 	race=$$($(GO) list $(RACE_PKGS)); \
@@ -77,6 +79,63 @@ lint-terraform:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
+# ---- Release (docs/release.md). Nothing here needs a container engine. ----
+# The chart's version is the tag without its "v"; an untagged build gets a
+# placeholder, since helm needs SemVer.
+CHART_VERSION ?= $(shell v='$(VERSION)'; v="$${v#v}"; if [[ "$$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$$ ]]; then echo "$$v"; else echo 0.0.0-dev; fi)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+# The commit's time is the image's creation time: one commit, one digest.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# The project has not declared a license yet; SPDX's word for that.
+LICENSES ?= NOASSERTION
+# Where `make image-push` and `make chart-push` publish. The chart's default
+# image.repository is IMAGE_REPO of the release.
+IMAGE_REPO ?= ghcr.io/kubecost-s3-exporter/kubecost-s3-exporter
+CHART_REPO ?= oci://ghcr.io/kubecost-s3-exporter/charts
+# "local" builds the base from Debian's CA bundle (no pull: what the tests
+# and `make image` use); the release sets distroless static.
+IMAGE_BASE ?= local
+RELEASE_DIR := bin/release
+IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_EPOCH) \
+	-licenses '$(LICENSES)' -base $(IMAGE_BASE) -bin-dir $(RELEASE_DIR)
+
+# The linux/amd64 + linux/arm64 index into an OCI layout (.cache/image),
+# the binaries and the SPDX SBOM into bin/release. Only Go is needed.
+image:
+	@mkdir -p $(RELEASE_DIR)
+	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout .cache/image -digest-file $(RELEASE_DIR)/image.digest
+
+# The same build pushed to IMAGE_REPO as :VERSION, with the SBOM attached
+# as a referrer. Registry credentials come from ~/.docker/config.json.
+image-push:
+	@mkdir -p $(RELEASE_DIR)
+	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -push $(IMAGE_REPO):$(VERSION) -digest-file $(RELEASE_DIR)/image.digest
+
+chart-package:
+	@mkdir -p $(RELEASE_DIR)
+	@eval "$$(bash .ci/install-tools.sh helm)"; \
+	"$$HELM_BIN" package chart --version $(CHART_VERSION) --app-version $(VERSION) -d $(RELEASE_DIR)
+
+# Pushes the packaged chart and records its digest for `make sign`.
+chart-push: chart-package
+	@eval "$$(bash .ci/install-tools.sh helm)"; \
+	"$$HELM_BIN" push $(RELEASE_DIR)/kubecost-s3-exporter-$(CHART_VERSION).tgz $(CHART_REPO) 2>&1 | tee $(RELEASE_DIR)/chart-push.log; \
+	grep -oE 'sha256:[0-9a-f]{64}' $(RELEASE_DIR)/chart-push.log | head -1 >$(RELEASE_DIR)/chart.digest
+
+# Signs the pushed image and chart by digest, and attests the SBOM. Without COSIGN_KEY cosign
+# signs keyless (the release workflow's OIDC identity); with it, with that key.
+sign:
+	@eval "$$(bash .ci/install-tools.sh cosign)"; \
+	key=$${COSIGN_KEY:+--key $$COSIGN_KEY}; \
+	"$$COSIGN_BIN" sign --yes $$key $(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
+	"$$COSIGN_BIN" attest --yes $$key --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json \
+		$(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
+	"$$COSIGN_BIN" sign --yes $$key $(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest)
+
+# SHA256SUMS over the binaries, the SBOM and the chart, for the GitHub release.
+release-assets:
+	cd $(RELEASE_DIR) && sha256sum kubecost-s3-exporter_* kubecost-s3-exporter-*.tgz >SHA256SUMS && cat SHA256SUMS
+
 # demo and bench need only Go: no slow tool installs here.
 demo:
 	@bash .ci/demo.sh
@@ -95,4 +154,4 @@ vet:
 	$(GO) vet ./...
 
 clean:
-	rm -rf bin/ demo-output/
+	rm -rf bin/ demo-output/ demo-output-federated/

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # make demo: build, start the Kubecost simulator on loopback, run the
-# exporter into ./demo-output, then read the Parquet files back. Needs only
+# exporter into ./demo-output (./demo-output-federated with FEDERATED=1, so
+# the two demos never mix their clusters), then read the Parquet files back. Needs only
 # Go. Run it twice: the second run finds every day stored and current
 # ("current" in the plan) and writes nothing. Change LABELS below and run
 # again: every stored day is exported again ("config-changed").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=${DEMO_OUTPUT_DIR:-demo-output}
+federated=${FEDERATED:-}
+default_out=demo-output
+[ -n "$federated" ] && default_out=demo-output-federated
+out=${DEMO_OUTPUT_DIR:-$default_out}
 echo "== building"
 go build -trimpath -o bin/ ./cmd/kubecost-s3-exporter ./cmd/kubecost-sim
 
@@ -22,7 +26,6 @@ trap cleanup EXIT
 # FEDERATED=1 (make demo FEDERATED=1): a federated Kubecost primary serving
 # several clusters in two accounts and two regions; the exporter gets the
 # id-to-ARN map the simulator prints and writes each cluster under its keys.
-federated=${FEDERATED:-}
 if [ -n "$federated" ]; then
 	echo "== starting a federated Kubecost simulator (seed 42: several clusters, accounts and regions)"
 	bin/kubecost-sim -listen 127.0.0.1:0 -seed 42 -federated >"$tmp/sim.out" 2>"$tmp/sim.log" &

@@ -12,6 +12,10 @@
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
 # stderr), so callers can `eval "$(.ci/install-tools.sh helm)"`.
 # With --env-file the same lines are also written to FILE.
+# At most KSE_TOOLS_JOBS builds (default 2) run at once: each takes a core
+# and up to 2 GB, and more only makes them all slower. stderr gets one line
+# per tool; go's own output (its many `go: downloading` lines) goes to
+# <tools dir>/logs/<tool>.log, which is printed when that build fails.
 set -euo pipefail
 
 # name|module@version|env var. Bump versions here only.
@@ -32,6 +36,11 @@ TOOLS=(
 	"kube-apiserver|k8s.io/kubernetes@v1.34.4|KUBE_APISERVER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-apiserver"
 	"kube-controller-manager|k8s.io/kubernetes@v1.34.4|KUBE_CONTROLLER_MANAGER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-controller-manager"
 	"kube-scheduler|k8s.io/kubernetes@v1.34.4|KUBE_SCHEDULER_BIN|.ci/k8s-tools/apiserver|k8s.io/kubernetes/cmd/kube-scheduler"
+	# The release round trip (package release): an OCI registry on 127.0.0.1,
+	# image and chart signing, and the workflow linter.
+	"registry|github.com/distribution/distribution/v3/cmd/registry@v3.1.2|REGISTRY_BIN"
+	"cosign|github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5|COSIGN_BIN"
+	"actionlint|github.com/rhysd/actionlint/cmd/actionlint@v1.7.12|ACTIONLINT_BIN"
 	# The real Prometheus rule engine for the chart's alert tests (promtool
 	# check rules / test rules). `go install` refuses every v0.30x (replace and
 	# exclude directives in its go.mod); the recipe builds it as a dependency.
@@ -49,13 +58,23 @@ while (($#)); do
 	case "$1" in
 	--env-file) env_file="${2:?--env-file needs a path}"; shift 2 ;;
 	--env-file=*) env_file="${1#*=}"; shift ;;
-	-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
 	-*) echo "install-tools: unknown flag $1" >&2; exit 2 ;;
 	*) requested+=("$1"); shift ;;
 	esac
 done
 
+# One printf per line: lines of concurrent builds never interleave.
 log() { printf '%s install-tools: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+max_jobs="${KSE_TOOLS_JOBS:-2}"
+logs_dir="$tools_dir/logs"
+
+# failed_log name file: the build's output, indented, after its FAILED line.
+failed_log() {
+	log "$1: go's output ($2):"
+	sed 's/^/    /' "$2" >&2
+}
 
 lookup() { # name -> "module@version|ENV[|recipe dir|package]", or fail
 	local entry
@@ -80,16 +99,16 @@ build() {
 	start=$SECONDS
 	mkdir -p "$(dirname "$dest")"
 	tmp="$(mktemp -d "$(dirname "$dest")/.build.XXXXXX")"
-	log "$name: building $pkg"
+	local out="$logs_dir/$name.log"
 	# CGO off: static binaries, and CI machines may lack a C toolchain.
 	# -s -w drops symbol tables (binaries roughly halve in size).
-	CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags='-s -w' "$pkg" 2>&1 |
-		sed "s/^/[$name] /" >&2 || rc=$?
+	CGO_ENABLED=0 GOBIN="$tmp" nice -n 10 go install -trimpath -ldflags='-s -w' "$pkg" >"$out" 2>&1 || rc=$?
 	if ((rc == 0)) && [[ -x "$tmp/$name" ]]; then
 		mv -f "$tmp/$name" "$dest"
 		log "$name: built in $((SECONDS - start))s -> $dest"
 	else
 		log "$name: FAILED after $((SECONDS - start))s (go install $pkg)"
+		failed_log "$name" "$out"
 		rc=1
 	fi
 	rm -rf "$tmp"
@@ -110,9 +129,8 @@ build_recipe() {
 	done
 	mkdir -p "$tools_dir"
 	tmp="$(mktemp -d "$tools_dir/.build.XXXXXX")"
-	log "$dir: building ${pkgs[*]}"
-	(cd "$repo_root/$dir" && CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags='-s -w' -o "$tmp/" "${pkgs[@]}") 2>&1 |
-		sed "s|^|[$dir] |" >&2 || rc=$?
+	local out="$logs_dir/$(basename "$dir").log"
+	(cd "$repo_root/$dir" && CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags='-s -w' -o "$tmp/" "${pkgs[@]}") >"$out" 2>&1 || rc=$?
 	for item in "$@"; do
 		IFS='=' read -r name pkg dest <<<"$item"
 		local built="$tmp/${pkg##*/}"
@@ -126,6 +144,7 @@ build_recipe() {
 			rc=1
 		fi
 	done
+	((rc == 0)) || failed_log "$dir" "$out"
 	rm -rf "$tmp"
 	return "$rc"
 }
@@ -158,20 +177,20 @@ apt_install() {
 		log "$name: /usr/bin/$name missing and apt-get is unavailable or needs root; install the $name package"
 		return 1
 	fi
-	log "$name: apt-get install $name"
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$name"; } 2>&1 |
-		sed "s/^/[$name] /" >&2
+	local out="$logs_dir/$name.log"
+	mkdir -p "$logs_dir"
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$name"; } >"$out" 2>&1 || true
 	if [[ -x "/usr/bin/$name" ]]; then
-		log "$name: installed in $((SECONDS - start))s"
+		log "$name: installed with apt-get in $((SECONDS - start))s"
 		return 0
 	fi
-	log "$name: FAILED"
+	log "$name: FAILED (apt-get install $name)"
+	failed_log "$name" "$out"
 	return 1
 }
 
 env_lines=()
-pids=()
-names=()
+queue=()  # "label|function args..." (args are space-free by construction)
 declare -A recipe_items=()
 total_start=$SECONDS
 for name in "${requested[@]}"; do
@@ -203,23 +222,45 @@ for name in "${requested[@]}"; do
 		recipe_items[$recipe]+="$name=$recipe_pkg=$dest "
 		continue
 	fi
-	build "$name" "$pkg" "$dest" &
-	pids+=("$!")
-	names+=("$name")
+	queue+=("$name|build $name $pkg $dest")
 done
+# The recipe builds (the Kubernetes control plane) are the longest: they
+# start first, so the short ones fill the other slot meanwhile.
+recipe_jobs=()
 for recipe in "${!recipe_items[@]}"; do
-	# shellcheck disable=SC2086 # items are space-free by construction
-	build_recipe "$recipe" ${recipe_items[$recipe]} &
-	pids+=("$!")
-	names+=("$recipe")
+	recipe_jobs+=("$recipe|build_recipe $recipe ${recipe_items[$recipe]}")
 done
+queue=("${recipe_jobs[@]}" "${queue[@]}")
 
+# Run the jobs, at most max_jobs at once. Each job leaves its exit status
+# in a file: `wait -n` frees a slot but does not say whose job ended.
 failed=()
-for i in "${!pids[@]}"; do
-	wait "${pids[$i]}" || failed+=("${names[$i]}")
-done
-if ((${#pids[@]} > 0)); then
-	log "built ${#pids[@]} tool(s) in $((SECONDS - total_start))s"
+if ((${#queue[@]} > 0)); then
+	mkdir -p "$logs_dir"
+	state="$(mktemp -d "$tools_dir/.state.XXXXXX")"
+	trap 'rm -rf "$state"' EXIT
+	labels=()
+	for job in "${queue[@]}"; do labels+=("${job%%|*}"); done
+	log "building ${#queue[@]} job(s), at most $max_jobs at once: ${labels[*]} (go's output: $logs_dir)"
+	running=0
+	for i in "${!queue[@]}"; do
+		while ((running >= max_jobs)); do
+			wait -n || true
+			running=$((running - 1))
+		done
+		# shellcheck disable=SC2086 # the job's words are its function and args
+		(
+			set +e
+			${queue[$i]#*|}
+			echo $? >"$state/$i"
+		) &
+		running=$((running + 1))
+	done
+	wait
+	for i in "${!queue[@]}"; do
+		[[ "$(cat "$state/$i" 2>/dev/null)" == 0 ]] || failed+=("${labels[$i]}")
+	done
+	log "built ${#queue[@]} job(s) in $((SECONDS - total_start))s"
 fi
 if ((${#failed[@]} > 0)); then
 	log "failed: ${failed[*]}"

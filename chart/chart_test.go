@@ -180,7 +180,7 @@ func TestDefaults(t *testing.T) {
 		if got := envMap(t, c); !maps.Equal(got, want) {
 			t.Errorf("%s env = %v, want only the required values and LOG_FORMAT=json: %v", kind, got, want)
 		}
-		if c.Image != "public.ecr.aws/kubecost-s3-exporter/kubecost-s3-exporter:0.1.0" {
+		if c.Image != "ghcr.io/kubecost-s3-exporter/kubecost-s3-exporter:0.1.0" {
 			t.Errorf("%s image %q, want the tag to default to appVersion 0.1.0", kind, c.Image)
 		}
 		if len(c.Args) != 0 || len(c.Command) != 0 {
@@ -544,7 +544,7 @@ func TestImageAndNames(t *testing.T) {
 	digest := "sha256:" + strings.Repeat("ab", 32)
 	rd := render(t, withRequired("--set", "image.digest="+digest, "--set", "image.tag=9.9.9")...)
 	for kind, spec := range rd.podSpecs(t) {
-		if c := exporterContainer(t, spec); c.Image != "public.ecr.aws/kubecost-s3-exporter/kubecost-s3-exporter@"+digest {
+		if c := exporterContainer(t, spec); c.Image != "ghcr.io/kubecost-s3-exporter/kubecost-s3-exporter@"+digest {
 			t.Errorf("%s image %q, want the digest to win", kind, c.Image)
 		}
 	}

@@ -48,6 +48,17 @@ func startKube(t *testing.T) *kube {
 // unless wantErr.
 func (k *kube) helm(t *testing.T, args ...string) string {
 	t.Helper()
+	out, err := k.helmErr(t, args...)
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// helmErr runs helm against the control plane and returns its output and
+// error.
+func (k *kube) helmErr(t *testing.T, args ...string) (string, error) {
+	t.Helper()
 	cmd := exec.Command(helm(t), args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -57,10 +68,8 @@ func (k *kube) helm(t *testing.T, args ...string) string {
 		"HELM_CACHE_HOME="+filepath.Join(k.home, "cache"),
 		"HELM_DATA_HOME="+filepath.Join(k.home, "data"),
 	)
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out.String())
-	}
-	return out.String()
+	err := cmd.Run()
+	return out.String(), err
 }
 
 // helmRelease installs and upgrades one release of the chart in its namespace.
@@ -88,10 +97,31 @@ func (r *helmRelease) install(t *testing.T) {
 	r.k.helm(t, append([]string{"install", r.name, ".", "-n", r.ns, "--wait", "--timeout", "60s"}, r.values...)...)
 }
 
-func (r *helmRelease) upgrade(t *testing.T, extra ...string) {
+// upgrade returns helm's output, NOTES included.
+func (r *helmRelease) upgrade(t *testing.T, extra ...string) string {
 	t.Helper()
 	args := append([]string{"upgrade", r.name, ".", "-n", r.ns, "--wait", "--timeout", "60s"}, r.values...)
-	r.k.helm(t, append(args, extra...)...)
+	return r.k.helm(t, append(args, extra...)...)
+}
+
+// The NOTES lines for each thing an upgrade can do with the export Job.
+const (
+	notesNew  = "exports the missing days now"
+	notesKept = "no new export started"
+	notesNone = "no export started. The CronJob exports at the next schedule"
+)
+
+// checkNotes: NOTES say what happened (want), and nothing else happened.
+func checkNotes(t *testing.T, out, want string) {
+	t.Helper()
+	for _, n := range []string{notesNew, notesKept, notesNone} {
+		if got := strings.Contains(out, n); got != (n == want) {
+			t.Errorf("NOTES contain %q: %v, want %v\n%s", n, got, n == want, out)
+		}
+	}
+	if !strings.Contains(out, "create job --from=cronjob/") {
+		t.Errorf("NOTES do not say how to run an export now:\n%s", out)
+	}
 }
 
 func (r *helmRelease) selector() string { return "app.kubernetes.io/instance=" + r.name }
@@ -178,7 +208,7 @@ func TestExportJobOnControlPlane(t *testing.T) {
 		r.install(t)
 		first, _ := r.running(t)
 
-		r.upgrade(t)
+		checkNotes(t, r.upgrade(t), notesKept)
 		if job, _ := r.running(t); job.UID != first.UID {
 			t.Errorf("a no-change upgrade replaced export %s by %s", first.Name, job.Name)
 		}
@@ -263,13 +293,14 @@ func TestExportJobOnControlPlane(t *testing.T) {
 			jobs := r.exports(t)
 			return len(jobs) == 0, jobNames(jobs)
 		})
-		r.upgrade(t)
-		r.upgrade(t, "--force")
+		// NOTES must not announce the deleted Job: no export started.
+		checkNotes(t, r.upgrade(t), notesNone)
+		checkNotes(t, r.upgrade(t, "--force"), notesNone)
 		if jobs := r.exports(t); len(jobs) != 0 {
 			t.Errorf("upgrades with an unchanged configuration after the TTL started %s", jobNames(jobs))
 		}
 		r.values = append(r.values, "--set", "exporter.logLevel=debug")
-		r.upgrade(t)
+		checkNotes(t, r.upgrade(t), notesNew)
 		r.running(t) // a change still exports at once
 	})
 
@@ -312,6 +343,36 @@ func TestExportJobOnControlPlane(t *testing.T) {
 		_, pod = r.running(t)
 		if env := envMap(t, exporterContainer(t, &pod.Spec)); env["CLUSTER_ARNS"] != "prod-eu-1=arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu" || env["CLUSTER_MAP_FILE"] != "" {
 			t.Errorf("export pod env after the switch %v", env)
+		}
+	})
+
+	t.Run("user metadata on chart keys: one key, the user's value; checksums not overridable", func(t *testing.T) {
+		r := k.newRelease(t, "meta", userOnChartKeys...)
+		r.install(t)
+		job, pod := r.running(t)
+		var cj batchv1.CronJob
+		r.k.Must(t, http.MethodGet, "/apis/batch/v1/namespaces/"+r.ns+"/cronjobs/"+r.name+"-kubecost-s3-exporter", nil, &cj)
+		if job.Annotations["argocd.argoproj.io/sync-wave"] != "3" || job.Annotations["team"] != "cost" || cj.Annotations["team"] != "cost" {
+			t.Errorf("live annotations: Job %v, CronJob %v", job.Annotations, cj.Annotations)
+		}
+		if pod.Labels["app.kubernetes.io/part-of"] != "finops" || pod.Labels["team"] != "cost" || pod.Annotations["team"] != "cost" {
+			t.Errorf("live export pod labels %v annotations %v", pod.Labels, pod.Annotations)
+		}
+		if cj.Annotations["checksum/export-job"] != job.Annotations["checksum/export-job"] {
+			t.Errorf("the CronJob records export hash %q, the running Job has %q", cj.Annotations["checksum/export-job"], job.Annotations["checksum/export-job"])
+		}
+		// A user value for a checksum is refused before anything changes,
+		// so the no-change check keeps reading the chart's hash.
+		for _, set := range []string{"cronJob.annotations.checksum/export-job=x", "podAnnotations.checksum/config=x"} {
+			args := append([]string{"upgrade", r.name, ".", "-n", r.ns}, append(slices.Clone(r.values), "--set-string", set)...)
+			out, err := r.k.helmErr(t, args...)
+			if err == nil || !strings.Contains(out, "is set by the chart and cannot be overridden") {
+				t.Errorf("upgrade with %s: %v\n%s", set, err, out)
+			}
+		}
+		checkNotes(t, r.upgrade(t), notesKept)
+		if jobs := r.exports(t); len(jobs) != 1 || jobs[0].UID != job.UID {
+			t.Errorf("after the refused upgrades and a no-change one, want only %s, got %s", job.Name, jobNames(jobs))
 		}
 	})
 

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
 )
@@ -14,48 +13,101 @@ const Redacted = "REDACTED"
 // X-Amz-Security-Token of a presigned URL), sessions.
 var secretParamRE = regexp.MustCompile(`(?i)token|secret|pass|pwd|key|auth|sig|credential|session|cookie`)
 
-// urlRE finds URLs inside free text such as error messages. It stops at
-// whitespace and at the quotes and brackets that usually enclose a URL.
-var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s"'<>()\[\]{}]+`)
-
-// userinfoRE is the fallback for strings url.Parse rejects.
-var userinfoRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@`)
-
-// RedactURL returns raw with the user information and the values of
-// secret-looking query parameters replaced by REDACTED. A string that does
-// not parse as a URL still loses anything between "://" and "@", so an
-// invalid endpoint in a configuration error cannot leak its password.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Opaque != "" {
-		return redactQuery(userinfoRE.ReplaceAllString(raw, "${1}"+Redacted+"@"))
+// Redact hides the credentials of every URL inside s: anything between
+// "://" and the last "@" before the host, and the values of query
+// parameters named like secrets. It is the one redaction of the program:
+// every log line, error and configuration message passes through it.
+//
+// It does not parse URLs, because the URLs that most need it are the ones
+// a parser refuses: a password holding "#", "@", "%zz" or a space. A URL
+// ends at a quote, a bracket, a line break, ": " or ", " (how errors join
+// their parts), or the next URL; a space ends it too, except inside the
+// user information ("http://us er:pw@host" hides "us er:pw"). Text it
+// cannot tell apart from user information is hidden rather than shown.
+func Redact(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
 	}
-	changed := false
-	if u.User != nil {
-		u.User = url.User(Redacted)
-		changed = true
-	}
-	if u.RawQuery != "" {
-		if q := redactQuery(u.RawQuery); q != u.RawQuery {
-			u.RawQuery = q
-			changed = true
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
 		}
+		b.WriteString(s[:i+3])
+		rest := s[i+3:]
+		end := urlEnd(rest)
+		b.WriteString(redactURLBody(rest[:end]))
+		s = rest[end:]
 	}
-	if !changed {
-		return raw
-	}
-	return u.String()
 }
 
-// redactQuery blanks the values of secret-looking parameters in a raw
-// query (or in anything after the first "?").
-func redactQuery(s string) string {
-	head, q, ok := strings.Cut(s, "?")
-	if !ok {
-		if strings.Contains(s, "://") {
-			return s
+// urlEnd is the length of the URL body at the start of s (after "://"),
+// spaces included: redactURLBody decides what a space means.
+func urlEnd(s string) int {
+	// Square brackets do not end a URL: they enclose an IPv6 host.
+	end := len(s)
+	if j := strings.IndexAny(s, "\"'`<>(){}\n\r\t"); j >= 0 {
+		end = j
+	}
+	for _, sep := range []string{": ", ", ", "://"} {
+		if j := strings.Index(s[:end], sep); j >= 0 {
+			end = j
+			if sep == "://" {
+				// The next URL's scheme is not part of this one.
+				for end > 0 && isSchemeByte(s[end-1]) {
+					end--
+				}
+			}
 		}
-		head, q = "", s
+	}
+	return end
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+}
+
+// redactURLBody hides the user information and secret query values of
+// body, the text after "://".
+func redactURLBody(body string) string {
+	// The user information is everything up to the last "@" that has no
+	// "/" before it: a path never precedes the host, a password may hold
+	// "@", "#", "?" or ":".
+	at := -1
+	if slash := strings.IndexByte(body, '/'); slash >= 0 {
+		at = strings.LastIndexByte(body[:slash], '@')
+	} else {
+		at = strings.LastIndexByte(body, '@')
+	}
+	// A space is part of the user information only in "user:password"
+	// form; elsewhere it ends the URL, and an "@" after it is prose.
+	if sp := strings.IndexByte(body, ' '); sp >= 0 && (at < 0 || sp < at && !strings.Contains(body[:at], ":")) {
+		at = strings.LastIndexByte(body[:sp], '@')
+		body, tail := body[:sp], body[sp:]
+		return redactUserinfo(body, at) + tail
+	}
+	if sp := strings.IndexByte(body[max(at, 0):], ' '); sp >= 0 {
+		cut := max(at, 0) + sp
+		return redactUserinfo(body[:cut], at) + body[cut:]
+	}
+	return redactUserinfo(body, at)
+}
+
+func redactUserinfo(body string, at int) string {
+	if at >= 0 {
+		body = Redacted + body[at:]
+	}
+	return redactQuery(body)
+}
+
+// redactQuery blanks the values of secret-looking parameters after the
+// first "?" of a URL body.
+func redactQuery(body string) string {
+	head, q, ok := strings.Cut(body, "?")
+	if !ok {
+		return body
 	}
 	parts := strings.Split(q, "&")
 	for i, p := range parts {
@@ -64,17 +116,5 @@ func redactQuery(s string) string {
 			parts[i] = name + "=" + Redacted
 		}
 	}
-	out := strings.Join(parts, "&")
-	if ok {
-		return head + "?" + out
-	}
-	return out
-}
-
-// RedactText applies RedactURL to every URL inside s.
-func RedactText(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	return urlRE.ReplaceAllStringFunc(s, RedactURL)
+	return head + "?" + strings.Join(parts, "&")
 }

@@ -45,6 +45,14 @@ func TestHelmValuesMatchChart(t *testing.T) {
 	}
 	hv := output(t, s, "helm_values")
 	check("", hv, chart)
+	// The module's default image is the chart's: the one the release publishes.
+	img := hv.GetAttr("image").AsValueMap()
+	if want := chart["image"].(map[string]any)["repository"]; img["repository"].AsString() != want {
+		t.Errorf("module image_repository default %q, chart image.repository %q", img["repository"].AsString(), want)
+	}
+	if _, ok := img["tag"]; ok {
+		t.Error("image_version = null must leave image.tag to the chart (its appVersion)")
+	}
 	env := output(t, s, "env").AsValueMap()
 	if got := env["LABELS"].AsString(); got != "app" {
 		t.Errorf("env LABELS = %q", got)

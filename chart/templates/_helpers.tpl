@@ -123,6 +123,58 @@ does not trigger an export.
 {{- define "kse.bearerTokenDir" -}}/var/run/secrets/kubecost-s3-exporter/bearer-token{{- end }}
 
 {{/*
+A map of metadata (annotations or labels) made of the chart's keys and the
+user's, as sorted YAML, so a key is never written twice. Call with
+(dict "chart" DICT "user" DICT "owned" LIST "where" "value path").
+- A key in "owned" belongs to the chart (the checksums the upgrade logic
+  reads, the labels selectors match): a user value for it fails the render.
+- Any other key the chart sets (a default such as the ArgoCD sync wave) is
+  overridden by the user's value.
+Values are rendered as strings, as the API requires: `--set x=3` is "3";
+a null user value is left out.
+*/}}
+{{- define "kse.mergeMeta" -}}
+{{- $out := dict }}
+{{- range $k, $v := .chart }}
+{{- $_ := set $out $k (toString $v) }}
+{{- end }}
+{{- range $k, $v := .user }}
+{{- if kindIs "invalid" $v }}{{ continue }}{{ end }}
+{{- if has $k $.owned }}
+{{- fail (printf "%s: %q is set by the chart and cannot be overridden" $.where $k) }}
+{{- end }}
+{{- $_ := set $out $k (toString $v) }}
+{{- end }}
+{{- if $out }}
+{{- toYaml $out }}
+{{- end }}
+{{- end }}
+
+{{/*
+What this install or upgrade does with the export Job, for export-job.yaml
+and NOTES.txt:
+- "new": a Job of a new spec is rendered, so an export starts now;
+- "kept": an upgrade with an unchanged spec while the Job still exists
+  (running, or finished and not yet deleted by its TTL): it is rendered as
+  it is and helm leaves it alone;
+- "none": an upgrade with an unchanged spec after the TTL deleted the Job:
+  nothing is rendered and no export starts.
+*/}}
+{{- define "kse.exportJobState" -}}
+{{- $state := "new" }}
+{{- if and .Release.IsUpgrade .Values.exportJob.skipWhenUnchanged }}
+{{- $liveCron := lookup "batch/v1" "CronJob" .Release.Namespace (include "kse.cronJobName" .) | default dict }}
+{{- if eq (dig "metadata" "annotations" "checksum/export-job" "" $liveCron) (include "kse.exportJobHash" .) }}
+{{- $state = "none" }}
+{{- if lookup "batch/v1" "Job" .Release.Namespace (include "kse.exportJobName" .) }}
+{{- $state = "kept" }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $state }}
+{{- end }}
+
+{{/*
 The cluster names the alerts cover, as a JSON list: CLUSTER_ID's, or the
 names of exporter.clusterArns' ARNs. Empty with clusterMapConfigMap, whose
 map the chart cannot read: the alerts then cover every cluster of the job.

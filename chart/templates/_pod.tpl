@@ -20,18 +20,17 @@ podFailurePolicy:
 template:
   metadata:
     labels:
-      {{- include "kse.podLabels" $ | nindent 6 }}
-      {{- with $.Values.podLabels }}
-      {{- toYaml . | nindent 6 }}
-      {{- end }}
+      {{- /* The labels selectors, the anti-affinity and the logs command match are not overridable; the other chart labels are. */}}
+      {{- $labels := include "kse.podLabels" $ | fromYaml }}
+      {{- $owned := include "kse.selectorLabels" $ | fromYaml | keys }}
       {{- with .selector }}
-      {{- . | nindent 6 }}
+      {{- $labels = merge (fromYaml .) $labels }}
+      {{- $owned = concat $owned (keys (fromYaml .)) }}
       {{- end }}
+      {{- include "kse.mergeMeta" (dict "chart" $labels "user" $.Values.podLabels "owned" $owned "where" "podLabels") | nindent 6 }}
     annotations:
-      checksum/config: {{ include "kse.checksum" $ }}
-      {{- with $.Values.podAnnotations }}
-      {{- toYaml . | nindent 6 }}
-      {{- end }}
+      {{- $chart := dict "checksum/config" (include "kse.checksum" $) }}
+      {{- include "kse.mergeMeta" (dict "chart" $chart "user" $.Values.podAnnotations "owned" (keys $chart) "where" "podAnnotations") | nindent 6 }}
   spec:
     {{- include "kse.podSpec" $ | nindent 4 }}
 {{- end }}

@@ -45,12 +45,15 @@ func windowDays(t *testing.T) []time.Time {
 
 func options(src exporter.AllocationSource, store exporter.ObjectStore) app.Options {
 	return app.Options{
-		Source: src, Store: store, Layout: layout, Codec: exporter.Snappy,
-		NewEncoder:   lineEncoders(0),
-		Projection:   schema.NewProjection("arn:aws:eks:us-east-1:111122223333:cluster/prod", "prod", nil, nil),
+		Clusters: []app.Cluster{{
+			Source: src, Layout: layout, NewEncoder: lineEncoders(0),
+			Projection:  schema.NewProjection("arn:aws:eks:us-east-1:111122223333:cluster/prod", "prod", nil, nil),
+			Fingerprint: testFingerprint,
+		}},
+		Store: store, Codec: exporter.Snappy,
 		BackfillDays: backfillDays,
 		Settle:       exporter.DefaultSettle,
-		Reexport:     app.Reexport{Fingerprint: testFingerprint, OnConfigChange: true, DriftTolerance: 0.001},
+		Reexport:     app.Reexport{OnConfigChange: true, DriftTolerance: 0.001},
 		Now:          func() time.Time { return now },
 	}
 }
@@ -147,7 +150,7 @@ func TestRun(t *testing.T) {
 		{
 			name:    "an encoder failure aborts the day",
 			source:  map[time.Time]fetchFunc{d0: rows("a", 1000)},
-			opts:    func(o *app.Options) { o.NewEncoder = lineEncoders(10) },
+			opts:    func(o *app.Options) { o.Clusters[0].NewEncoder = lineEncoders(10) },
 			want:    map[time.Time][]string{},
 			fetched: []time.Time{d0},
 			failed:  []time.Time{d0},
@@ -229,14 +232,14 @@ func TestRunDryRunPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	var planned []time.Time
-	for _, d := range sum.Plan.Exports() {
+	for _, d := range sum.Clusters[0].Plan.Exports() {
 		planned = append(planned, d.Day)
 	}
 	if want := []time.Time{days[0], days[2]}; !slices.EqualFunc(planned, want, time.Time.Equal) {
 		t.Errorf("dry run planned %v, want %v", dates(planned), dates(want))
 	}
-	if len(sum.Days) != 0 || store.putCount() != 0 {
-		t.Errorf("dry run exported %d days and made %d Puts", len(sum.Days), store.putCount())
+	if len(sum.Clusters[0].Days) != 0 || store.putCount() != 0 {
+		t.Errorf("dry run exported %d days and made %d Puts", len(sum.Clusters[0].Days), store.putCount())
 	}
 }
 
@@ -381,7 +384,7 @@ func TestRunMetadata(t *testing.T) {
 	src := &memSource{days: map[time.Time]fetchFunc{d: rows("a", 5)}, totals: map[time.Time]float64{d: 12.5}}
 	store := newMemStore()
 	o := options(src, store)
-	o.Metadata = map[string]string{"cluster": "prod"}
+	o.Clusters[0].Metadata = map[string]string{"cluster": "prod"}
 	if _, err := app.Run(t.Context(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -404,8 +407,8 @@ func TestRunMetadata(t *testing.T) {
 			t.Errorf("metadata %s = %q, want %q", k, obj.meta[k], v)
 		}
 	}
-	if len(o.Metadata) != 1 {
-		t.Errorf("Run modified the caller's metadata map: %v", o.Metadata)
+	if len(o.Clusters[0].Metadata) != 1 {
+		t.Errorf("Run modified the caller's metadata map: %v", o.Clusters[0].Metadata)
 	}
 	// The window Kubecost was asked about ends after the last day.
 	first, last := exporter.BackfillWindow(now, backfillDays)

@@ -1,36 +1,60 @@
-// Package app runs one export: plan the missing days, then fetch, encode
-// and upload each. It sees Kubecost and the bucket only through the
-// domain interfaces, so tests can run it against the simulator and any store.
+// Package app runs one export: plan the missing days of a set of clusters,
+// then fetch, encode and upload each day. A single cluster (CLUSTER_ID) is
+// a set of one; a federated Kubecost (CLUSTER_ARNS, CLUSTER_MAP_FILE) is a
+// set of many, and both take the same path. The package sees Kubecost and
+// the bucket only through the domain interfaces, so tests can run it
+// against the simulator and any store.
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"maps"
-	"os"
 	"slices"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// Options wires one run.
+// Cluster is one cluster of a run: where its days come from and where and
+// how they are written.
+type Cluster struct {
+	// ID is Kubecost's name for the cluster (properties.cluster) when the
+	// run's Available query answers for several; empty for a single
+	// cluster whose Source asks Kubecost without a cluster filter.
+	ID          string
+	ARN         string                    // its EKS cluster ARN
+	Source      exporter.AllocationSource // its days; in a federated run, each fetched with the cluster filter
+	Layout      exporter.Layout
+	Projection  *schema.Projection
+	NewEncoder  EncoderFactory
+	Fingerprint string            // its config fingerprint (exporter.Fingerprint; the ARN is part of it)
+	Metadata    map[string]string // added to its objects' metadata
+}
+
+// Availability is a federated Kubecost's availability query: per cluster
+// id, the days in [from, to) with data and that cluster's day totals.
+type Availability func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error)
+
+// Options wires one run: its clusters and what they share.
 type Options struct {
-	Source       exporter.AllocationSource
+	Clusters []Cluster
+	// Available answers for every cluster at once, so that a fleet costs
+	// one query and clusters Kubecost has but the run lacks can be named.
+	// nil: each cluster asks its own Source (a single cluster asks once).
+	Available Availability
+	// FailOnUnmapped makes clusters that Available reports but the run
+	// lacks an error (after the others are exported), not a warning.
+	FailOnUnmapped bool
+
 	Store        exporter.ObjectStore
-	Layout       exporter.Layout
 	Codec        exporter.Codec
-	NewEncoder   EncoderFactory
-	Projection   *schema.Projection
 	BackfillDays int
 	Settle       time.Duration // a day is exported once it ended this long ago (SETTLE_HOURS; CCA's is exporter.DefaultSettle)
-	Concurrency  int           // days exported at once; <1 means 1
+	Concurrency  int           // cluster-days exported at once; <1 means 1
 	ForceDays    []time.Time   // exported again even when present
 	DryRun       bool
 	Reexport     Reexport         // what to do with days already stored
@@ -38,8 +62,7 @@ type Options struct {
 	// WallClock dates the clean-up of abandoned uploads, which compares
 	// with the server's clock rather than the plan's; nil: time.Now.
 	WallClock func() time.Time
-	Metadata  map[string]string // added to every object's metadata
-	Logger    *slog.Logger      // nil: discard
+	Logger    *slog.Logger // nil: discard
 }
 
 func (o Options) withDefaults() Options {
@@ -55,61 +78,32 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// DayResult is what happened to one day.
-type DayResult struct {
-	Day      time.Time
-	Key      string
-	Reason   exporter.Reason
-	Rows     int64
-	Bytes    int64
-	Duration time.Duration
-	// Lost is set when another run wrote the day first (a failed
-	// precondition): the day is done, but not by this run.
-	Lost bool
-	Err  error
+// job is one cluster with the options its run shares.
+type job struct {
+	*Options
+	Cluster
+	log *slog.Logger
 }
 
-// Summary is the outcome of a run; its fields are the run's last log line.
-type Summary struct {
-	Plan     exporter.Plan
-	Days     []DayResult // in day order
-	Duration time.Duration
-}
-
-// Written counts the days uploaded successfully.
-func (s Summary) Written() (days int, rows, bytes int64) {
-	for _, d := range s.Days {
-		if d.Err == nil && !d.Lost {
-			days++
-			rows += d.Rows
-			bytes += d.Bytes
+// jobs pairs every cluster with the shared options. A cluster's log lines
+// carry its Kubecost id when it has one, so a fleet's lines can be told
+// apart and a single cluster's keep their fields.
+func (o *Options) jobs() []job {
+	out := make([]job, len(o.Clusters))
+	for i, c := range o.Clusters {
+		out[i] = job{Options: o, Cluster: c, log: o.Logger}
+		if c.ID != "" {
+			out[i].log = o.Logger.With("cluster", c.ID)
 		}
 	}
-	return days, rows, bytes
+	return out
 }
 
-// Lost counts the days another run wrote first.
-func (s Summary) Lost() int {
-	n := 0
-	for _, d := range s.Days {
-		if d.Lost {
-			n++
-		}
-	}
-	return n
-}
-
-// Failed returns the days that failed.
-func (s Summary) Failed() []DayResult {
-	return slices.DeleteFunc(slices.Clone(s.Days), func(d DayResult) bool { return d.Err == nil })
-}
-
-// ErrDaysFailed is returned when at least one day could not be exported.
-// Days that succeeded stay uploaded; the next run retries the rest.
-var ErrDaysFailed = errors.New("some days failed")
-
-// Run plans and exports. It returns an error wrapping ErrDaysFailed when a
-// day failed, or the error that stopped planning.
+// Run plans and exports every cluster. One cluster's failure, in planning
+// or in a day, does not stop the others; the error then wraps
+// ErrDaysFailed. It wraps ErrUnmappedClusters with FailOnUnmapped when a
+// cluster is unmapped, and is the cause itself when nothing could be
+// planned (Kubecost unreachable, say).
 func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	o = o.withDefaults()
 	start := time.Now()
@@ -120,229 +114,137 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	// against the same window it asked Kubecost about.
 	now := o.Now()
 	first, last := exporter.Window(now, o.BackfillDays, o.Settle)
+	jobs := o.jobs()
+	for _, c := range o.Clusters {
+		sum.Clusters = append(sum.Clusters, ClusterResult{ID: c.ID, ARN: c.ARN, Plan: exporter.Plan{First: first, Last: last}})
+	}
 	if last.Before(first) {
-		sum.Plan = exporter.Plan{First: first, Last: last}
 		log.Warn("the backfill window holds no settled day: nothing to export; raise BACKFILL_PERIOD_DAYS or lower SETTLE_HOURS",
 			"backfill_days", o.BackfillDays, "settle_hours", o.Settle.Hours(), "window_start", day(first), "window_end_exclusive", day(last.Add(24*time.Hour)))
 		return sum, nil
 	}
 	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays,
-		"settle_hours", o.Settle.Hours(), "config_fingerprint", o.Reexport.Fingerprint)
+		"settle_hours", o.Settle.Hours(), "clusters", len(jobs))
 
-	if !o.DryRun {
-		abortStale(ctx, o, first, last)
-	}
-	plan, err := makePlan(ctx, o, now, first, last)
+	avail, err := o.availability(ctx, first, last.Add(24*time.Hour))
 	if err != nil {
-		return sum, err
+		return sum, fmt.Errorf("ask Kubecost for available days: %w", err)
 	}
-	sum.Plan = plan
-	logPlan(log, plan)
-
-	if len(plan.Available) == 0 {
-		log.Warn("Kubecost has no data for the backfill window; nothing available to export",
-			"window_first", day(first), "window_last", day(last))
-		return sum, nil
+	if o.Available != nil {
+		sum.Unmapped = unmapped(o.Clusters, avail)
+		warnMapping(log, o.Clusters, sum.Unmapped, avail)
 	}
+	if !o.DryRun {
+		for _, j := range jobs {
+			abortStale(ctx, j, first, last)
+		}
+	}
+	planAll(ctx, jobs, avail, &sum, now, first, last)
 	if o.DryRun {
-		logDryRun(log, plan)
-		return sum, nil
+		for i, j := range jobs {
+			logDryRun(j.log, sum.Clusters[i].Plan)
+		}
+		return sum, o.runErr(sum)
 	}
-	removeLeftovers(ctx, o, plan)
-	exports := plan.Exports()
-	if len(exports) == 0 {
-		log.Info("nothing to do: every available day is stored and current")
-		return sum, nil
-	}
+	sum = exportAll(ctx, jobs, sum)
+	return sum, o.runErr(sum)
+}
 
-	sum.Days = exportTasks(ctx, tasksOf(o, exports), o.Concurrency)
+// availability asks Kubecost once which days each cluster has.
+func (o *Options) availability(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
+	if o.Available != nil {
+		return o.Available(ctx, from, to)
+	}
+	out := map[string][]exporter.DayTotal{}
+	for _, c := range o.Clusters {
+		days, err := c.Source.AvailableDays(ctx, from, to)
+		if err != nil {
+			return nil, err
+		}
+		out[c.ID] = days
+	}
+	return out, nil
+}
+
+// exportAll removes the leftovers of earlier runs and exports the planned
+// days of every cluster, oldest day first across the clusters, so that a
+// run cut short leaves the newest days, which Kubecost keeps longest, for
+// the next one.
+func exportAll(ctx context.Context, jobs []job, sum Summary) Summary {
+	var tasks []task
+	for i, j := range jobs {
+		removeLeftovers(ctx, j, sum.Clusters[i].Plan)
+		for _, dp := range sum.Clusters[i].Plan.Exports() {
+			tasks = append(tasks, task{job: j, dp: dp, cluster: i})
+		}
+	}
+	if len(tasks) == 0 {
+		if sum.Available() > 0 {
+			jobs[0].Options.Logger.Info("nothing to do: every available day is stored and current")
+		}
+		return sum
+	}
+	slices.SortStableFunc(tasks, func(a, b task) int { return a.dp.Day.Compare(b.dp.Day) })
+	results := exportTasks(ctx, tasks, jobs[0].Concurrency)
+	for i, r := range results {
+		c := &sum.Clusters[tasks[i].cluster]
+		c.Days = append(c.Days, r)
+	}
+	for i := range sum.Clusters {
+		slices.SortStableFunc(sum.Clusters[i].Days, func(a, b DayResult) int { return a.Day.Compare(b.Day) })
+	}
+	return sum
+}
+
+// runErr is the run's error after every cluster was tried.
+func (o *Options) runErr(sum Summary) error {
+	var errs []error
 	if failed := sum.Failed(); len(failed) > 0 {
-		return sum, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.Days), day(failed[0].Day), failed[0].Err)
+		errs = append(errs, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.days()),
+			sum.FailedClusterDays()[0], failed[0].Err))
 	}
-	return sum, nil
+	if n := sum.CleanupsFailed(); n > 0 {
+		var first error
+		for _, d := range sum.days() {
+			if first = d.CleanupErr; first != nil {
+				break
+			}
+		}
+		errs = append(errs, fmt.Errorf("%w: %d (first: %w)", ErrCleanupFailed, n, first))
+	}
+	if o.FailOnUnmapped && len(sum.Unmapped) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %v", ErrUnmappedClusters, sum.Unmapped))
+	}
+	return errors.Join(errs...)
 }
 
-// task is one day to export with the options of its cluster.
-type task struct {
-	o      Options
-	dp     exporter.DayPlan
-	member int // index of the cluster in a fleet run
-}
-
-func tasksOf(o Options, dps []exporter.DayPlan) []task {
-	out := make([]task, len(dps))
-	for i, dp := range dps {
-		out[i] = task{o: o, dp: dp}
+// unmapped returns the ids with days that no cluster of the run has,
+// sorted. An empty id is no cluster: it is where Kubecost puts rows whose
+// clusters disagree, such as idle merged across clusters.
+func unmapped(clusters []Cluster, byCluster map[string][]exporter.DayTotal) []string {
+	var out []string
+	for id, days := range byCluster {
+		if id != "" && len(days) > 0 && !slices.ContainsFunc(clusters, func(c Cluster) bool { return c.ID == id }) {
+			out = append(out, id)
+		}
 	}
+	slices.SortFunc(out, cmp.Compare)
 	return out
 }
 
-// exportTasks exports the tasks in order with at most concurrency at once.
-// A failed day does not stop the others: each uploaded day is progress the
-// next run keeps.
-func exportTasks(ctx context.Context, tasks []task, concurrency int) []DayResult {
-	n := max(concurrency, 1)
-	results := make([]DayResult, len(tasks))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(n, len(tasks)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = exportDay(ctx, tasks[i].o, tasks[i].dp, i+1, len(tasks))
-			}
-		}()
+// warnMapping names, once each, the clusters Kubecost has that the run
+// lacks, and the run's clusters Kubecost has nothing for.
+func warnMapping(log *slog.Logger, clusters []Cluster, unmapped []string, byCluster map[string][]exporter.DayTotal) {
+	for _, id := range unmapped {
+		log.Warn("Kubecost reports a cluster that the cluster map lacks: skipped; add it to CLUSTER_ARNS or CLUSTER_MAP_FILE to export it",
+			"kubecost_cluster", id, "days_available", len(byCluster[id]))
 	}
-	for i, t := range tasks {
-		if ctx.Err() != nil {
-			results[i] = DayResult{Day: t.dp.Day, Key: t.dp.Key, Reason: t.dp.Reason, Err: ctx.Err()}
-			continue
+	for _, c := range clusters {
+		// A mistyped id looks exactly like this: say so once, by name.
+		if len(byCluster[c.ID]) == 0 {
+			log.Warn("Kubecost has no data in the window for a mapped cluster; check its id against Kubecost's cluster ids",
+				"kubecost_cluster", c.ID, "cluster", c.ARN)
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return results
-}
-
-func exportDay(ctx context.Context, o Options, dp exporter.DayPlan, n, total int) (res DayResult) {
-	start := time.Now()
-	d := dp.Day
-	res = DayResult{Day: d, Key: dp.Key, Reason: dp.Reason}
-	// A worker may pick a day up just after the run was cancelled.
-	if err := ctx.Err(); err != nil {
-		res.Err = err
-		return res
-	}
-	log := o.Logger.With("day", day(d), "key", res.Key)
-	log.Info("exporting day", "reason", string(dp.Reason), "progress", fmt.Sprintf("%d/%d", n, total))
-	defer func() {
-		res.Duration = time.Since(start)
-		if res.Err != nil {
-			log.Error("day failed; it will be retried by the next run", "error", res.Err.Error(), "duration", res.Duration.Round(time.Millisecond).String())
-		}
-	}()
-
-	f, err := os.CreateTemp("", "kubecost-s3-exporter-*.parquet")
-	if err != nil {
-		res.Err = fmt.Errorf("create spool file: %w", err)
-		return res
-	}
-	defer func() {
-		f.Close()
-		os.Remove(f.Name())
-	}()
-	rows, size, err := spoolDay(ctx, o, d, f)
-	if err != nil {
-		res.Err = err
-		return res
-	}
-	meta := dayMetadata(o, dp, rows)
-	// A new day is created only if absent; a replacement only over the
-	// version seen when planning. Either way a run that planned against an
-	// older state never overwrites newer work.
-	cond := exporter.CreateOnly
-	if dp.ETag != "" {
-		cond = exporter.ReplaceOnly(dp.ETag)
-	}
-	if err := o.Store.Put(ctx, res.Key, f, meta, cond); errors.Is(err, exporter.ErrPreconditionFailed) {
-		res.Lost = true
-		log.Info("another run wrote this day first; counting it as done", "duration", time.Since(start).Round(time.Millisecond).String())
-		return res
-	} else if err != nil {
-		res.Err = fmt.Errorf("upload: %w", err)
-		return res
-	}
-	res.Rows, res.Bytes = rows, size
-	log.Info("day written", "reason", string(dp.Reason), "rows", rows, "bytes", size, "duration", time.Since(start).Round(time.Millisecond).String())
-	// Only now that the new object is whole may the old ones go: a crash
-	// before this leaves one extra file, which the next run removes.
-	if err := deleteKeys(ctx, o, dp.Delete); err != nil {
-		res.Err = err
-	}
-	return res
-}
-
-// spoolDay fetches day d into f as a whole Parquet file and rewinds f for
-// the upload. It returns the rows and the file's size.
-func spoolDay(ctx context.Context, o Options, d time.Time, f *os.File) (rows, size int64, err error) {
-	sink, err := newDaySink(f, o.Projection, o.NewEncoder)
-	if err != nil {
-		return 0, 0, fmt.Errorf("start parquet file: %w", err)
-	}
-	if err := o.Source.FetchDay(ctx, d, sink); err != nil {
-		sink.abort()
-		return 0, 0, fmt.Errorf("fetch: %w", err)
-	}
-	if rows, err = sink.Close(); err != nil {
-		return 0, 0, err
-	}
-	if rows == 0 {
-		return 0, 0, errors.New("the day was reported available but Kubecost returned no allocations")
-	}
-	if size, err = f.Seek(0, io.SeekEnd); err != nil {
-		return 0, 0, err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, err
-	}
-	return rows, size, nil
-}
-
-// dayMetadata is the user metadata of the object holding dp's day: the
-// run's own metadata, how the file was made, and what planning saw.
-func dayMetadata(o Options, dp exporter.DayPlan, rows int64) map[string]string {
-	meta := maps.Clone(o.Metadata)
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	meta[exporter.MetaRows] = strconv.FormatInt(rows, 10)
-	meta["window-start"] = dp.Day.UTC().Format(time.RFC3339)
-	meta["window-end"] = dp.Day.Add(24 * time.Hour).UTC().Format(time.RFC3339)
-	meta["schema-version"] = schema.Version
-	meta[exporter.MetaExporterVersion] = exporter.Version
-	addPlanMetadata(meta, o, dp)
-	return meta
-}
-
-// staleUploadAge is how old an unfinished upload of this cluster must be
-// before a run aborts it: far longer than any upload of one day takes, so
-// a concurrent run's upload in progress is never touched.
-const staleUploadAge = time.Hour
-
-// abortStale removes the unfinished uploads of this cluster's day files
-// that a killed run left behind. It is housekeeping: a failure (a policy
-// without s3:ListBucketMultipartUploads, say) is logged and the run goes on.
-//
-// It lists the partition prefix, which S3 answers with every upload under
-// it, and then each day file of the window by its exact key, because some
-// S3-compatible servers (MinIO) list uploads only for an exact key. The
-// second pass costs one cheap LIST per day and finds nothing more on S3.
-func abortStale(ctx context.Context, o Options, first, last time.Time) {
-	j, ok := o.Store.(exporter.UploadJanitor)
-	if !ok {
-		return
-	}
-	olderThan := o.WallClock().Add(-staleUploadAge)
-	match := func(key string) bool { _, ok := o.Layout.ParseDay(key); return ok }
-	prefixes := []string{o.Layout.PartitionPrefix()}
-	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
-		prefixes = append(prefixes, o.Layout.Key(d, o.Codec))
-	}
-	n := 0
-	var err error
-	for _, p := range prefixes {
-		var k int
-		if k, err = j.AbortStale(ctx, p, olderThan, match); err != nil {
-			break
-		}
-		n += k
-	}
-	if err != nil {
-		o.Logger.Warn("could not clean up unfinished uploads of earlier runs; continuing", "aborted", n, "error", err.Error())
-	} else if n > 0 {
-		o.Logger.Info("cleaned up unfinished uploads of earlier runs", "aborted", n)
 	}
 }
 

@@ -180,7 +180,9 @@ func (s *daySink) Close() (int64, error) {
 	return s.rows, nil
 }
 
-// abort stops the encoder without finishing the file.
+// abort stops the encoder after the rows written so far. The encoder still
+// closes the file (which releases its page spool), so the file is a valid
+// Parquet file of part of the day; the caller discards it unread.
 func (s *daySink) abort() {
 	if s.started {
 		close(s.work)

@@ -43,7 +43,7 @@ func Main(ctx context.Context, args []string, lookup func(string) (string, bool)
 		case "schema":
 			return schemaCmd(args[1:], lookup, stdout, stderr)
 		case "summary":
-			return summaryCmd(args[1:], stdout, stderr)
+			return summaryCmd(ctx, args[1:], stdout, stderr)
 		case "report":
 			return reportCmd(ctx, args[1:], lookup, stdout, stderr)
 		case "run":
@@ -69,7 +69,8 @@ Usage:
                                      print the Parquet column contract
   kubecost-s3-exporter summary DIR   print rows and cost per namespace of the Parquet files under DIR
   kubecost-s3-exporter report (-dir DIR | -bucket NAME) [-from YYYY-MM-DD] [-to YYYY-MM-DD] [-cluster a,b] [-o report.html]
-                                     write a self-contained HTML report of the archive (read-only)
+                                     write a self-contained HTML report of the archive (read-only;
+                                     every flag: report -h)
   kubecost-s3-exporter version       print the version
 
 Exit status: 0 success (also "nothing to do"), 1 runtime failure, 2 configuration error.

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +26,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/faultproxy"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pushgw"
 )
 
 // matrix is the S3 fault matrix: MinIO behind a fault-injecting proxy, a
@@ -63,8 +66,43 @@ func newMatrix(t *testing.T) *matrix {
 	// cases set 1 s themselves.
 	h.env["S3_REQUEST_TIMEOUT"] = "10"
 	h.env["BACKFILL_PERIOD_DAYS"] = "4" // one settled day
-	return &matrix{harness: h, proxy: p, bigURL: startSim(t, "-seed", "11", "-containers-per-hour", "22000", "-retention-days", "5"),
+	// Every case runs with credentials in the Kubecost and Pushgateway
+	// URLs, and checks that no line shows them.
+	gw := pushgw.Start(t)
+	h.env["KUBECOST_API_ENDPOINT"] = withMatrixCreds(h.sim.URL)
+	h.env["PUSHGATEWAY_URL"] = withMatrixCreds(gw.URL)
+	return &matrix{harness: h, proxy: p, bigURL: withMatrixCreds(startSim(t, "-seed", "11", "-containers-per-hour", "22000", "-retention-days", "5")),
 		proj: schema.NewProjection(clusterARN, "prod", []string{labelKey}, nil)}
+}
+
+// The credentials every case carries in its URLs.
+const matrixUser, matrixSecret = "matrixuser", "m4trixS3cret"
+
+func withMatrixCreds(u string) string {
+	return strings.Replace(u, "://", "://"+matrixUser+":"+matrixSecret+"@", 1)
+}
+
+// checkOutput holds every case to the rules of the matrix: the last line
+// is the run's summary (or, for a configuration error, its one line) and
+// at most 300 characters, and no line shows a secret.
+func checkOutput(t *testing.T, logs string, configError bool, secrets ...string) string {
+	t.Helper()
+	last := lastLine(logs)
+	want := "run summary"
+	if configError {
+		want = "configuration error"
+	}
+	if len(last) > 300 || !strings.Contains(last, want) {
+		t.Errorf("last line (%d chars) is not a short %q line: %s", len(last), want, last)
+	}
+	for _, line := range strings.Split(logs, "\n") {
+		for _, s := range append(secrets, matrixUser, matrixSecret) {
+			if strings.Contains(line, s) {
+				t.Errorf("a line shows the secret %q: %s", s, line)
+			}
+		}
+	}
+	return last
 }
 
 // startSim runs the simulator command as a child process and returns its URL.
@@ -107,6 +145,13 @@ type mcase struct {
 	bounded time.Duration
 	// exec runs the faulty run; nil runs it in-process.
 	exec func(t *testing.T, m *matrix, env map[string]string) (int, string)
+	// faultEnv is added to the faulty run's environment only.
+	faultEnv map[string]string
+	// secrets must appear in no line, beside the matrix's own.
+	secrets []string
+	// configError: the faulty run is refused before it starts (exit 2);
+	// there is nothing to heal.
+	configError bool
 }
 
 func (m *matrix) caseEnv(c mcase) map[string]string {
@@ -149,13 +194,15 @@ func (m *matrix) check(t *testing.T, c mcase) {
 	start := time.Now()
 	var code int
 	var logs string
+	faulty := maps.Clone(env)
+	maps.Copy(faulty, c.faultEnv)
 	switch {
 	case c.exec != nil:
-		code, logs = c.exec(t, m, env)
+		code, logs = c.exec(t, m, faulty)
 	case c.multipart:
-		code, logs = execWith(t, nil)(t, m, env)
+		code, logs = execWith(t, nil)(t, m, faulty)
 	default:
-		code, logs = m.runIn(env, cli.Hooks{Now: nowFor(c)})
+		code, logs = m.runIn(faulty, cli.Hooks{Now: nowFor(c)})
 	}
 	took := time.Since(start)
 	m.proxy.SetRules()
@@ -165,16 +212,16 @@ func (m *matrix) check(t *testing.T, c mcase) {
 	if code != c.wantCode {
 		t.Fatalf("exit %d, want %d\n%s", code, c.wantCode, logs)
 	}
-	last := lastLine(logs)
-	if len(last) > 300 || !strings.Contains(last, "run summary") {
-		t.Errorf("last line (%d chars) is not a short summary: %s", len(last), last)
-	}
+	last := checkOutput(t, logs, c.configError, c.secrets...)
 	for _, w := range c.wantLast {
 		if !strings.Contains(last, w) {
 			t.Errorf("last line lacks %q: %s", w, last)
 		}
 	}
 	t.Logf("faulty run: exit %d in %s; last line: %s", code, took.Round(time.Millisecond), last)
+	if c.configError {
+		return
+	}
 
 	// Everything stored reads back whole with the independent reader.
 	before := map[string]string{}
@@ -196,6 +243,7 @@ func (m *matrix) check(t *testing.T, c mcase) {
 	if code != cli.ExitOK {
 		t.Fatalf("healing run: exit %d\n%s", code, logs)
 	}
+	checkOutput(t, logs, false, c.secrets...)
 	want := m.wantKeys(c, prefix)
 	after := map[string]string{}
 	for k, o := range m.objects() {
@@ -297,9 +345,63 @@ func TestS3FaultMatrix(t *testing.T) {
 		{name: "tiny TMPDIR", multipart: true, exec: execWith(t, nil, "--fsize=4096"), wantCode: 1, wantLast: []string{"file too large"}},
 		{name: "SIGTERM during a multipart upload", multipart: true, exec: execWith(t, signalDuringUpload(syscall.SIGTERM)),
 			rules: []faultproxy.Rule{{Op: faultproxy.UploadPart, Action: faultproxy.StallBeforeBody}}, wantCode: 1, wantLast: []string{"cancel"}},
+		// The push comes before the summary, whatever the Pushgateway does.
+		{name: "Pushgateway down", faultEnv: map[string]string{"PUSHGATEWAY_URL": withMatrixCreds("http://" + closedAddr(t))},
+			wantLast: []string{`"metrics_push":"failed"`}},
+		{name: "Pushgateway stalled", faultEnv: map[string]string{"PUSHGATEWAY_URL": withMatrixCreds(stalledServer(t))},
+			wantLast: []string{`"metrics_push":"failed"`}, bounded: 90 * time.Second},
+		{name: "Pushgateway 403", faultEnv: map[string]string{"PUSHGATEWAY_URL": withMatrixCreds(statusServer(t, http.StatusForbidden))},
+			wantLast: []string{`"metrics_push":"failed"`}},
+		// Passwords that no URL parser accepts.
+		{name: "a # in the Kubecost password", configError: true, wantCode: cli.ExitConfig, secrets: []string{"pa55-66bb"},
+			faultEnv: map[string]string{"KUBECOST_API_ENDPOINT": "http://admin:pa55-66bb#x@kubecost:9090"}, wantLast: []string{"KUBECOST_API_ENDPOINT"}},
+		{name: "a space in the Kubecost user name", configError: true, wantCode: cli.ExitConfig, secrets: []string{"s3cr3t", "us er"},
+			faultEnv: map[string]string{"KUBECOST_API_ENDPOINT": "http://us er:s3cr3t@127.0.0.1:1"}, wantLast: []string{"KUBECOST_API_ENDPOINT"}},
+		// A long wrapped error keeps what failed and the innermost cause.
+		{name: "Kubecost unreachable", wantCode: 1, wantLast: []string{"ask Kubecost for available days", "connection refused"},
+			faultEnv: map[string]string{"KUBECOST_API_ENDPOINT": withMatrixCreds("http://" + closedAddr(t) + "/a/long/path/to/make/the/error/longer/than/the/summary/allows"), "KUBECOST_MAX_RETRIES": "0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) { m.check(t, c) })
 	}
+
+	t.Run("codec switch with a failing delete", func(t *testing.T) {
+		c := mcase{name: "codec switch with a failing delete"}
+		env := m.caseEnv(c)
+		prefix := env["S3_PREFIX"]
+		if code, logs := m.runIn(env, cli.Hooks{Now: nowFor(c)}); code != cli.ExitOK {
+			t.Fatalf("snappy run: exit %d\n%s", code, logs)
+		}
+		old := m.wantKeys(c, prefix)
+		env["COMPRESSION"] = "zstd"
+		m.proxy.SetRules(faultproxy.Rule{Op: faultproxy.DeleteObject, Action: faultproxy.Status, Status: 403, Code: "AccessDenied"})
+		code, logs := m.runIn(env, cli.Hooks{Now: nowFor(c)})
+		m.proxy.SetRules()
+		last := checkOutput(t, logs, false)
+		// Written is written: the new files landed; the delete is its own count.
+		n := len(old)
+		for _, w := range []string{fmt.Sprintf(`"days_written":%d,"days_failed":0`, n), fmt.Sprintf(`"deletes_failed":%d`, n), "AccessDenied"} {
+			if !strings.Contains(last, w) {
+				t.Errorf("last line lacks %s: %s", w, last)
+			}
+		}
+		if code != cli.ExitRuntime {
+			t.Errorf("exit %d, want 1 (the old files still double the days in queries)", code)
+		}
+		if got := len(m.keysUnder(prefix)); got != 2*n {
+			t.Errorf("%d objects after the switch, want the %d new and the %d old", got, n, n)
+		}
+		// The next run removes the leftovers and writes nothing.
+		code, logs = m.runIn(env, cli.Hooks{Now: nowFor(c)})
+		checkOutput(t, logs, false)
+		if code != cli.ExitOK || len(m.keysUnder(prefix)) != n || !strings.Contains(lastLine(logs), `"days_written":0`) {
+			t.Errorf("healing run: exit %d, %d objects (want %d)\n%s", code, len(m.keysUnder(prefix)), n, logs)
+		}
+		for _, k := range m.keysUnder(prefix) {
+			if !strings.HasSuffix(k, ".zstd.parquet") {
+				t.Errorf("left over after healing: %s", k)
+			}
+		}
+	})
 
 	t.Run("kill -9 during a multipart upload", func(t *testing.T) {
 		c := mcase{name: "kill -9 during a multipart upload", multipart: true, wantCode: -1,
@@ -459,4 +561,43 @@ func signalDuringUpload(sig syscall.Signal) func(*testing.T, *matrix, *os.Proces
 			t.Fatal(err)
 		}
 	}
+}
+
+// stalledServer accepts connections and never answers.
+func stalledServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + l.Addr().String()
+}
+
+// statusServer answers every request with status.
+func statusServer(t *testing.T, status int) string {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }))
+	t.Cleanup(s.Close)
+	return s.URL
 }

@@ -217,9 +217,9 @@ func fleetSummary(t *testing.T, logs string, written, failed int) map[string]any
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 		t.Fatalf("last log line is not JSON: %v", err)
 	}
-	if !strings.HasPrefix(fmt.Sprint(last["msg"]), "run summary") || last["cluster_days_written"] != float64(written) ||
-		last["cluster_days_failed"] != float64(failed) || len(lines[len(lines)-1]) > 400 {
-		t.Errorf("summary %v, want cluster_days_written=%d cluster_days_failed=%d", last, written, failed)
+	if !strings.HasPrefix(fmt.Sprint(last["msg"]), "run summary") || last["days_written"] != float64(written) ||
+		last["days_failed"] != float64(failed) || len(lines[len(lines)-1]) > 400 {
+		t.Errorf("summary %v, want days_written=%d days_failed=%d", last, written, failed)
 	}
 	return last
 }

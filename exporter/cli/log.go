@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
@@ -37,7 +38,7 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 type redactHandler struct{ slog.Handler }
 
 func (h redactHandler) Handle(ctx context.Context, r slog.Record) error {
-	r.Message = exporter.RedactText(r.Message)
+	r.Message = exporter.Redact(r.Message)
 	return h.Handler.Handle(ctx, r)
 }
 
@@ -57,25 +58,42 @@ func (h redactHandler) WithGroup(name string) slog.Handler {
 func redactAttr(_ []string, a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
+	case slog.KindDuration:
+		a.Value = slog.StringValue(readableDuration(v.Duration()))
 	case slog.KindString:
-		a.Value = slog.StringValue(exporter.RedactText(v.String()))
+		a.Value = slog.StringValue(exporter.Redact(v.String()))
 	case slog.KindAny:
 		switch x := v.Any().(type) {
 		case error:
-			a.Value = slog.StringValue(exporter.RedactText(x.Error()))
+			a.Value = slog.StringValue(exporter.Redact(x.Error()))
 		case []string:
 			out := make([]string, len(x))
 			for i, s := range x {
-				out[i] = exporter.RedactText(s)
+				out[i] = exporter.Redact(s)
 			}
 			a.Value = slog.AnyValue(out)
 		default:
 			if st, ok := x.(interface{ String() string }); ok {
-				a.Value = slog.StringValue(exporter.RedactText(st.String()))
+				a.Value = slog.StringValue(exporter.Redact(st.String()))
 			}
 		}
 	}
 	return a
+}
+
+// readableDuration prints d the way a person reads it ("7.2s", "350ms"),
+// to the precision that matters at its size. slog's JSON handler would
+// print nanoseconds (7236304895), which nobody reads at a glance.
+func readableDuration(d time.Duration) string {
+	switch a := d.Abs(); {
+	case a >= time.Minute:
+		return d.Round(time.Second).String()
+	case a >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case a >= time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
 }
 
 func isTerminal(w io.Writer) bool {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
+	"runtime/debug"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -38,12 +38,15 @@ func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.W
 	return RunWith(ctx, lookup, stderr, Hooks{})
 }
 
-// RunWith is the `run` subcommand with injectable hooks.
-func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) int {
+// RunWith is the `run` subcommand with injectable hooks. A single cluster
+// (CLUSTER_ID) and a federated Kubecost (CLUSTER_ARNS, CLUSTER_MAP_FILE)
+// take the same path: a run of one cluster or of many. Whatever happens,
+// the run's last line is its summary.
+func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) (code int) {
 	start := time.Now()
 	cfg, err := config.Load(lookup)
 	if err != nil {
-		fmt.Fprintf(stderr, "configuration error: %s\n", exporter.RedactText(err.Error()))
+		fmt.Fprintf(stderr, "configuration error: %s\n", exporter.Redact(err.Error()))
 		pushConfigError(ctx, lookup, stderr, start, err)
 		return ExitConfig
 	}
@@ -54,40 +57,34 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	if h.Now == nil {
 		h.Now = time.Now
 	}
-	if cfg.Federated() {
-		return runFleet(ctx, cfg, lookup, log, h, start)
-	}
+	runID := metrics.RunID(lookup, start)
 	reqs := &metrics.Requests{}
+	sum := app.Summary{Clusters: clusterResults(cfg)}
+	// A panic still ends with a summary, after the stack is logged, so
+	// that the last line keeps its promise.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+			log.Error("run failed", "error", err.Error(), "stack", string(debug.Stack()))
+			finish(ctx, cfg, log, start, runID, sum, err, reqs)
+			code = ExitRuntime
+		}
+	}()
 	opts, err := wire(ctx, cfg, lookup, log, reqs)
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
-		sum := app.Summary{Duration: time.Since(start)}
-		summarize(log, sum, err)
-		pushMetrics(ctx, cfg, lookup, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err})
-		return ExitRuntime
+	} else {
+		opts.Now, opts.WallClock = h.Now, h.WallClock
+		sum, err = app.Run(ctx, opts)
+		if err != nil && !errors.Is(err, app.ErrDaysFailed) && !errors.Is(err, app.ErrUnmappedClusters) && !errors.Is(err, app.ErrCleanupFailed) {
+			log.Error("run failed", "error", err.Error())
+		}
 	}
-	opts.Now, opts.WallClock = h.Now, h.WallClock
-	sum, err := app.Run(ctx, opts)
-	sum.Duration = time.Since(start)
-	if err != nil && !errors.Is(err, app.ErrDaysFailed) {
-		log.Error("run failed", "error", err.Error())
-	}
-	summarize(log, sum, err)
-	pushMetrics(ctx, cfg, lookup, log, metrics.Run{Start: start, End: time.Now(), Summary: sum, Err: err, Requests: reqs})
+	finish(ctx, cfg, log, start, runID, sum, err, reqs)
 	if err != nil {
 		return ExitRuntime
 	}
 	return ExitOK
-}
-
-// pushMetrics reports the run to the Pushgateway when one is configured.
-// A failed push is logged by the pusher and never changes the exit status.
-func pushMetrics(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, r metrics.Run) {
-	if cfg.PushgatewayURL == "" {
-		return
-	}
-	r.RunID = metrics.RunID(lookup, r.Start)
-	_ = metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: cfg.Cluster().Name, Logger: log}.Push(ctx, r)
 }
 
 // pushConfigError reports a configuration error (exit 2) as a failed run
@@ -107,64 +104,18 @@ func pushConfigError(ctx context.Context, lookup func(string) (string, bool), st
 	}
 }
 
-// summarize writes the run's last line (CONTRACT §5). It stays short (at
-// most about 300 characters): counts and one sentence on what went wrong.
-// The full errors are in the ERROR lines before it.
-func summarize(log *slog.Logger, sum app.Summary, err error) {
-	days, rows, bytes := sum.Written()
-	attrs := []any{
-		"days_available", len(sum.Plan.Available), "days_planned", len(sum.Plan.Exports()),
-		"days_written", days, "days_failed", len(sum.Failed()),
-		"rows", rows, "bytes", bytes, "duration", sum.Duration.Round(time.Millisecond).String(),
+// clusterResults is the run's clusters before anything happened to them,
+// what a run that cannot start reports for each.
+func clusterResults(cfg *config.Config) []app.ClusterResult {
+	var out []app.ClusterResult
+	for _, m := range cfg.Members() {
+		out = append(out, app.ClusterResult{ID: m.ID, ARN: m.ARN})
 	}
-	if n := sum.Lost(); n > 0 {
-		attrs = append(attrs, "days_written_by_another_run", n)
-	}
-	if err != nil {
-		log.Error("run summary: failed", append(attrs, "error", briefError(sum, err))...)
-		return
-	}
-	log.Info("run summary: ok", attrs...)
+	return out
 }
 
-// briefError is the summary's account of a failure: the first failed
-// day and a short reason.
-func briefError(sum app.Summary, err error) string {
-	if failed := sum.Failed(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
-		// days_failed gives the count; the first failure stands for all.
-		return day(failed[0].Day) + ": " + reason(failed[0].Err)
-	}
-	return reason(err)
-}
-
-// reason is the short form of err: a store error's own brief message (the
-// failing call, status and attempts, without the long key), else err.
-func reason(err error) string {
-	var b interface{ Brief() string }
-	if errors.As(err, &b) {
-		return exporter.RedactText(b.Brief()) // short by construction
-	}
-	return clip(exporter.RedactText(err.Error()), maxReason)
-}
-
-// maxReason keeps the summary line near 300 characters with its counts.
-const maxReason = 80
-
-// clip shortens s to n bytes by cutting out its middle: the start says
-// what was being done, the end is usually the root cause.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	head := n / 3
-	return s[:head] + " ... " + s[len(s)-(n-head-5):]
-}
-
-func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-
-// parts are what a single-cluster and a federated run share: the store
-// and the Kubecost client.
+// parts are what every cluster of a run shares: the store and the
+// Kubecost client.
 type parts struct {
 	store  exporter.ObjectStore
 	dest   string
@@ -220,34 +171,62 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 	return p, err
 }
 
-// wire builds a single-cluster run from a validated config.
+// wire builds a run from a validated config: CLUSTER_ID's cluster alone,
+// asking Kubecost without a cluster filter as CCA does, or every mapped
+// cluster of a federated Kubecost, each with its own projection
+// (eksClusterName and clusterid from its ARN), keys and fingerprint, all
+// sharing one store, one Kubecost client and one availability query.
 func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer) (app.Options, error) {
-	cl := cfg.Cluster()
-	proj := schema.NewProjection(cl.ARN, cl.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
-	p, err := wireParts(ctx, cfg, lookup, log, obs, proj)
+	members := cfg.Members()
+	clientProj := schema.NewProjection("", "", cfg.LabelKeys(), cfg.AnnotationKeys())
+	if !cfg.Federated() {
+		clientProj = schema.NewProjection(members[0].ARN, members[0].Name, cfg.LabelKeys(), cfg.AnnotationKeys())
+	}
+	p, err := wireParts(ctx, cfg, lookup, log, obs, clientProj)
 	if err != nil {
 		return app.Options{}, err
 	}
-	layout := exporter.Layout{Prefix: cfg.S3Prefix, Account: cl.Account, Region: cl.Region, Cluster: cl.Name}
-	log.Info("starting export",
-		"version", exporter.Version, "cluster", cl.ARN, "kubecost", exporter.RedactURL(cfg.AllocationURL()),
-		"aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity, "destination", p.dest,
-		"bucket_owner", cfg.BucketOwner(), "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
-	o := sharedOptions(cfg, p, log)
-	o.Source, o.Layout, o.Projection = p.client, layout, proj
-	o.NewEncoder = encoders(proj, p.codec)
-	o.Reexport = reexport(cfg, p.client, cl.ARN)
-	o.Metadata = metadata(cfg, cl.ARN)
-	return o, nil
-}
-
-// sharedOptions are the Options every cluster of a run has in common.
-func sharedOptions(cfg *config.Config, p parts, log *slog.Logger) app.Options {
-	return app.Options{
+	o := app.Options{
 		Store: p.store, Codec: p.codec,
 		BackfillDays: cfg.BackfillPeriodDays, Settle: cfg.Settle(), Concurrency: cfg.Concurrency,
 		ForceDays: cfg.ForceDays(), DryRun: bool(cfg.DryRun), Logger: log,
+		Reexport: app.Reexport{
+			OnConfigChange: bool(cfg.ReexportOnConfigChange),
+			DriftTolerance: float64(cfg.DriftTolerance), Legacy: bool(cfg.ReexportLegacy),
+		},
 	}
+	var names []string
+	for _, m := range members {
+		c := app.Cluster{
+			ID: m.ID, ARN: m.ARN, Source: p.client, Projection: clientProj,
+			Layout:      exporter.Layout{Prefix: cfg.S3Prefix, Account: m.Account, Region: m.Region, Cluster: m.Name},
+			Fingerprint: fingerprint(cfg, p.client, m.ARN),
+			Metadata:    map[string]string{"cluster": m.ARN, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation},
+		}
+		if cfg.Federated() {
+			c.Projection = schema.NewProjection(m.ARN, m.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
+			c.Source = p.client.ForCluster(m.ID, c.Projection)
+			names = append(names, m.ID+"="+m.Name)
+		}
+		c.NewEncoder = encoders(c.Projection, p.codec)
+		o.Clusters = append(o.Clusters, c)
+	}
+	attrs := []any{"version", exporter.Version}
+	if cfg.Federated() {
+		o.Available, o.FailOnUnmapped = p.client.ClusterDays, bool(cfg.FailOnUnmapped)
+		attrs = append(attrs, "clusters", names, "cluster_filter", cfg.ClusterFilter)
+	} else {
+		attrs = append(attrs, "cluster", members[0].ARN)
+	}
+	attrs = append(attrs, "kubecost", exporter.Redact(cfg.AllocationURL()), "aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity,
+		"destination", p.dest)
+	if cfg.OutputDir == "" {
+		// Only a bucket has an owner to check.
+		attrs = append(attrs, "bucket_owner", cfg.BucketOwner())
+	}
+	attrs = append(attrs, "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
+	log.Info("starting export", attrs...)
+	return o, nil
 }
 
 func encoders(proj *schema.Projection, codec exporter.Codec) app.EncoderFactory {
@@ -256,22 +235,14 @@ func encoders(proj *schema.Projection, codec exporter.Codec) app.EncoderFactory 
 	}
 }
 
-func metadata(cfg *config.Config, arn string) map[string]string {
-	return map[string]string{"cluster": arn, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation}
-}
-
-// reexport is the re-export policy, with the fingerprint of everything in
-// cfg that changes a file's bytes or meaning.
-func reexport(cfg *config.Config, src *kubecost.Client, clusterARN string) app.Reexport {
-	fp := exporter.Fingerprint(exporter.FingerprintInput{
+// fingerprint is the config fingerprint of a cluster: everything in cfg
+// that changes its files' bytes or meaning.
+func fingerprint(cfg *config.Config, src *kubecost.Client, clusterARN string) string {
+	return exporter.Fingerprint(exporter.FingerprintInput{
 		ClusterID: clusterARN, Labels: cfg.LabelKeys(), Annotations: cfg.AnnotationKeys(),
 		Aggregation: cfg.Aggregation, Granularity: cfg.Granularity,
 		Query: src.DayQuery(), Codec: exporter.Codec(cfg.Compression),
 	})
-	return app.Reexport{
-		Fingerprint: fp, OnConfigChange: bool(cfg.ReexportOnConfigChange),
-		DriftTolerance: float64(cfg.DriftTolerance), Legacy: bool(cfg.ReexportLegacy),
-	}
 }
 
 // kubecostAuth resolves the Kubecost TLS config and bearer token; the

@@ -2,7 +2,7 @@ package cli
 
 import (
 	"cmp"
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,13 +11,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/report"
 )
 
 // summaryCmd prints, for the Parquet files under the given paths, the
 // files, their rows and the total cost per namespace. It lets an operator
 // (and `make demo`) see what an OUTPUT_DIR export holds without Athena.
-func summaryCmd(args []string, stdout, stderr io.Writer) int {
+func summaryCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "usage: kubecost-s3-exporter summary DIR_OR_FILE...")
 		return ExitConfig
@@ -46,7 +46,7 @@ func summaryCmd(args []string, stdout, stderr io.Writer) int {
 	var rows int64
 	fmt.Fprintf(stdout, "%-100s %10s %12s\n", "file", "rows", "totalCost")
 	for _, f := range files {
-		n, cost, err := sumFile(f, byNS)
+		n, cost, err := sumFile(ctx, f, byNS)
 		if err != nil {
 			fmt.Fprintf(stderr, "summary: %s: %v\n", f, err)
 			return ExitRuntime
@@ -66,18 +66,16 @@ func summaryCmd(args []string, stdout, stderr io.Writer) int {
 	slices.SortFunc(list, func(a, b nsCost) int { return cmp.Or(cmp.Compare(b.cost, a.cost), cmp.Compare(a.ns, b.ns)) })
 	fmt.Fprintf(stdout, "\ncost per namespace over %d files, %d rows:\n", len(files), rows)
 	for _, e := range list {
-		name := e.ns
-		if name == "" {
-			name = "(none: idle or unallocated)"
-		}
-		fmt.Fprintf(stdout, "  %-40s %12.2f  %5.1f%%\n", name, e.cost, 100*e.cost/total)
+		fmt.Fprintf(stdout, "  %-40s %12.2f  %5.1f%%\n", e.ns, e.cost, 100*e.cost/total)
 	}
 	fmt.Fprintf(stdout, "  %-40s %12.2f\n", "TOTAL", total)
 	return ExitOK
 }
 
-// sumFile adds a file's totalCost per properties.namespace into byNS.
-func sumFile(path string, byNS map[string]float64) (rows int64, total float64, err error) {
+// sumFile adds a file's totalCost per namespace into byNS, with the
+// report's reader, so both commands name (Idle, __unallocated__) and sum
+// the namespaces alike.
+func sumFile(ctx context.Context, path string, byNS map[string]float64) (rows int64, total float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
@@ -87,40 +85,5 @@ func sumFile(path string, byNS map[string]float64) (rows int64, total float64, e
 	if err != nil {
 		return 0, 0, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return 0, 0, err
-	}
-	ns, ok1 := pf.Schema().Lookup("properties.namespace")
-	cost, ok2 := pf.Schema().Lookup("totalCost")
-	if !ok1 || !ok2 {
-		return 0, 0, errors.New("not an exporter file: no properties.namespace or totalCost column")
-	}
-	r := parquet.NewReader(pf)
-	defer r.Close()
-	buf := make([]parquet.Row, 256)
-	for {
-		n, err := r.ReadRows(buf)
-		for _, row := range buf[:n] {
-			var nsv string
-			var c float64
-			for _, v := range row {
-				switch v.Column() {
-				case ns.ColumnIndex:
-					nsv = v.String()
-				case cost.ColumnIndex:
-					c = v.Double()
-				}
-			}
-			byNS[nsv] += c
-			total += c
-			rows++
-		}
-		if errors.Is(err, io.EOF) {
-			return rows, total, nil
-		}
-		if err != nil {
-			return rows, total, err
-		}
-	}
+	return report.NamespaceCosts(ctx, f, st.Size(), byNS)
 }

@@ -36,9 +36,13 @@ func ClusterFilters() []string { return []string{"v2", "v1"} }
 // of CLUSTER_ID.
 func (c *Config) Federated() bool { return c.ClusterARNs != "" || c.ClusterMapFile != "" }
 
-// Members returns the mapped clusters sorted by id. Call it only on a
-// validated, federated Config.
+// Members returns the clusters of the run: the mapped clusters sorted by
+// id, or CLUSTER_ID's cluster alone, without an id, so that a single
+// cluster is a fleet of one. Call it only on a validated Config.
 func (c *Config) Members() []Member {
+	if !c.Federated() {
+		return []Member{{Cluster: c.Cluster()}}
+	}
 	entries, _ := c.mapEntries()
 	out := make([]Member, 0, len(entries))
 	for _, e := range entries {

@@ -6,16 +6,28 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Config is the whole configuration. The envconfig tags are the contract's
+// Defaults that other commands share with the exporter: the report
+// command's -backfill-days and -settle-hours start from them, so that its
+// calendar follows the exporter's own window. The struct tags below hold
+// the same numbers (tags must be literals); TestSharedDefaults ties them.
+const (
+	DefaultBackfillDays = 15
+	MinBackfillDays     = 3
+	DefaultSettleHours  = int(exporter.DefaultSettle / time.Hour)
+)
+
+// Config is the whole configuration. The env tags are the contract's
 // variable names; `default` and `desc` also feed --help and the docs.
 //
 // To add a variable: add a field here with its tags (string, int, float64,
@@ -23,56 +35,56 @@ import (
 // everything, one entry in rules() (validate.go). --help, the README check
 // and the chart tests pick it up from there.
 type Config struct {
-	S3BucketName string `envconfig:"S3_BUCKET_NAME" req:"unless OUTPUT_DIR" desc:"destination bucket (required unless OUTPUT_DIR is set)"`
-	S3Prefix     string `envconfig:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
-	ClusterID    string `envconfig:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
+	S3BucketName string `env:"S3_BUCKET_NAME" req:"unless OUTPUT_DIR" desc:"destination bucket (required unless OUTPUT_DIR is set)"`
+	S3Prefix     string `env:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
+	ClusterID    string `env:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
 	// Federated Kubecost: one exporter on the primary exports every mapped
 	// cluster under that cluster's own keys (see clusters.go).
-	ClusterARNs    string `envconfig:"CLUSTER_ARNS" desc:"federated Kubecost: comma-separated <Kubecost cluster id>=<EKS cluster ARN> pairs, instead of CLUSTER_ID"`
-	ClusterMapFile string `envconfig:"CLUSTER_MAP_FILE" desc:"federated Kubecost: YAML or JSON file mapping each Kubecost cluster id to its EKS cluster ARN, instead of CLUSTER_ID"`
-	FailOnUnmapped Flag   `envconfig:"FAIL_ON_UNMAPPED_CLUSTERS" default:"false" desc:"federated: exit 1 when Kubecost reports clusters the map lacks (the mapped ones are still exported); default: warn and skip them"`
-	ClusterFilter  string `envconfig:"KUBECOST_CLUSTER_FILTER" default:"v2" desc:"federated: how a cluster-day query names its cluster: v2 (filter=cluster:\"<id>\", Kubecost 2.x, OpenCost) or v1 (filterClusters=<id>, Kubecost 1.x)"`
+	ClusterARNs    string `env:"CLUSTER_ARNS" desc:"federated Kubecost: comma-separated <Kubecost cluster id>=<EKS cluster ARN> pairs, instead of CLUSTER_ID"`
+	ClusterMapFile string `env:"CLUSTER_MAP_FILE" desc:"federated Kubecost: YAML or JSON file mapping each Kubecost cluster id to its EKS cluster ARN, instead of CLUSTER_ID"`
+	FailOnUnmapped Flag   `env:"FAIL_ON_UNMAPPED_CLUSTERS" default:"false" desc:"federated: exit 1 when Kubecost reports clusters the map lacks (the mapped ones are still exported); default: warn and skip them"`
+	ClusterFilter  string `env:"KUBECOST_CLUSTER_FILTER" default:"v2" desc:"federated: how a cluster-day query names its cluster: v2 (filter=cluster:\"<id>\", Kubecost 2.x, OpenCost) or v1 (filterClusters=<id>, Kubecost 1.x)"`
 
-	KubecostAPIEndpoint string  `envconfig:"KUBECOST_API_ENDPOINT" default:"http://kubecost-cost-analyzer.kubecost:9090" desc:"Kubecost base URL"`
-	KubecostAPIFlavor   string  `envconfig:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
-	KubecostAPIPath     string  `envconfig:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
-	BackfillPeriodDays  int     `envconfig:"BACKFILL_PERIOD_DAYS" default:"15" desc:"days to look back, integer >= 3"`
-	SettleHours         int     `envconfig:"SETTLE_HOURS" default:"48" desc:"a day is exported once it ended at least this many hours ago (CCA: 48), 0-720"`
-	Aggregation         string  `envconfig:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
-	Granularity         string  `envconfig:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
-	Paginate            Flag    `envconfig:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
-	ConnectionTimeout   Seconds `envconfig:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
-	ReadTimeout         Seconds `envconfig:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0"`
-	TLSVerify           Flag    `envconfig:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
-	Retries             int     `envconfig:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
+	KubecostAPIEndpoint string  `env:"KUBECOST_API_ENDPOINT" default:"http://kubecost-cost-analyzer.kubecost:9090" desc:"Kubecost base URL"`
+	KubecostAPIFlavor   string  `env:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
+	KubecostAPIPath     string  `env:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
+	BackfillPeriodDays  int     `env:"BACKFILL_PERIOD_DAYS" default:"15" desc:"days to look back, integer >= 3"`
+	SettleHours         int     `env:"SETTLE_HOURS" default:"48" desc:"a day is exported once it ended at least this many hours ago (CCA: 48), 0-720"`
+	Aggregation         string  `env:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
+	Granularity         string  `env:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
+	Paginate            Flag    `env:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
+	ConnectionTimeout   Seconds `env:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
+	ReadTimeout         Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0"`
+	TLSVerify           Flag    `env:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
+	Retries             int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 
-	CASecretName   string `envconfig:"KUBECOST_CA_CERTIFICATE_SECRET_NAME" desc:"Secrets Manager secret holding a PEM CA bundle for Kubecost TLS"`
-	CASecretRegion string `envconfig:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`
-	BearerFile     string `envconfig:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
-	BearerSecret   string `envconfig:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
+	CASecretName   string `env:"KUBECOST_CA_CERTIFICATE_SECRET_NAME" desc:"Secrets Manager secret holding a PEM CA bundle for Kubecost TLS"`
+	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`
+	BearerFile     string `env:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
+	BearerSecret   string `env:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
 
-	IRSAParentRoleARN   string  `envconfig:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
-	ExpectedBucketOwner string  `envconfig:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
-	SSE                 string  `envconfig:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
-	SSEKMSKeyID         string  `envconfig:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
-	S3PartSizeMiB       int     `envconfig:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
-	S3RequestTimeout    Seconds `envconfig:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
+	IRSAParentRoleARN   string  `env:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
+	ExpectedBucketOwner string  `env:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
+	SSE                 string  `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
+	SSEKMSKeyID         string  `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
+	S3PartSizeMiB       int     `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
+	S3RequestTimeout    Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
 
-	Labels      string `envconfig:"LABELS" desc:"comma-separated Kubernetes label keys to export as columns"`
-	Annotations string `envconfig:"ANNOTATIONS" desc:"comma-separated Kubernetes annotation keys to export as columns"`
-	OutputDir   string `envconfig:"OUTPUT_DIR" desc:"write the same key layout under this directory instead of S3"`
-	Compression string `envconfig:"COMPRESSION" default:"snappy" desc:"Parquet codec: snappy, zstd or gzip"`
-	Concurrency int    `envconfig:"CONCURRENCY" default:"1" desc:"days exported at once, 1-8"`
-	DryRun      Flag   `envconfig:"DRY_RUN" default:"false" desc:"plan and log, but fetch and write nothing"`
-	ForceDates  string `envconfig:"FORCE_DATES" desc:"comma-separated YYYY-MM-DD days to export again even if present"`
+	Labels      string `env:"LABELS" desc:"comma-separated Kubernetes label keys to export as columns"`
+	Annotations string `env:"ANNOTATIONS" desc:"comma-separated Kubernetes annotation keys to export as columns"`
+	OutputDir   string `env:"OUTPUT_DIR" desc:"write the same key layout under this directory instead of S3"`
+	Compression string `env:"COMPRESSION" default:"snappy" desc:"Parquet codec: snappy, zstd or gzip"`
+	Concurrency int    `env:"CONCURRENCY" default:"1" desc:"days exported at once, 1-8"`
+	DryRun      Flag   `env:"DRY_RUN" default:"false" desc:"plan and log, but fetch and write nothing"`
+	ForceDates  string `env:"FORCE_DATES" desc:"comma-separated YYYY-MM-DD days to export again even if present"`
 
-	ReexportOnConfigChange Flag   `envconfig:"REEXPORT_ON_CONFIG_CHANGE" default:"true" desc:"re-export stored days of the window made with another config (labels, codec, ...)"`
-	DriftTolerance         Ratio  `envconfig:"DRIFT_TOLERANCE" default:"0.1%" desc:"re-export a stored day when Kubecost's day total moved by more than this (0.1% or 0.001)"`
-	ReexportLegacy         Flag   `envconfig:"REEXPORT_LEGACY" default:"false" desc:"also replace stored days without this exporter's metadata (written by CCA or by hand)"`
-	LogLevel               string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
-	LogFormat              string `envconfig:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
+	ReexportOnConfigChange Flag   `env:"REEXPORT_ON_CONFIG_CHANGE" default:"true" desc:"re-export stored days of the window made with another config (labels, codec, ...)"`
+	DriftTolerance         Ratio  `env:"DRIFT_TOLERANCE" default:"0.1%" desc:"re-export a stored day when Kubecost's day total moved by more than this (0.1% or 0.001)"`
+	ReexportLegacy         Flag   `env:"REEXPORT_LEGACY" default:"false" desc:"also replace stored days without this exporter's metadata (written by CCA or by hand)"`
+	LogLevel               string `env:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat              string `env:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
 
-	PushgatewayURL string `envconfig:"PUSHGATEWAY_URL" desc:"Prometheus Pushgateway base URL; each run pushes its metrics there at the end"`
+	PushgatewayURL string `env:"PUSHGATEWAY_URL" desc:"Prometheus Pushgateway base URL; each run pushes its metrics there at the end"`
 
 	// mapFile is what Load read from CLUSTER_MAP_FILE, so that Validate
 	// stays free of I/O; mapFileErr is why it could not be read.
@@ -101,7 +113,7 @@ func (f *Flag) Decode(v string) error {
 // fraction ("0.001"), from 0 to 100 %.
 type Ratio float64
 
-// Decode implements envconfig.Decoder.
+// Decode implements decoder.
 func (r *Ratio) Decode(v string) error {
 	v = strings.TrimSpace(v)
 	num, pct := strings.CutSuffix(v, "%")
@@ -163,9 +175,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 // decoder is a type that parses its own variable, such as Flag or Seconds.
 type decoder interface{ Decode(string) error }
 
-// decode fills c from lookup by the struct tags: the envconfig tag names the
-// variable (the tags keep envconfig's spelling, which the docs and --help
-// generators read), default applies when it is unset or blank. It returns
+// decode fills c from lookup by the struct tags: the env tag names the
+// variable (the docs and --help generators read it too), default applies
+// when it is unset or blank. It returns
 // one error per variable that does not parse as its type.
 func decode(lookup func(string) (string, bool), c *Config) Errors {
 	var errs Errors
@@ -173,7 +185,7 @@ func decode(lookup func(string) (string, bool), c *Config) Errors {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name := f.Tag.Get("envconfig")
+		name := f.Tag.Get("env")
 		if name == "" {
 			continue // not a variable
 		}
@@ -234,11 +246,11 @@ func Vars() []Var {
 	out := make([]Var, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if f.Tag.Get("envconfig") == "" {
+		if f.Tag.Get("env") == "" {
 			continue
 		}
 		out = append(out, Var{
-			Name:     f.Tag.Get("envconfig"),
+			Name:     f.Tag.Get("env"),
 			Default:  f.Tag.Get("default"),
 			Desc:     f.Tag.Get("desc"),
 			Required: f.Tag.Get("req"),
@@ -247,9 +259,13 @@ func Vars() []Var {
 	return out
 }
 
-// Usage writes the --help text: every variable with its default.
-func Usage(w interface{ Write([]byte) (int, error) }) {
+// Usage writes the --help text: every variable with its default. The
+// columns are as wide as their widest cell, so a long default (CLUSTER_ID's
+// condition) does not push its description out of line.
+func Usage(w io.Writer) {
 	fmt.Fprintf(w, "Configuration is read from the environment:\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	defer tw.Flush()
 	for _, v := range Vars() {
 		def := v.Default
 		switch {
@@ -260,6 +276,6 @@ func Usage(w interface{ Write([]byte) (int, error) }) {
 		case def == "":
 			def = "(empty)"
 		}
-		fmt.Fprintf(w, "  %-40s %-45s %s\n", v.Name, def, v.Desc)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Desc)
 	}
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,58 @@ func TestReadmeListsEveryVariable(t *testing.T) {
 		if v.Default != "" && !strings.Contains(line, "`"+v.Default+"`") {
 			t.Errorf("README.md row for %s does not show its default %q: %s", v.Name, v.Default, line)
 		}
+	}
+}
+
+// TestUsageColumnsAligned: every variable's description starts in the same
+// column, also after the longest default (CLUSTER_ID's condition).
+func TestUsageColumnsAligned(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	Usage(&b)
+	col := -1
+	for _, v := range Vars() {
+		var line string
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, "  "+v.Name+" ") {
+				line = l
+			}
+		}
+		i := strings.Index(line, v.Desc)
+		if line == "" || i < 0 {
+			t.Fatalf("--help has no line for %s with its description", v.Name)
+		}
+		if col < 0 {
+			col = i
+		}
+		if i != col {
+			t.Errorf("%s: description starts in column %d, others in %d:\n%s", v.Name, i, col, line)
+		}
+		if def := line[len("  "+v.Name):i]; strings.TrimSpace(def) == "" {
+			t.Errorf("%s: no default shown: %q", v.Name, line)
+		}
+	}
+}
+
+// TestSharedDefaults: the literals in the struct tags are the exported
+// defaults other commands use.
+func TestSharedDefaults(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{"BACKFILL_PERIOD_DAYS": strconv.Itoa(DefaultBackfillDays), "SETTLE_HOURS": strconv.Itoa(DefaultSettleHours)}
+	for _, v := range Vars() {
+		if w, ok := want[v.Name]; ok && v.Default != w {
+			t.Errorf("%s: tag default %q, exported default %s", v.Name, v.Default, w)
+		}
+	}
+	if DefaultSettleHours != 48 {
+		t.Errorf("DefaultSettleHours = %d, want CCA's 48", DefaultSettleHours)
+	}
+	c, err := Load(func(k string) (string, bool) {
+		v, ok := map[string]string{"OUTPUT_DIR": "/tmp/x", "CLUSTER_ID": "arn:aws:eks:us-east-1:111122223333:cluster/prod",
+			"BACKFILL_PERIOD_DAYS": strconv.Itoa(MinBackfillDays - 1)}[k]
+		return v, ok
+	})
+	if err == nil {
+		t.Errorf("BACKFILL_PERIOD_DAYS=%d accepted: %+v", MinBackfillDays-1, c)
 	}
 }

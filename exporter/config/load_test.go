@@ -53,8 +53,8 @@ func TestEveryFieldDecodes(t *testing.T) {
 		if !f.IsExported() {
 			continue // state Load derives, not a variable
 		}
-		if f.Tag.Get("envconfig") == "" || f.Tag.Get("desc") == "" {
-			t.Errorf("field %s needs envconfig and desc tags", f.Name)
+		if f.Tag.Get("env") == "" || f.Tag.Get("desc") == "" {
+			t.Errorf("field %s needs env and desc tags", f.Name)
 		}
 		func() {
 			defer func() {

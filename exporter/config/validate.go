@@ -158,7 +158,7 @@ func rules() []Rule {
 		{"KUBECOST_API_ENDPOINT", checkEndpoint},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
 		{"KUBECOST_API_PATH", checkAPIPath},
-		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, 3, 3650)},
+		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, MinBackfillDays, 3650)},
 		{"SETTLE_HOURS", intRange(func(c *Config) int { return c.SettleHours }, 0, 720)},
 		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, false, Aggregations)},
 		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, false, Granularities)},
@@ -238,16 +238,8 @@ func checkPushgateway(c *Config, bad badFunc) {
 		return
 	}
 	if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		bad(redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
+		bad(exporter.Redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
 	}
-}
-
-// redact hides a password in a URL, which must never be printed.
-func redact(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return "(unparsable URL)"
 }
 
 func checkAPIPath(c *Config, bad badFunc) {

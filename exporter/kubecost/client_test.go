@@ -356,10 +356,9 @@ func TestAvailableDays(t *testing.T) {
 	for _, d := range days {
 		got = append(got, d.Day)
 		// The day's total is the sum of the cluster-level totalCost of the
-		// query the client sends, which asks nothing about idle: Kubecost
-		// then includes it (idle defaults to true).
+		// query the client sends, idle split by cluster and included.
 		trs, err := srv.Sim.TruthFor(url.Values{"window": {d.Day.Format(time.RFC3339) + "," + d.Day.Add(24*time.Hour).Format(time.RFC3339)},
-			"aggregate": {"cluster"}, "step": {"1d"}, "accumulate": {"false"}})
+			"aggregate": {"cluster"}, "step": {"1d"}, "accumulate": {"false"}, "idle": {"true"}, "splitIdle": {"true"}})
 		if err != nil || len(trs) != 1 || trs[0].TotalCost <= 0 || math.Abs(d.TotalCost-trs[0].TotalCost) > 1e-9*trs[0].TotalCost {
 			t.Errorf("%s: total %v, truth %+v (%v)", d.Day.Format(time.DateOnly), d.TotalCost, trs, err)
 		}
@@ -369,7 +368,8 @@ func TestAvailableDays(t *testing.T) {
 	}
 	reqs := srv.Sim.Requests()
 	q := reqs[len(reqs)-1].Query
-	wantQ := url.Values{"window": {"2026-10-27T00:00:00Z,2026-11-04T00:00:00Z"}, "aggregate": {"cluster"}, "step": {"1d"}, "accumulate": {"false"}}
+	wantQ := url.Values{"window": {"2026-10-27T00:00:00Z,2026-11-04T00:00:00Z"}, "aggregate": {"cluster"}, "step": {"1d"}, "accumulate": {"false"},
+		"idle": {"true"}, "splitIdle": {"true"}}
 	if len(reqs) != 2 || q.Encode() != wantQ.Encode() {
 		t.Errorf("%d requests, last %s, want %s", len(reqs), q.Encode(), wantQ.Encode())
 	}

@@ -31,7 +31,6 @@ type rawAlloc struct {
 		RAMByteUsageMax float64  `json:"ramByteUsageMax"`
 		GPUUsageMax     *float64 `json:"gpuUsageMax"`
 	} `json:"rawAllocationOnly"`
-	CarbonCost *float64 `json:"carbonCost"`
 }
 
 func kvMap(n *schema.Nested) map[string]string {
@@ -120,9 +119,6 @@ func TestDecodeKeepsEverything(t *testing.T) {
 			}
 			raw++
 		}
-		if c := r.X[schema.XCarbonCost]; want.CarbonCost != nil && (!c.Set || c.Num != *want.CarbonCost) {
-			t.Fatalf("%s carbonCost %+v, want %v", r.Name, c, *want.CarbonCost)
-		}
 		if c := r.X[schema.XCPUCostIdle]; c.Set {
 			t.Fatalf("%s cpuCostIdle set to %v, but the response has none", r.Name, c.Num)
 		}
@@ -145,7 +141,7 @@ func TestDecodeNullableShapes(t *testing.T) {
 	x := func(i int) schema.Nested { return r.X[i] }
 	for i, want := range map[int]any{
 		schema.XCPUCostIdle: nil, schema.XRAMCostIdle: nil, schema.XGPUCostIdle: 0.5, schema.XGPUEfficiency: 0.0,
-		schema.XCarbonCost: nil, schema.XGPURequestAverage: 0.0, schema.XGPUUsageAverage: nil,
+		schema.XGPURequestAverage: 0.0, schema.XGPUUsageAverage: nil,
 	} {
 		n := x(i)
 		if want == nil && n.Set || want != nil && (!n.Set || n.Num != want.(float64)) {

@@ -33,8 +33,26 @@ var flavorParams = map[Flavor][][2]string{
 
 var kubecostParams = [][2]string{{"idle", "true"}, {"splitIdle", "true"}, {"idleByNode", "true"}, {"shareTenancyCosts", "true"}}
 
+// availParams are the idle parameters of the availability query
+// (aggregate=cluster), per flavour: each day's total must include idle, so
+// that a change in idle alone (a late reconciliation of node prices) is
+// seen as drift, and, for a federated Kubecost, idle must be split by
+// cluster. Without splitIdle, Kubecost's defaults (idle=true,
+// splitIdle=false) merge every cluster's idle into one "__idle__" whose
+// properties agree on no cluster.
+var availParams = map[Flavor][][2]string{
+	// One "<cluster>/__idle__" per cluster and day.
+	FlavorKubecost:  {{"idle", "true"}, {"splitIdle", "true"}},
+	FlavorCostModel: {{"idle", "true"}, {"splitIdle", "true"}},
+	// OpenCost's handler has no splitIdle: one "__idle__" per day, of its
+	// cluster when it serves one, of no cluster when it serves several.
+	FlavorOpenCost: {{"includeIdle", "true"}},
+}
+
 // flavorLimits says, per flavour, what its server cannot do of CCA's query.
 var flavorLimits = map[Flavor]string{
 	FlavorOpenCost: "OpenCost cannot split idle cost by node: every day (or hour) has one __idle__ row " +
-		"holding the whole cluster's idle cost, with no node; and it has no tenancy costs to share",
+		"holding the whole cluster's idle cost, with no node; and it has no tenancy costs to share. " +
+		"Federated (an OpenCost serving several clusters), it cannot split idle by cluster either: " +
+		"the clusters' day totals leave idle out, and each cluster-day's __idle__ row is of no cluster",
 }

@@ -310,14 +310,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// redactURL hides a password in a URL and drops its query.
+// redactURL is s as errors show it: without its query, which only
+// lengthens them, and with its credentials hidden.
 func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "<unparsable URL>"
-	}
-	u.RawQuery, u.ForceQuery = "", false
-	return u.Redacted()
+	s, _, _ = strings.Cut(s, "?")
+	return exporter.Redact(s)
 }
 
 // bodyReader counts body bytes and pushes back the stall timer whenever

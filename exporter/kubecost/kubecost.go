@@ -128,9 +128,10 @@ type Client struct {
 	decoders sync.Pool          // *decoder bound to opts.Projection
 	bare     *schema.Projection // for AvailableDays, which needs no labels
 
-	mu    sync.Mutex
-	total Stats
-	seq   atomic.Int64 // request ids for logs
+	mu       sync.Mutex
+	total    Stats
+	seq      atomic.Int64 // request ids for logs
+	idleWarn idleWarnings
 }
 
 // New validates opts and returns a Client. It makes no network call.
@@ -226,6 +227,7 @@ type job struct {
 	aggregate string
 	step      time.Duration
 	full      bool   // send the full CCA parameter set (FetchDay)
+	avail     bool   // send the availability query's idle parameters
 	split     bool   // windows may be split on failure (hourly FetchDay)
 	cluster   string // "" or the one cluster the query asks for (federated)
 	dec       *decoder
@@ -250,7 +252,10 @@ func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]expor
 
 // ClusterDays is AvailableDays per cluster, for a federated Kubecost: one
 // query answers for every cluster, keyed by Kubecost's cluster id
-// (properties.cluster), each day's total being that cluster's alone.
+// (properties.cluster), each day's total being that cluster's alone, its
+// idle included where the server splits idle by cluster (availParams). An
+// idle row merged across clusters belongs to none of them: it is never
+// reported as a cluster.
 func (c *Client) ClusterDays(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
 	days, err := c.availability(ctx, from, to)
 	if err != nil {
@@ -258,10 +263,17 @@ func (c *Client) ClusterDays(ctx context.Context, from, to time.Time) (map[strin
 	}
 	out := make(map[string][]exporter.DayTotal, len(days.seen))
 	for id, byDay := range days.seen {
-		out[id] = dayTotals(byDay)
+		if id != mergedIdle {
+			out[id] = dayTotals(byDay)
+		}
 	}
 	return out, nil
 }
+
+// mergedIdle is the daySet key of idle rows of no cluster: a key no
+// Kubecost cluster id can be (ids are Prometheus label values, never
+// holding a NUL byte).
+const mergedIdle = "\x00idle"
 
 func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet, error) {
 	from, to = exporter.Midnight(from), exporter.Midnight(to)
@@ -273,6 +285,7 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 		plan:      []window{{start: from, end: to}},
 		aggregate: "cluster",
 		step:      24 * time.Hour,
+		avail:     true,
 		dec:       newDecoder(c.bare),
 	}
 	st, err := c.run(ctx, j, days)
@@ -309,6 +322,9 @@ func (s *daySet) Write(r *schema.Record) error {
 		return nil
 	}
 	id := r.Props[schema.PropCluster]
+	if id == "" && r.Name == idleName {
+		id = mergedIdle
+	}
 	byDay := s.seen[id]
 	if byDay == nil {
 		byDay = map[int64]float64{}
@@ -347,10 +363,23 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 	d := pool.Get().(*decoder)
 	defer func() { d.p.strs.reset(); pool.Put(d) }()
 	j.dec = d
-	st, err := c.run(ctx, j, sink)
+	// The idle rows are counted after the cluster check has dropped other
+	// clusters' idle: only this cluster's own idle says idle came back.
+	n := &idleCount{sink: sink}
+	out := exporter.RecordSink(n)
+	var cc *clusterCheck
+	if cluster != "" {
+		k, v := c.opts.ClusterFilter.param(cluster)
+		cc = &clusterCheck{sink: n, id: cluster, param: k + "=" + v}
+		out = cc
+	}
+	st, err := c.run(ctx, j, out)
 	c.record(st)
 	if errors.Is(err, ErrNoData) {
 		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), err)
+	}
+	if err == nil {
+		c.checkIdle(day, cluster, n, cc)
 	}
 	return st, err
 }
@@ -481,8 +510,12 @@ func (c *Client) query(j *job, w window) string {
 	q.Set("aggregate", j.aggregate)
 	q.Set("step", stepParam(j.step))
 	q.Set("accumulate", "false")
-	if j.full {
-		for _, p := range flavorParams[c.opts.Flavor] {
+	params := flavorParams[c.opts.Flavor]
+	if j.avail {
+		params = availParams[c.opts.Flavor]
+	}
+	if j.full || j.avail {
+		for _, p := range params {
 			q.Set(p[0], p[1])
 		}
 	}

@@ -19,13 +19,33 @@ import (
 // Namespace prefixes every metric name.
 const Namespace = "kubecost_s3_exporter"
 
-var _ kubecost.Observer = (*Requests)(nil)
+var (
+	_ kubecost.Observer     = (*Requests)(nil)
+	_ kubecost.IdleObserver = (*Requests)(nil)
+)
 
-// Requests counts Kubecost requests by outcome. It is the Observer given
-// to the Kubecost client; the zero value is ready to use.
+// Requests counts Kubecost requests by outcome, and the days that came
+// back without idle. It is the Observer given to the Kubecost client; the
+// zero value is ready to use.
 type Requests struct {
 	mu     sync.Mutex
 	counts map[kubecost.Outcome]int64
+	noIdle int64
+}
+
+// ObserveDayWithoutIdle implements kubecost.IdleObserver.
+func (r *Requests) ObserveDayWithoutIdle() {
+	r.mu.Lock()
+	r.noIdle++
+	r.mu.Unlock()
+}
+
+// DaysWithoutIdle returns how many days came back with allocations but no
+// idle row, though idle was asked for.
+func (r *Requests) DaysWithoutIdle() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.noIdle
 }
 
 // ObserveRequest implements kubecost.Observer.
@@ -45,12 +65,13 @@ func (r *Requests) Count(o kubecost.Outcome) int64 {
 	return r.counts[o]
 }
 
-// Run is what one run reports.
+// Run is what one run reports for one cluster: a run of several clusters
+// pushes one group per cluster, so dashboards and alerts stay per cluster.
 type Run struct {
 	Start, End time.Time
-	Summary    app.Summary
-	Err        error     // nil when the run succeeded (exit status 0)
-	Requests   *Requests // nil: no Kubecost client was built
+	Cluster    app.ClusterResult
+	Err        error     // nil when the run succeeded for this cluster
+	Requests   *Requests // the whole run's Kubecost requests; nil: no client was built
 	// RunID identifies the scheduled run (see RunID): every pod attempt of
 	// one Job pushes the same run label, so the alerts count runs.
 	RunID string
@@ -96,7 +117,7 @@ func Registry(r Run) *prometheus.Registry {
 		reg.MustRegister(g)
 	}
 	unix := func(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
-	sum := r.Summary
+	sum := r.Cluster
 	written, rows, bytes := sum.Written()
 	success := 0.0
 	if r.Err == nil {
@@ -115,7 +136,7 @@ func Registry(r Run) *prometheus.Registry {
 	gauge("last_run_days_failed", "Days the last run failed to export.", float64(len(sum.Failed())))
 	gauge("last_run_rows_written", "Rows (allocations) the last run wrote.", float64(rows))
 	gauge("last_run_bytes_written", "Parquet bytes the last run wrote.", float64(bytes))
-	if n, ok := MissingDays(sum.Plan, sum.Days); ok {
+	if n, ok := MissingDays(sum.Plan, sum.Days); ok && Planned(r.Err) {
 		gauge("archive_missing_days", "Days of the backfill window missing from the archive after the last run that planned.", float64(n))
 		if n == 0 {
 			// Like the success time, kept by later pushes that lack it: the
@@ -147,6 +168,10 @@ func Registry(r Run) *prometheus.Registry {
 		req.WithLabelValues(string(o)).Set(float64(v))
 	}
 	reg.MustRegister(req)
+	if r.Requests != nil {
+		gauge("last_run_days_without_idle", "Days of the last run that Kubecost returned with allocations but no idle row, "+
+			"though idle was asked for (usually KUBECOST_API_FLAVOR does not match the server).", float64(r.Requests.DaysWithoutIdle()))
+	}
 	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "build_info", Help: "Always 1; labels carry the exporter's version.",
 	}, []string{"version"})

@@ -65,8 +65,8 @@ func TestRegistryRunSeries(t *testing.T) {
 		runLabel string
 		complete bool
 	}{
-		{"complete", metrics.Run{Start: start, End: end, Summary: app.Summary{Plan: full}, RunID: "kse-1"}, "kse-1", true},
-		{"hole", metrics.Run{Start: start, End: end, Summary: app.Summary{Plan: holed}, RunID: "kse-1"}, "kse-1", false},
+		{"complete", metrics.Run{Start: start, End: end, Cluster: app.ClusterResult{Plan: full}, RunID: "kse-1"}, "kse-1", true},
+		{"hole", metrics.Run{Start: start, End: end, Cluster: app.ClusterResult{Plan: holed}, RunID: "kse-1"}, "kse-1", false},
 		{"no plan, no RUN_ID", metrics.Run{Start: start, End: end, Err: errors.New("x")}, "2026-11-20T00:00:00Z", false},
 	}
 	for _, tc := range cases {
@@ -91,5 +91,26 @@ func TestRegistryRunSeries(t *testing.T) {
 		if got := byName["kubecost_s3_exporter_last_archive_complete_timestamp_seconds"]; got != tc.complete {
 			t.Errorf("%s: last_archive_complete_timestamp_seconds pushed %v, want %v", tc.name, got, tc.complete)
 		}
+	}
+}
+
+// Days that came back without idle are counted by the Requests observer
+// (as the Kubecost client reports them) and pushed as a gauge.
+func TestDaysWithoutIdle(t *testing.T) {
+	reqs := &metrics.Requests{}
+	reqs.ObserveDayWithoutIdle()
+	reqs.ObserveDayWithoutIdle()
+	mfs, err := metrics.Registry(metrics.Run{Start: d(1), End: d(1), Requests: reqs}).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := -1.0
+	for _, mf := range mfs {
+		if mf.GetName() == metrics.Namespace+"_last_run_days_without_idle" {
+			got = mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	if got != 2 {
+		t.Errorf("last_run_days_without_idle = %v, want 2", got)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
 )
 
@@ -74,52 +73,13 @@ func ConfigErrorClusters(lookup func(string) (string, bool)) []string {
 	return names
 }
 
-// Outcome is what one cluster's group reports for a run.
-type Outcome struct {
-	Cluster string      // EKS cluster name: the group's cluster label
-	Summary app.Summary // its plan and days; a zero Plan means it never planned
-	Err     error       // nil when this cluster's part of the run succeeded
-}
-
-// FleetOutcomes decides what each mapped cluster of a federated run
-// reports, given the clusters the configuration maps (names, in member
-// order), what RunFleet returned and its error. A cluster has failed when
-// its own planning or days failed, when the run failed on unmapped
-// clusters (FAIL_ON_UNMAPPED_CLUSTERS: the exit status is 1 for all), or
-// when the run stopped before per-cluster work (Kubecost unreachable, the
-// run could not be wired): then it did not plan either, so it reports no
-// archive_missing_days rather than a hole count of zero.
-func FleetOutcomes(names []string, sum app.FleetSummary, err error) []Outcome {
-	byName := map[string]app.ClusterResult{}
-	for _, c := range sum.Clusters {
-		byName[c.ARN[strings.LastIndexByte(c.ARN, '/')+1:]] = c
-	}
-	perCluster := err == nil || errors.Is(err, app.ErrDaysFailed) || errors.Is(err, app.ErrUnmappedClusters)
-	out := make([]Outcome, 0, len(names))
-	for _, name := range names {
-		c, known := byName[name]
-		o := Outcome{Cluster: name, Summary: c.Summary}
-		switch {
-		case !known || !perCluster:
-			// The run never reached this cluster's plan.
-			o.Summary.Plan = exporter.Plan{}
-			o.Err = runErr(err)
-		case c.PlanErr != nil:
-			o.Summary.Plan = exporter.Plan{}
-			o.Err = c.PlanErr
-		case len(c.Failed()) > 0:
-			o.Err = app.ErrDaysFailed
-		case errors.Is(err, app.ErrUnmappedClusters):
-			o.Err = app.ErrUnmappedClusters
-		}
-		out = append(out, o)
-	}
-	return out
-}
-
-func runErr(err error) error {
-	if err == nil {
-		return errors.New("the run did not reach this cluster")
-	}
-	return err
+// Planned reports whether a cluster whose part of the run ended with err
+// got as far as a plan. A run that stopped before planning (Kubecost
+// unreachable, a start-up failure, a panic) or a cluster whose own planning
+// failed (a denied listing) leaves only the window in its plan: it must
+// push no archive_missing_days, which would read as "no hole" and reset the
+// hole alert, so the last known count stays in the Pushgateway. Failed or
+// unfinished days and a failed clean-up come after the plan.
+func Planned(err error) bool {
+	return err == nil || errors.Is(err, app.ErrDaysFailed) || errors.Is(err, app.ErrCleanupFailed)
 }

@@ -62,64 +62,44 @@ func TestConfigErrorClusters(t *testing.T) {
 	}
 }
 
-// TestFleetOutcomes: which clusters of a federated run are pushed as
-// failed, and which report a hole count.
-func TestFleetOutcomes(t *testing.T) {
+// TestPlannedGatesTheHoleCount: a cluster the run never planned pushes no
+// archive_missing_days (its plan holds only the window, which would count
+// zero days missing); one whose days failed does, and its success is 0.
+func TestPlannedGatesTheHoleCount(t *testing.T) {
 	window := exporter.Plan{First: d(1), Last: d(5)}
 	planned := exporter.Plan{First: d(1), Last: d(5), Available: []time.Time{d(4), d(5)}, Present: []time.Time{d(4)},
 		Days: exports(d(5))}
-	arn := func(name string) string { return "arn:aws:eks:us-east-1:111122223333:cluster/" + name }
-	ok := func(name string) app.ClusterResult {
-		return app.ClusterResult{ID: name, ARN: arn(name), Summary: app.Summary{Plan: planned, Days: []app.DayResult{{Day: d(5)}}}}
-	}
-	dayFailed := func(name string) app.ClusterResult {
-		c := ok(name)
-		c.Days = []app.DayResult{{Day: d(5), Err: errors.New("upload: 503")}}
-		return c
-	}
-	planFailed := func(name string) app.ClusterResult {
-		return app.ClusterResult{ID: name, ARN: arn(name), Summary: app.Summary{Plan: window,
-			Days: []app.DayResult{{Day: d(5), Err: errors.New("plan: list: AccessDenied")}}}, PlanErr: errors.New("list: AccessDenied")}
-	}
 	unreachable := fmt.Errorf("ask Kubecost for available days: %w", errors.New("connection refused"))
-	names := []string{"a", "b"}
 	cases := []struct {
-		name        string
-		sum         app.FleetSummary
-		err         error
-		failed      []bool
-		holeCounted []bool // archive_missing_days pushed
+		name    string
+		cluster app.ClusterResult
+		err     error
+		hole    bool
 	}{
-		{"all ok", app.FleetSummary{Clusters: []app.ClusterResult{ok("a"), ok("b")}}, nil,
-			[]bool{false, false}, []bool{true, true}},
-		{"one cluster's day failed", app.FleetSummary{Clusters: []app.ClusterResult{ok("a"), dayFailed("b")}},
-			fmt.Errorf("%w: 1 cluster-days", app.ErrDaysFailed), []bool{false, true}, []bool{true, true}},
-		{"listing denied for one cluster", app.FleetSummary{Clusters: []app.ClusterResult{planFailed("a"), ok("b")}},
-			fmt.Errorf("%w: 1 cluster-days", app.ErrDaysFailed), []bool{true, false}, []bool{false, true}},
-		// The window is set before Kubecost is asked: it is not a plan.
-		{"Kubecost unreachable before planning", app.FleetSummary{Clusters: []app.ClusterResult{
-			{ID: "a", ARN: arn("a"), Summary: app.Summary{Plan: window}}, {ID: "b", ARN: arn("b"), Summary: app.Summary{Plan: window}}}},
-			unreachable, []bool{true, true}, []bool{false, false}},
-		{"the run could not be wired", app.FleetSummary{}, errors.New("awsauth: no credentials"),
-			[]bool{true, true}, []bool{false, false}},
-		{"unmapped clusters with FAIL_ON_UNMAPPED_CLUSTERS", app.FleetSummary{Clusters: []app.ClusterResult{ok("a"), ok("b")}, Unmapped: []string{"c"}},
-			fmt.Errorf("%w: [c]", app.ErrUnmappedClusters), []bool{true, true}, []bool{true, true}},
+		{"ok", app.ClusterResult{Plan: planned, Days: []app.DayResult{{Day: d(5)}}}, nil, true},
+		{"a day failed", app.ClusterResult{Plan: planned, Days: []app.DayResult{{Day: d(5), Err: errors.New("upload: 503")}}},
+			fmt.Errorf("%w: 1", app.ErrDaysFailed), true},
+		{"clean-up failed", app.ClusterResult{Plan: planned, Days: []app.DayResult{{Day: d(5)}}}, app.ErrCleanupFailed, true},
+		{"Kubecost unreachable before planning", app.ClusterResult{Plan: window}, unreachable, false},
+		{"listing denied", app.ClusterResult{Plan: window, PlanErr: errors.New("list: AccessDenied")}, errors.New("list: AccessDenied"), false},
+		{"the run could not start", app.ClusterResult{}, errors.New("awsauth: no credentials"), false},
 	}
 	for _, tc := range cases {
-		got := metrics.FleetOutcomes(names, tc.sum, tc.err)
-		if len(got) != len(names) {
-			t.Fatalf("%s: %d outcomes for %d clusters", tc.name, len(got), len(names))
+		fams, err := metrics.Registry(metrics.Run{Start: d(6), End: d(6), Cluster: tc.cluster, Err: tc.err}).Gather()
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i, o := range got {
-			if o.Cluster != names[i] {
-				t.Errorf("%s: outcome %d is for %q, want %q", tc.name, i, o.Cluster, names[i])
+		got := map[string]float64{}
+		for _, f := range fams {
+			if m := f.GetMetric(); len(m) == 1 && m[0].GetGauge() != nil {
+				got[f.GetName()] = m[0].GetGauge().GetValue()
 			}
-			if (o.Err != nil) != tc.failed[i] {
-				t.Errorf("%s: cluster %s err = %v, want failed %v", tc.name, o.Cluster, o.Err, tc.failed[i])
-			}
-			if _, counted := metrics.MissingDays(o.Summary.Plan, o.Summary.Days); counted != tc.holeCounted[i] {
-				t.Errorf("%s: cluster %s reports a hole count: %v, want %v", tc.name, o.Cluster, counted, tc.holeCounted[i])
-			}
+		}
+		if _, ok := got["kubecost_s3_exporter_archive_missing_days"]; ok != tc.hole {
+			t.Errorf("%s: archive_missing_days pushed %v, want %v", tc.name, ok, tc.hole)
+		}
+		if want := map[bool]float64{true: 0, false: 1}[tc.err != nil]; got["kubecost_s3_exporter_last_run_success"] != want {
+			t.Errorf("%s: last_run_success = %v, want %v", tc.name, got["kubecost_s3_exporter_last_run_success"], want)
 		}
 	}
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/push"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Job is the Pushgateway job label of every push.
@@ -50,11 +50,7 @@ func (p Pusher) Push(ctx context.Context, r Run) error {
 		AddContext(ctx)
 	if err != nil {
 		// The URL may carry basic-auth credentials: never log them.
-		safe := p.URL
-		if u, perr := url.Parse(p.URL); perr == nil {
-			safe = u.Redacted()
-		}
-		err = fmt.Errorf("metrics: push to %s: %s", safe, strings.ReplaceAll(err.Error(), p.URL, safe))
+		err = fmt.Errorf("metrics: push to %s: %s", exporter.Redact(p.URL), exporter.Redact(err.Error()))
 		if p.Logger != nil {
 			p.Logger.Warn("could not push metrics; the run's result is unaffected", "error", err.Error())
 		}

@@ -66,9 +66,10 @@ type Options struct {
 	// override the MetaExporterVersion and MetaSchemaVersion defaults.
 	Metadata map[string]string
 	// PageBufferDir is where the compressed pages of the row group being
-	// written wait until the row group is complete: one temp file per
-	// column, removed at the end of the row group. "" means os.TempDir(),
-	// where the exporter also spools its day files.
+	// written wait until the row group is complete: one temp file for all
+	// columns per writer, removed from its directory as soon as it is
+	// created (spool.go). "" means os.TempDir(), where the exporter also
+	// spools its day files.
 	PageBufferDir string
 	// MemoryPageBuffers keeps those pages on the Go heap instead, as
 	// parquet-go does by default; benchmarks use it for comparison.

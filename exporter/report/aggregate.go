@@ -3,17 +3,21 @@ package report
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 )
 
 // Data is everything the page shows, aggregated from the archive.
 type Data struct {
 	From, To     time.Time // the days covered, inclusive
 	Generated    time.Time
+	Currency     string
 	Clusters     []string
 	Files, Rows  int64
 	Total        float64
@@ -52,25 +56,47 @@ type LabelCosts struct {
 // DayState is a calendar cell.
 type DayState string
 
-// Calendar states.
+// Calendar states. Missing and NoKubecostData differ in what can be done:
+// a missing day can still be exported (Kubecost holds it), a day Kubecost
+// does not hold is gone unless it was archived.
 const (
 	Stored          DayState = "stored"
-	Missing         DayState = "missing"           // the exporter can still fill it
-	OutsideWindow   DayState = "outside-retention" // too old for the exporter's backfill window
-	NotYetAvailable DayState = "pending"           // not settled yet: exported by a later run
+	Missing         DayState = "missing"          // Kubecost has it (within its retention), the archive does not
+	NoKubecostData  DayState = "no-kubecost-data" // older than Kubecost's retention, and not in the archive
+	NotYetAvailable DayState = "pending"          // not settled yet: exported by a later run
 )
+
+// ErrEmpty: the archive holds no day file (of the clusters asked for).
+var ErrEmpty = errors.New("no day files of the exporter found")
+
+// UnknownClusterError names clusters asked for that the archive lacks.
+type UnknownClusterError struct {
+	Unknown, Known []string
+}
+
+func (e *UnknownClusterError) Error() string {
+	known := strings.Join(e.Known, ", ")
+	if known == "" {
+		known = "none"
+	}
+	return fmt.Sprintf("no day files of cluster %s in the archive (clusters found: %s)", strings.Join(e.Unknown, ", "), known)
+}
 
 // Collect reads the archive and aggregates it.
 func Collect(ctx context.Context, o Options) (*Data, error) {
 	if o.Today.IsZero() {
 		o.Today = time.Now()
 	}
-	if o.BackfillDays == 0 {
-		o.BackfillDays = 15
-	}
+	o.BackfillDays = cmp.Or(o.BackfillDays, config.DefaultBackfillDays)
+	o.Settle = cmp.Or(o.Settle, exporter.DefaultSettle)
+	o.KubecostRetentionDays = cmp.Or(o.KubecostRetentionDays, DefaultKubecostRetentionDays)
+	o.Currency = cmp.Or(o.Currency, "USD")
 	files, err := listFiles(ctx, o)
 	if err != nil {
 		return nil, err
+	}
+	if len(files) == 0 && o.From.IsZero() && o.To.IsZero() {
+		return nil, ErrEmpty
 	}
 	a := newAggregator()
 	for _, f := range files {
@@ -96,6 +122,7 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 		}
 	}
 	d.Generated = o.Today.UTC()
+	d.Currency = o.Currency
 	d.Clusters = clustersOf(files, o.Clusters)
 	d.Calendar = calendar(files, d, o)
 	return d, nil
@@ -112,9 +139,12 @@ func clustersOf(files []File, want []string) []string {
 	return out
 }
 
-// calendar classifies every day of the range for every cluster.
+// calendar classifies every day of the range for every cluster. Pending
+// follows the exporter's own window (exporter.Window with its settle
+// period), so the report and the exporter agree on which days are due.
 func calendar(files []File, d *Data, o Options) map[string]map[time.Time]DayState {
-	first, last := exporter.BackfillWindow(o.Today, o.BackfillDays)
+	_, last := exporter.Window(o.Today, o.BackfillDays, o.Settle)
+	kept := exporter.Midnight(o.Today).AddDate(0, 0, -o.KubecostRetentionDays)
 	out := map[string]map[time.Time]DayState{}
 	for _, c := range d.Clusters {
 		out[c] = map[time.Time]DayState{}
@@ -122,8 +152,8 @@ func calendar(files []File, d *Data, o Options) map[string]map[time.Time]DayStat
 			switch {
 			case day.After(last):
 				out[c][day] = NotYetAvailable
-			case day.Before(first):
-				out[c][day] = OutsideWindow
+			case day.Before(kept):
+				out[c][day] = NoKubecostData
 			default:
 				out[c][day] = Missing
 			}
@@ -186,6 +216,10 @@ func (a *aggregator) add(labelKeys []string, r *row) {
 	if r.controller != "" {
 		a.work[workload{r.namespace, r.kind, r.controller}] += r.total
 	}
+	if r.namespace == Idle {
+		a.addLabels(labelKeys, r) // idle has no usage, so no efficiency
+		return
+	}
 	e := a.eff[r.namespace]
 	if e == nil {
 		e = &effAcc{}
@@ -195,6 +229,10 @@ func (a *aggregator) add(labelKeys []string, r *row) {
 	e.ram += r.ramCost
 	e.cpuW += r.cpuCost * r.cpuEff
 	e.ramW += r.ramCost * r.ramEff
+	a.addLabels(labelKeys, r)
+}
+
+func (a *aggregator) addLabels(labelKeys []string, r *row) {
 	for i, k := range labelKeys {
 		m := a.labels[k]
 		if m == nil {

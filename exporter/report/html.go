@@ -1,9 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -20,6 +23,7 @@ type page struct {
 	LabelCharts          []namedChart
 	Calendar             template.HTML
 	Counts               map[string]int
+	Currency             string
 }
 
 type namedChart struct {
@@ -37,8 +41,7 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%.1f", 100*v/total)
 	},
-	"day":   func(t time.Time) string { return t.Format(time.DateOnly) },
-	"label": label,
+	"day": func(t time.Time) string { return t.Format(time.DateOnly) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -58,11 +61,11 @@ tr:nth-child(even) { background: #f6f6f6; } svg.chart { display: block; margin: 
 <body>
 <h1>Kubecost cost report</h1>
 <p class="meta">{{day .D.From}} to {{day .D.To}} · clusters: {{range $i, $c := .D.Clusters}}{{if $i}}, {{end}}{{$c}}{{end}} ·
-<span id="files">{{.D.Files}}</span> files · <span id="rows">{{.D.Rows}}</span> rows · total cost <span id="total">{{money .D.Total}}</span> ·
+<span id="files">{{.D.Files}}</span> files · <span id="rows">{{.D.Rows}}</span> rows · total cost <span id="total">{{money .D.Total}}</span> <span class="currency">{{.Currency}}</span> ·
 generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter {{.Version}}</p>
 
 <h2>Archive completeness</h2>
-<p class="meta">One cell per cluster and day: stored ({{index .Counts "stored"}}), missing and still inside the exporter's backfill window ({{index .Counts "missing"}}), missing and outside it, so no longer exportable ({{index .Counts "outside-retention"}}), or not settled yet ({{index .Counts "pending"}}).</p>
+<p class="meta">One cell per cluster and day: stored ({{index .Counts "stored"}}); missing, a day Kubecost still holds but the archive lacks, which the exporter fills while it is inside its backfill window ({{index .Counts "missing"}}); no Kubecost data, a day older than Kubecost's retention that the archive does not hold either ({{index .Counts "no-kubecost-data"}}); or pending, not settled yet ({{index .Counts "pending"}}). The report reads only the archive: which days Kubecost holds is taken from its retention (<code>-kubecost-retention-days</code>).</p>
 {{.Calendar}}
 
 {{range .ClusterCharts}}<h2>Daily cost per namespace{{if .Name}}: {{.Name}}{{end}}</h2>
@@ -75,7 +78,7 @@ generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter
 {{if .D.Workloads}}{{.Workloads}}{{else}}<p class="empty">No allocation has a controller.</p>{{end}}
 
 <h2>CPU and RAM cost against efficiency, per namespace</h2>
-<p class="meta">Efficiency is usage over request, weighted by cost. Expensive and inefficient namespaces sit at the bottom right.</p>
+<p class="meta">Efficiency is usage over request, weighted by cost. Expensive and inefficient namespaces sit at the bottom right. Idle cost is not here: it has no usage, so no efficiency.</p>
 {{.Efficient}}
 
 {{range .LabelCharts}}<h2>Cost by label {{.Name}}</h2>
@@ -84,9 +87,9 @@ generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter
 {{end}}
 <h2>Cost per namespace</h2>
 <table id="namespaces">
-<tr><th>namespace</th><th class="num">totalCost</th><th class="num">share</th></tr>
-{{range .D.Namespaces}}<tr data-namespace="{{.Name}}"><td>{{label .Name}}</td><td class="num cost">{{money .Cost}}</td><td class="num">{{pct .Cost $.D.Total}}%</td></tr>
-{{end}}<tr data-namespace="TOTAL"><th>TOTAL</th><th class="num cost">{{money .D.Total}}</th><th></th></tr>
+<tr><th>namespace</th><th class="num">totalCost ({{.Currency}})</th><th class="num">share</th></tr>
+{{range .D.Namespaces}}<tr data-namespace="{{.Name}}"><td>{{.Name}}</td><td class="num cost">{{money .Cost}}</td><td class="num">{{pct .Cost $.D.Total}}%</td></tr>
+{{end}}<tr data-namespace="TOTAL"><th>TOTAL ({{.Currency}})</th><th class="num cost">{{money .D.Total}}</th><th></th></tr>
 </table>
 </body>
 </html>
@@ -94,44 +97,72 @@ generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter
 
 // Render writes d as one self-contained HTML page.
 func Render(w io.Writer, d *Data) error {
-	p := page{D: d, Version: exporter.Version, Counts: map[string]int{}}
+	cur := cmp.Or(d.Currency, "USD")
+	p := page{D: d, Version: exporter.Version, Counts: map[string]int{}, Currency: cur}
 	for day := d.From; !d.From.IsZero() && !day.After(d.To); day = day.AddDate(0, 0, 1) {
 		p.Days = append(p.Days, day)
 	}
+	nsColors := namespaceColors(d.Namespaces)
+	var series []string // every coloured namespace, largest first, then "(other)"
+	for _, a := range d.Namespaces {
+		if nsColors.of(a.Name) == a.Name {
+			series = append(series, a.Name)
+		}
+	}
+	series = append(series, other)
 	for _, c := range d.Clusters {
 		name := ""
 		if len(d.Clusters) > 1 {
 			name = c
 		}
-		totals := map[string]float64{}
-		for _, byNS := range d.Daily[c] {
-			for ns, v := range byNS {
-				totals[ns] += v
-			}
-		}
-		p.ClusterCharts = append(p.ClusterCharts, namedChart{name, stackedBars("daily-namespace-"+c, p.Days, d.Daily[c], sorted(totals))})
+		chart := stackedBars("daily-namespace-"+c, p.Days, d.Daily[c], series, nsColors, gaps(d.Calendar, []string{c}), cur)
+		p.ClusterCharts = append(p.ClusterCharts, namedChart{name, chart.html()})
 	}
 	if len(d.Clusters) > 1 {
-		totals := map[string]float64{}
-		for _, byC := range d.ClusterDaily {
-			for c, v := range byC {
-				totals[c] += v
-			}
+		cc := colors{}
+		for i, c := range d.Clusters {
+			cc[c] = palette[i%len(palette)]
 		}
-		p.PerCluster = stackedBars("daily-cluster", p.Days, d.ClusterDaily, sorted(totals))
+		p.PerCluster = stackedBars("daily-cluster", p.Days, d.ClusterDaily, d.Clusters, cc, gaps(d.Calendar, d.Clusters), cur).html()
 	}
 	if len(d.Workloads) > 0 {
-		p.Workloads = hbars("top-workloads", d.Workloads, 15)
+		p.Workloads = hbars("top-workloads", d.Workloads, 15, cur).html()
 	}
-	p.Efficient = scatter("efficiency", d.Efficiency)
+	p.Efficient = scatter("efficiency", d.Efficiency, nsColors, cur).html()
 	for _, l := range d.Labels {
-		p.LabelCharts = append(p.LabelCharts, namedChart{l.Key, hbars("label-"+l.Key, l.Values, 12)})
+		p.LabelCharts = append(p.LabelCharts, namedChart{l.Key, hbars("label-"+l.Key, l.Values, 12, cur).html()})
 	}
-	p.Calendar = calendarSVG("completeness", d.Clusters, p.Days, d.Calendar)
+	p.Calendar = calendarSVG("completeness", d.Clusters, p.Days, d.Calendar).html()
 	for _, byDay := range d.Calendar {
 		for _, st := range byDay {
 			p.Counts[string(st)]++
 		}
 	}
 	return tmpl.Execute(w, p)
+}
+
+// gaps finds the days a bar chart of these clusters lacks: a day any of
+// them misses, or a day none of them has because Kubecost did not.
+func gaps(cal map[string]map[time.Time]DayState, clusters []string) map[time.Time]gapMark {
+	out := map[time.Time]gapMark{}
+	byDay := map[time.Time]map[DayState][]string{}
+	for _, c := range clusters {
+		for day, st := range cal[c] {
+			if byDay[day] == nil {
+				byDay[day] = map[DayState][]string{}
+			}
+			byDay[day][st] = append(byDay[day][st], c)
+		}
+	}
+	for day, states := range byDay {
+		switch {
+		case len(states[Missing]) > 0:
+			slices.Sort(states[Missing])
+			out[day] = gapMark{Missing, fmt.Sprintf("%s: not in the archive for %s, though Kubecost has it",
+				day.Format(time.DateOnly), strings.Join(states[Missing], ", "))}
+		case len(states[NoKubecostData]) == len(clusters):
+			out[day] = gapMark{NoKubecostData, day.Format(time.DateOnly) + ": no data (older than Kubecost's retention, not archived)"}
+		}
+	}
+	return out
 }

@@ -6,12 +6,14 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -21,6 +23,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
 // Options selects what the report covers.
@@ -29,14 +32,27 @@ type Options struct {
 	Prefix   string               // S3_PREFIX of the archive, "" or ending in /
 	From, To time.Time            // inclusive UTC days; zero From = the oldest stored day, zero To = the newest
 	Clusters []string             // EKS cluster names; empty = every cluster found
-	// Today and BackfillDays place the calendar's "missing" and "outside
-	// retention" days: a day the exporter can still fill is missing, an
-	// older one is outside retention. Defaults: now and 15.
+	// Today, BackfillDays and Settle are the exporter's window
+	// (exporter.Window): a day after its last day is pending. Defaults:
+	// now and the exporter's defaults.
 	Today        time.Time
 	BackfillDays int
-	TempDir      string // where objects without random access are spooled
-	Logger       *slog.Logger
+	Settle       time.Duration
+	// KubecostRetentionDays is how many days before Today Kubecost holds.
+	// The archive cannot say which days Kubecost had, so an absent day
+	// older than this is "no Kubecost data" and a younger one "missing"
+	// (Kubecost has it, the archive does not). Default 15, Kubecost's.
+	KubecostRetentionDays int
+	// Currency is printed with every amount; the files carry none
+	// (Kubecost's allocation API has no currency field). Default USD.
+	Currency string
+	TempDir  string // where objects without random access are spooled
+	Logger   *slog.Logger
 }
+
+// DefaultKubecostRetentionDays is Kubecost's default ETL retention of
+// daily allocation data.
+const DefaultKubecostRetentionDays = 15
 
 // File is one day file of the archive.
 type File struct {
@@ -61,15 +77,18 @@ func ParseKey(key string) (File, bool) {
 	return File{Key: key, Account: m[1], Region: m[2], Cluster: m[6], Day: day}, true
 }
 
-// listFiles returns the archive's files that o selects, sorted by key.
+// listFiles returns the archive's files that o selects, sorted by key. A
+// cluster of o.Clusters without a single file is an UnknownClusterError.
 func listFiles(ctx context.Context, o Options) ([]File, error) {
 	var files []File
+	seen := map[string]bool{}
 	err := o.Store.List(ctx, o.Prefix, "", func(oi exporter.ObjectInfo) error {
 		f, ok := ParseKey(strings.TrimPrefix(oi.Key, o.Prefix))
 		if !ok {
 			return nil
 		}
 		f.Key = oi.Key
+		seen[f.Cluster] = true
 		if len(o.Clusters) > 0 && !slices.Contains(o.Clusters, f.Cluster) {
 			return nil
 		}
@@ -82,26 +101,73 @@ func listFiles(ctx context.Context, o Options) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: list %q: %w", o.Prefix, err)
 	}
+	var unknown []string
+	for _, c := range o.Clusters {
+		if !seen[c] {
+			unknown = append(unknown, c)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, &UnknownClusterError{Unknown: unknown, Known: slices.Sorted(maps.Keys(seen))}
+	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Key, b.Key) })
 	return files, nil
 }
 
-// columns the report reads; label columns are found by prefix.
-const (
-	colNamespace      = "properties.namespace"
-	colController     = "properties.controller"
-	colControllerKind = "properties.controllerKind"
-	colCPUCost        = "cpuCost"
-	colRAMCost        = "ramCost"
-	colCPUEff         = "cpuEfficiency"
-	colRAMEff         = "ramEfficiency"
-	colTotal          = "totalCost"
-	labelPrefix       = "properties.labels."
+// The columns the report reads, by their names in the schema package (a
+// name the schema lacks stops the program at start, in every test); label
+// columns are found by prefix.
+var (
+	colName           = schema.Base()[0].Name
+	colNamespace      = propColumn(schema.PropNamespace)
+	colController     = propColumn(schema.PropController)
+	colControllerKind = propColumn(schema.PropControllerKind)
+	colCPUCost        = doubleColumn("cpuCost")
+	colRAMCost        = doubleColumn("ramCost")
+	colCPUEff         = doubleColumn("cpuEfficiency")
+	colRAMEff         = doubleColumn("ramEfficiency")
+	colTotal          = doubleColumn("totalCost")
 )
+
+const labelPrefix = "properties.labels."
+
+func propColumn(i int) string { return "properties." + schema.PropName(i) }
+
+func doubleColumn(name string) string {
+	if schema.DoubleIndex(name) < 0 {
+		panic("report: the schema has no column " + name)
+	}
+	return name
+}
+
+// Names of the rows without a namespace, as Kubecost names them: its idle
+// cost (node capacity no allocation claimed) is the "Idle" line of its
+// UI, and the other namespace-less rows keep the name's own marker
+// (__shared__, __unmounted__) or fall under __unallocated__, which is what
+// Kubecost shows when it aggregates by namespace.
+const (
+	Idle        = "Idle"
+	Unallocated = "__unallocated__"
+)
+
+// NamespaceOf is the report's (and the summary's) name for the namespace
+// of a row with the given properties.namespace and name columns.
+func NamespaceOf(namespace, name string) string {
+	if namespace != "" {
+		return namespace
+	}
+	switch last := name[strings.LastIndexByte(name, '/')+1:]; last {
+	case "__idle__":
+		return Idle
+	case "__shared__", "__unmounted__", Unallocated:
+		return last
+	}
+	return Unallocated
+}
 
 // row is the projection of one allocation the report aggregates.
 type row struct {
-	namespace, controller, kind string
+	namespace, controller, kind string // namespace as NamespaceOf names it
 	cpuCost, ramCost            float64
 	cpuEff, ramEff, total       float64
 	labels                      []string // parallel to the file's label columns
@@ -152,6 +218,22 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 		return 0, err
 	}
 	defer done()
+	return scan(ctx, ra, size, fn)
+}
+
+// NamespaceCosts adds the totalCost of every row of the Parquet file in ra
+// to byNS, under the namespace names of the report. It is the reader of
+// the summary command, so that both print the same names and sums.
+func NamespaceCosts(ctx context.Context, ra io.ReaderAt, size int64, byNS map[string]float64) (rows int64, total float64, err error) {
+	rows, err = scan(ctx, ra, size, func(_ []string, r *row) {
+		byNS[r.namespace] += r.total
+		total += r.total
+	})
+	return rows, total, err
+}
+
+// scan reads the report's columns of a Parquet file, one row group at a time.
+func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []string, r *row)) (int64, error) {
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return 0, err
@@ -193,6 +275,16 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 		intern[s] = s
 		return s
 	}
+	// Of the name, only a Kubecost marker as its last element (__idle__,
+	// __shared__, ...) matters: NamespaceOf reads nothing else, and names
+	// are nearly unique, so they are neither kept nor interned.
+	marker := func(v parquet.Value) string {
+		b := v.ByteArray()
+		if b = b[bytes.LastIndexByte(b, '/')+1:]; bytes.HasPrefix(b, []byte("__")) {
+			return str1(parquet.ByteArrayValue(b))
+		}
+		return ""
+	}
 	for _, rg := range pf.RowGroups() {
 		if err := ctx.Err(); err != nil {
 			return rows, err
@@ -204,7 +296,7 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 		var errs []error
 		get := func(v []string, err error) []string { errs = append(errs, err); return v }
 		getf := func(v []float64, err error) []float64 { errs = append(errs, err); return v }
-		ns, ctl, kind := get(str(colNamespace)), get(str(colController)), get(str(colControllerKind))
+		ns, names, ctl, kind := get(str(colNamespace)), get(readStrings(chunks, idx, colName, n, marker)), get(str(colController)), get(str(colControllerKind))
 		cpu, ram, cpuE, ramE, tot := getf(num(colCPUCost)), getf(num(colRAMCost)), getf(num(colCPUEff)), getf(num(colRAMEff)), getf(num(colTotal))
 		labels := make([][]string, len(labelCols))
 		for j, c := range labelCols {
@@ -214,7 +306,7 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 			return rows, err
 		}
 		for i := range n {
-			r.namespace, r.controller, r.kind = ns[i], ctl[i], kind[i]
+			r.namespace, r.controller, r.kind = NamespaceOf(ns[i], names[i]), ctl[i], kind[i]
 			r.cpuCost, r.ramCost, r.cpuEff, r.ramEff, r.total = cpu[i], ram[i], cpuE[i], ramE[i], tot[i]
 			for j := range labels {
 				r.labels[j] = labels[j][i]

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -30,10 +31,39 @@ func TestParseKey(t *testing.T) {
 	}
 }
 
-func TestNiceMax(t *testing.T) {
-	for in, want := range map[float64]float64{0: 1, 0.7: 1, 1: 1, 1.2: 2, 3: 5, 7: 10, 69.5: 100, 120: 200, 4100: 5000} {
-		if got := niceMax(in); got != want {
-			t.Errorf("niceMax(%v) = %v, want %v", in, got, want)
+// TestNiceScale: axes end within a quarter of the data, on round ticks.
+func TestNiceScale(t *testing.T) {
+	for _, peak := range []float64{0.07, 0.7, 1, 1.2, 3, 7, 12.5, 23, 49.9, 50, 69.5, 101, 120, 1347.84, 4100, 99999} {
+		s := niceScale(peak)
+		if s.Max < peak || s.Max > 1.25*peak {
+			t.Errorf("niceScale(%v).Max = %v: not within [peak, 1.25 peak]", peak, s.Max)
+		}
+		if !roundStep(s.Step) {
+			t.Errorf("niceScale(%v).Step = %v: not 1, 2 or 5 times a power of ten", peak, s.Step)
+		}
+		if n := s.Max / s.Step; math.Abs(n-math.Round(n)) > 1e-9 || n < 4 {
+			t.Errorf("niceScale(%v) = %+v: %v ticks", peak, s, n)
 		}
 	}
+	if s := niceScale(23); s.Max != 25 || s.Step != 5 {
+		t.Errorf("niceScale(23) = %+v, want 0-25 by 5", s)
+	}
+	for _, c := range []struct {
+		peak, v float64
+		want    string
+	}{{23, 10, "10"}, {3, 1.5, "1.5"}, {0.7, 0.2, "0.2"}, {4100, 2000, "2k"}, {12000, 5000, "5k"}} {
+		if got := niceScale(c.peak).label(c.v); got != c.want {
+			t.Errorf("tick %v of a 0-%v axis prints %q, want %q", c.v, c.peak, got, c.want)
+		}
+	}
+}
+
+func roundStep(step float64) bool {
+	m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9))
+	for _, ok := range []float64{1, 2, 5} {
+		if math.Abs(m-ok) < 1e-9 {
+			return true
+		}
+	}
+	return false
 }

@@ -1,247 +1,229 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
-	"html"
-	"html/template"
 	"math"
-	"slices"
-	"strings"
+	"strconv"
 	"time"
 )
 
-// palette is colour-blind friendly (Okabe-Ito plus greys).
-var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000", "#999999", "#6A3D9A"}
+// palette is colour-blind friendly first (Okabe-Ito), then distinct extras.
+// Greys are kept for Idle and "(other)".
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+	"#F0E442", "#6A3D9A", "#8C564B", "#17BECF", "#BCBD22", "#1F3A93"}
 
 const (
-	chartW, chartH = 960, 320
-	padL, padR     = 70, 170
-	padT, padB     = 20, 40
+	idleColor  = "#8F8F8F"
+	otherColor = "#D4D4D4"
+	other      = "(other)"
 )
 
-type svgBuf struct{ strings.Builder }
+const (
+	chartW, chartH = 960, 330
+	padL, padR     = 78, 200
+	padT, padB     = 20, 44
+	legendChars    = 26 // the legend's width (padR) holds this many characters at 11px
+)
 
-func (b *svgBuf) f(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+// colors gives one colour to each name for the whole page, so a namespace
+// looks the same in every chart. Names beyond the palette are "(other)".
+type colors map[string]string
 
-func esc(s string) string { return html.EscapeString(s) }
-
-// open starts an SVG; name is the chart's id, checked by the browser test.
-func (b *svgBuf) open(name string, w, h int) {
-	b.f(`<svg class="chart" data-chart="%s" viewBox="0 0 %d %d" width="100%%" style="max-width:%dpx" role="img" xmlns="http://www.w3.org/2000/svg">`, esc(name), w, h, w)
-}
-
-func (b *svgBuf) close() template.HTML {
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String()) // built only from escaped text and numbers
-}
-
-// niceMax rounds v up to 1, 2 or 5 times a power of ten.
-func niceMax(v float64) float64 {
-	if v <= 0 {
-		return 1
+// namespaceColors colours the largest namespaces in order; Idle is grey.
+func namespaceColors(byCost []Amount) colors {
+	c := colors{Idle: idleColor, other: otherColor}
+	i := 0
+	for _, a := range byCost {
+		if a.Name == Idle || i >= len(palette) {
+			continue
+		}
+		c[a.Name] = palette[i]
+		i++
 	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p {
-			return m * p
+	return c
+}
+
+// of is the series a name is drawn in: itself when it has a colour, else
+// "(other)".
+func (c colors) of(name string) string {
+	if _, ok := c[name]; ok {
+		return name
+	}
+	return other
+}
+
+// scale is an axis from 0 to Max in ticks of Step.
+type scale struct{ Max, Step float64 }
+
+// niceScale picks the largest step of 1, 2 or 5 times a power of ten that
+// still gives at least four ticks below peak, and ends the axis at the
+// first tick at or above peak. So the ticks are round and the axis
+// maximum is less than one step, at most a quarter of peak, above it.
+func niceScale(peak float64) scale {
+	if peak <= 0 || math.IsNaN(peak) || math.IsInf(peak, 0) {
+		return scale{1, 0.25}
+	}
+	p := math.Pow(10, math.Floor(math.Log10(peak/4)))
+	step := p
+	for _, m := range []float64{10, 5, 2, 1} {
+		if peak/(m*p) >= 4 {
+			step = m * p
+			break
 		}
 	}
-	return 10 * p
+	n := math.Ceil(peak/step - 1e-9)
+	return scale{Max: n * step, Step: step}
 }
 
-func money(v float64) string {
-	switch {
-	case math.Abs(v) >= 1e6:
-		return fmt.Sprintf("%.1fM", v/1e6)
-	case math.Abs(v) >= 1e3:
-		return fmt.Sprintf("%.1fk", v/1e3)
+// ticks lists the tick values from 0 to Max.
+func (s scale) ticks() []float64 {
+	var out []float64
+	for i := 0; float64(i)*s.Step <= s.Max*(1+1e-9); i++ {
+		out = append(out, float64(i)*s.Step)
 	}
-	return fmt.Sprintf("%.2f", v)
+	return out
 }
 
-// yAxis draws horizontal grid lines and labels from 0 to max.
-func (b *svgBuf) yAxis(max float64, plotH int, format func(float64) string) {
-	for i := 0; i <= 4; i++ {
-		v := max * float64(i) / 4
-		y := float64(padT+plotH) - float64(plotH)*float64(i)/4
-		b.f(`<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>`, padL, chartW-padR, y, y)
-		b.f(`<text x="%d" y="%.1f" text-anchor="end" font-size="11" dy="4">%s</text>`, padL-6, y, esc(format(v)))
+// label prints a tick with the decimals its step needs (0, 5, 10 or 0.5,
+// 1.0), in thousands ("1.5k") once the step is a thousand or more.
+func (s scale) label(v float64) string {
+	div, suffix := 1.0, ""
+	if s.Step >= 1000 {
+		div, suffix = 1000, "k"
+	}
+	dec := max(0, int(-math.Floor(math.Log10(s.Step/div)+1e-9)))
+	return strconv.FormatFloat(v/div, 'f', dec, 64) + suffix
+}
+
+func money(v float64, currency string) string {
+	return fmt.Sprintf("%.2f %s", v, currency)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// frame opens a chart's SVG; name is its id, checked by the tests.
+func frame(name string, w, h int) *node {
+	return el("svg", "class", "chart", "data-chart", name, "viewBox", fmt.Sprintf("0 0 %d %d", w, h),
+		"width", "100%", "style", fmt.Sprintf("max-width:%dpx", w), "role", "img", "xmlns", "http://www.w3.org/2000/svg")
+}
+
+func text(x, y float64, size int, anchor, s string, pairs ...any) *node {
+	return el("text", append([]any{"x", x, "y", y, "font-size", size, "text-anchor", anchor}, pairs...)...).say(s)
+}
+
+// yAxis draws the grid, the tick labels and the axis title.
+func yAxis(svg *node, s scale, plotH int, title string, format func(float64) string) {
+	svg.attrs = append(svg.attrs, attr{"data-axis-max", num(s.Max)}, attr{"data-axis-step", num(s.Step)})
+	for _, v := range s.ticks() {
+		y := float64(padT+plotH) - float64(plotH)*v/s.Max
+		svg.add(el("line", "x1", padL, "x2", chartW-padR, "y1", y, "y2", y, "stroke", "#ddd"),
+			text(padL-6, y+4, 11, "end", format(v), "class", "tick", "data-value", num(v)))
+	}
+	y := float64(padT + plotH/2)
+	svg.add(text(14, y, 11, "middle", title, "class", "axis-title", "transform", fmt.Sprintf("rotate(-90 14 %.1f)", y)))
+}
+
+// legend lists series with their colours in the right margin.
+func legend(svg *node, series []string, c colors) {
+	for j, s := range series {
+		y := padT + 4 + j*18
+		svg.add(el("rect", "x", chartW-padR+12, "y", y, "width", 12, "height", 12, "fill", c[s], "data-series", s),
+			text(float64(chartW-padR+30), float64(y+10), 11, "start", trunc(s, legendChars), "class", "legend").titled(s))
 	}
 }
 
-// topSeries keeps the n largest series and folds the rest into "other".
-func topSeries(totals []Amount, n int) (keep []string, other bool) {
-	for i, a := range totals {
-		if i < n {
-			keep = append(keep, a.Name)
-		} else {
-			other = true
-		}
-	}
-	return keep, other
+// gapMark is how a bar chart shows a day without data: the reason in words.
+type gapMark struct {
+	state DayState
+	title string
 }
 
-// stackedBars draws one bar per day, stacked by series.
-func stackedBars(name string, days []time.Time, byDay map[time.Time]Amounts, totals []Amount) template.HTML {
-	keep, other := topSeries(totals, 9)
-	series := slices.Clone(keep)
-	if other {
-		series = append(series, "(other)")
-	}
-	val := func(day time.Time, s string) float64 {
-		if s != "(other)" {
-			return byDay[day][s]
-		}
-		var v float64
-		for k, c := range byDay[day] {
-			if !slices.Contains(keep, k) {
-				v += c
-			}
-		}
-		return v
-	}
-	var max float64
+var gapStyle = map[DayState]struct{ color, word string }{
+	Missing:        {"#D55E00", "not archived"},
+	NoKubecostData: {"#8F8F8F", "no Kubecost data"},
+}
+
+// stackedBars draws one bar per day, stacked by series in the order given,
+// and marks the days in gaps.
+func stackedBars(name string, days []time.Time, byDay map[time.Time]Amounts, series []string, c colors, gaps map[time.Time]gapMark, currency string) *node {
+	var peak float64
 	for _, d := range days {
 		var t float64
-		for _, c := range byDay[d] {
-			t += c
+		for _, v := range byDay[d] {
+			t += v
 		}
-		max = math.Max(max, t)
+		peak = math.Max(peak, t)
 	}
-	max = niceMax(max)
-	var b svgBuf
-	b.open(name, chartW, chartH)
+	s := niceScale(peak)
+	svg := frame(name, chartW, chartH)
+	svg.attrs = append(svg.attrs, attr{"data-peak", num(peak)})
 	plotW, plotH := chartW-padL-padR, chartH-padT-padB
-	b.yAxis(max, plotH, money)
-	bw := float64(plotW) / float64(max1(len(days)))
+	yAxis(svg, s, plotH, "cost per day ("+currency+")", s.label)
+	bw := float64(plotW) / float64(max(len(days), 1))
+	drawn := map[string]bool{}
 	for i, d := range days {
 		x := float64(padL) + bw*float64(i)
+		if g, ok := gaps[d]; ok {
+			st := gapStyle[g.state]
+			cx, cy := x+bw/2, float64(padT+plotH/2)
+			svg.add(el("rect", "class", "gap", "data-day", d.Format(time.DateOnly), "data-state", string(g.state),
+				"x", x+1, "y", float64(padT), "width", math.Max(bw-2, 1), "height", float64(plotH),
+				"fill", st.color, "fill-opacity", "0.10", "stroke", st.color, "stroke-dasharray", "4 3").titled(g.title),
+				text(cx, cy, 10, "middle", st.word, "class", "gap-label", "fill", st.color, "transform", fmt.Sprintf("rotate(-90 %.1f %.1f)", cx, cy)))
+		}
+		sums := Amounts{}
+		for k, v := range byDay[d] {
+			sums[c.of(k)] += v
+		}
 		y := float64(padT + plotH)
-		for j, s := range series {
-			v := val(d, s)
+		for _, ser := range series {
+			v := sums[ser]
 			if v <= 0 {
 				continue
 			}
-			h := v / max * float64(plotH)
+			drawn[ser] = true
+			h := v / s.Max * float64(plotH)
 			y -= h
-			b.f(`<rect class="mark" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
-				x+1, y, math.Max(bw-2, 1), h, palette[j%len(palette)], d.Format(time.DateOnly), esc(label(s)), money(v))
+			svg.add(el("rect", "class", "mark", "data-day", d.Format(time.DateOnly), "data-series", ser, "data-value", num(v),
+				"x", x+1, "y", y, "width", math.Max(bw-2, 1), "height", h, "fill", c[ser]).
+				titled(fmt.Sprintf("%s %s: %s", d.Format(time.DateOnly), ser, money(v, currency))))
 		}
-		if len(days) <= 16 || i%(len(days)/8+1) == 0 {
-			b.f(`<text x="%.1f" y="%d" font-size="10" text-anchor="middle">%s</text>`, x+bw/2, padT+plotH+14, d.Format("01-02"))
+		if len(days) <= 16 || i%(len(days)/12+1) == 0 {
+			svg.add(text(x+bw/2, float64(padT+plotH+14), 10, "middle", d.Format("Jan 2")))
 		}
 	}
-	b.legend(series)
-	return b.close()
-}
-
-func (b *svgBuf) legend(series []string) {
-	for j, s := range series {
-		y := padT + 4 + j*18
-		b.f(`<rect x="%d" y="%d" width="12" height="12" fill="%s"/>`, chartW-padR+12, y, palette[j%len(palette)])
-		b.f(`<text x="%d" y="%d" font-size="11">%s</text>`, chartW-padR+30, y+10, esc(trunc(label(s), 22)))
+	var shown []string
+	for _, ser := range series {
+		if drawn[ser] {
+			shown = append(shown, ser)
+		}
 	}
+	legend(svg, shown, c)
+	return svg
 }
 
-// hbars draws the n largest amounts as horizontal bars.
-func hbars(name string, items []Amount, n int) template.HTML {
+// hbars draws the n largest amounts as horizontal bars with their values.
+func hbars(name string, items []Amount, n int, currency string) *node {
 	items = items[:min(n, len(items))]
-	rowH := 22
+	const rowH, labelW, w = 22, 330, 960
 	h := padT + len(items)*rowH + 10
-	const labelW, w = 330, 960
-	var max float64
+	var peak float64
 	for _, a := range items {
-		max = math.Max(max, a.Cost)
+		peak = math.Max(peak, a.Cost)
 	}
-	max = niceMax(max)
-	var b svgBuf
-	b.open(name, w, max1(h))
+	s := niceScale(peak)
+	svg := frame(name, w, max(h, 1))
 	for i, a := range items {
 		y := padT + i*rowH
-		bw := math.Max(a.Cost/max*float64(w-labelW-90), 0)
-		b.f(`<text x="%d" y="%d" font-size="11" text-anchor="end">%s</text>`, labelW-8, y+14, esc(trunc(label(a.Name), 52)))
-		b.f(`<rect class="mark" x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %s</title></rect>`,
-			labelW, y+2, math.Max(bw, 1), rowH-6, palette[0], esc(label(a.Name)), money(a.Cost))
-		b.f(`<text x="%.1f" y="%d" font-size="11">%s</text>`, float64(labelW)+bw+6, y+14, money(a.Cost))
+		bw := math.Max(a.Cost/s.Max*float64(w-labelW-120), 0)
+		name := cmp.Or(a.Name, "(not set)") // a label column's rows without the label
+		svg.add(text(labelW-8, float64(y+14), 11, "end", trunc(name, 52)).titled(name),
+			el("rect", "class", "mark", "x", labelW, "y", y+2, "width", math.Max(bw, 1), "height", rowH-6, "fill", palette[0]).
+				titled(name+": "+money(a.Cost, currency)),
+			text(float64(labelW)+bw+6, float64(y+14), 11, "start", money(a.Cost, currency), "class", "value"))
 	}
-	return b.close()
-}
-
-// scatter plots each namespace's CPU and RAM cost (x) against its
-// cost-weighted efficiency (y): the expensive, wasteful ones sit bottom right.
-func scatter(name string, eff []Efficiency) template.HTML {
-	var max float64
-	for _, e := range eff {
-		max = math.Max(max, math.Max(e.CPUCost, e.RAMCost))
-	}
-	max = niceMax(max)
-	var b svgBuf
-	b.open(name, chartW, chartH)
-	plotW, plotH := chartW-padL-padR, chartH-padT-padB
-	b.yAxis(1, plotH, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
-	for i := 0; i <= 4; i++ {
-		x := float64(padL) + float64(plotW)*float64(i)/4
-		b.f(`<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>`, x, padT+plotH+16, money(max*float64(i)/4))
-	}
-	pt := func(cost, e float64, color, shape, what, ns string) {
-		x := float64(padL) + cost/max*float64(plotW)
-		y := float64(padT+plotH) - math.Min(math.Max(e, 0), 1)*float64(plotH)
-		title := fmt.Sprintf("%s %s: cost %s, efficiency %.0f%%", esc(label(ns)), what, money(cost), e*100)
-		if shape == "circle" {
-			b.f(`<circle class="mark" cx="%.1f" cy="%.1f" r="6" fill="%s" fill-opacity="0.75"><title>%s</title></circle>`, x, y, color, title)
-		} else {
-			b.f(`<rect class="mark" x="%.1f" y="%.1f" width="11" height="11" fill="%s" fill-opacity="0.75"><title>%s</title></rect>`, x-5.5, y-5.5, color, title)
-		}
-	}
-	for _, e := range eff {
-		if e.CPUCost > 0 {
-			pt(e.CPUCost, e.CPUEff, palette[0], "circle", "CPU", e.Namespace)
-		}
-		if e.RAMCost > 0 {
-			pt(e.RAMCost, e.RAMEff, palette[1], "rect", "RAM", e.Namespace)
-		}
-	}
-	b.legend([]string{"CPU cost vs CPU efficiency", "RAM cost vs RAM efficiency"})
-	return b.close()
-}
-
-var stateColor = map[DayState]string{Stored: "#009E73", Missing: "#D55E00", OutsideWindow: "#bbbbbb", NotYetAvailable: "#56B4E9"}
-
-// calendarSVG draws one row of day cells per cluster.
-func calendarSVG(name string, clusters []string, days []time.Time, cal map[string]map[time.Time]DayState) template.HTML {
-	const cell, labelW = 14, 180
-	w := labelW + len(days)*cell + 20
-	h := padT + len(clusters)*(cell+6) + 30
-	var b svgBuf
-	b.open(name, max(w, labelW+4*130+20), h)
-	for i, d := range days {
-		if d.Day() == 1 || i == 0 {
-			b.f(`<text x="%d" y="%d" font-size="10">%s</text>`, labelW+i*cell, padT-6, d.Format("Jan 2"))
-		}
-	}
-	for r, c := range clusters {
-		y := padT + r*(cell+6)
-		b.f(`<text x="%d" y="%d" font-size="11" text-anchor="end">%s</text>`, labelW-8, y+11, esc(trunc(c, 28)))
-		for i, d := range days {
-			st := cal[c][d]
-			b.f(`<rect class="mark day-%s" data-day="%s" data-cluster="%s" data-state="%s" x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s %s: %s</title></rect>`,
-				st, d.Format(time.DateOnly), esc(c), st, labelW+i*cell, y, cell-2, cell, stateColor[st], esc(c), d.Format(time.DateOnly), st)
-		}
-	}
-	y := padT + len(clusters)*(cell+6) + 8
-	x := labelW
-	for _, st := range []DayState{Stored, Missing, OutsideWindow, NotYetAvailable} {
-		b.f(`<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="11">%s</text>`, x, y, stateColor[st], x+16, y+10, st)
-		x += 130
-	}
-	return b.close()
-}
-
-func label(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
+	return svg
 }
 
 func trunc(s string, n int) string {
@@ -251,5 +233,3 @@ func trunc(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
-
-func max1(n int) int { return max(n, 1) }

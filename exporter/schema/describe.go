@@ -1,10 +1,12 @@
 package schema
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 )
 
 // partitionKeys are the Hive partitions of the key layout (CONTRACT §3).
@@ -58,7 +60,8 @@ func describe(c Column) DescribedColumn {
 	return DescribedColumn{Name: c.Name, Type: c.Type.String(), Glue: c.Glue(), Presto: c.Presto(), QuickSight: c.QuickSight()}
 }
 
-// Write prints d as "json" (indented, stable) or "text" (one column a line).
+// Write prints d as "json" (indented, stable) or "text" (a table with a
+// header, one column a row).
 func (d Described) Write(w io.Writer, format string) error {
 	switch format {
 	case "json":
@@ -69,16 +72,48 @@ func (d Described) Write(w io.Writer, format string) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	case "text":
-		var b strings.Builder
-		for _, c := range d.Columns {
-			qs := c.QuickSight
-			if qs == "" {
-				qs = "-"
-			}
-			fmt.Fprintf(&b, "%-45s %-10s %-13s %s\n", c.Name, c.Glue, c.Presto, qs)
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
+		return d.writeText(w)
 	}
 	return fmt.Errorf("schema: unknown format %q (accepted: json, text)", format)
+}
+
+// maxTypeWidth is the widest type the text table shows in its cell
+// (map(varchar, varchar) fits).
+const maxTypeWidth = 24
+
+// writeText prints an aligned table. A struct, map or list type can be a
+// hundred characters long, which would push every other row's cells out of
+// line: such a row shows the type's kind in the table and its full Glue and
+// Presto types on indented lines below it.
+func (d Described) writeText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "COLUMN\tGLUE\tPRESTO\tQUICKSIGHT\n")
+	var nested []DescribedColumn
+	for _, c := range d.Columns {
+		qs := cmp.Or(c.QuickSight, "-")
+		glue, presto := c.Glue, c.Presto
+		if len(glue) > maxTypeWidth || len(presto) > maxTypeWidth {
+			glue, presto = kind(glue)+" (below)", kind(presto)+" (below)"
+			nested = append(nested, c)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, glue, presto, qs)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(nested) > 0 {
+		fmt.Fprintf(w, "\nNested column types:\n")
+	}
+	for _, c := range nested {
+		fmt.Fprintf(w, "  %s\n    glue:   %s\n    presto: %s\n", c.Name, c.Glue, c.Presto)
+	}
+	return nil
+}
+
+// kind is a nested type's outer word: struct, map, array, row.
+func kind(t string) string {
+	if i := strings.IndexAny(t, "<("); i > 0 {
+		return t[:i]
+	}
+	return t
 }

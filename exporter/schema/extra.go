@@ -16,7 +16,6 @@ const (
 	XGPURequestAverage
 	XGPUUsageAverage
 	XGPUEfficiency
-	XCarbonCost
 	XGPUAllocation
 	XPVs
 	XLBAllocations
@@ -90,13 +89,12 @@ var extras = [NumExtra]ExtraColumn{
 	{Column{"gpuRequestAverage", NullableDouble, nil}, "gpuRequestAverage", false, "gpuRequestAverage", "average GPUs requested"},
 	{Column{"gpuUsageAverage", NullableDouble, nil}, "gpuUsageAverage", false, "gpuUsageAverage", "average GPUs used"},
 	{Column{"gpuEfficiency", NullableDouble, nil}, "gpuEfficiency", false, "gpuEfficiency", "GPU usage over request"},
-	{Column{"carbonCost", NullableDouble, nil}, "carbonCost", false, "carbonCost", "estimated carbon cost (Kubecost 2.x)"},
 	{Column{"gpuAllocation", Struct, gpuAllocationFields}, "gpuAllocation", false, "gpuAllocation",
 		"GPU details: device, model, UUID, whether shared, usage and request averages"},
 	{Column{"pvs", StructMap, pvFields}, "pvs", false, "pvs",
-		"cost per persistent volume, keyed by cluster/volume name"},
+		"cost per persistent volume, keyed cluster=<cluster>:name=<volume>"},
 	{Column{"lbAllocations", StructMap, lbFields}, "lbAllocations", false, "lbAllocations",
-		"cost per load balancer, keyed by namespace/service (cluster/namespace/service in multi-cluster Kubecost)"},
+		"cost per load balancer, keyed <cluster>/<namespace>/<service>"},
 	{Column{"properties.services", StringList, nil}, "properties.services", true, "services", "Kubernetes services selecting the pod"},
 	{Column{"properties.namespaceLabels", StringMap, nil}, "properties.namespaceLabels", true, "namespaceLabels",
 		"labels of the allocation's namespace, by sanitised key"},

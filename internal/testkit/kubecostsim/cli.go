@@ -40,7 +40,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// The fleet answers with the quirks, faults and empty sets asked
 		// for, like the single-cluster server.
 		fc := DemoFleet(now, fl.cfg.Flavor)
-		fc.EmptySets, fc.Quirks, fc.Faults = fl.cfg.EmptySets, fl.cfg.Quirks, fl.cfg.Faults
+		fc.EmptySets, fc.Quirks, fc.Faults, fc.RealCore = fl.cfg.EmptySets, fl.cfg.Quirks, fl.cfg.Faults, fl.realCore
 		fleet := NewFleet(fc)
 		return listenAndServe(ctx, fleet, fl, stdout, log, func() {
 			// The exporter's CLUSTER_ARNS for this primary, for `make demo`.
@@ -77,6 +77,7 @@ type cliFlags struct {
 	failNext                 int
 	plainErrors              bool
 	federated                bool
+	realCore                 bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
@@ -86,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	cfg, f := &fl.cfg, &fl.cfg.Faults
 	fs.StringVar(&fl.listen, "listen", "127.0.0.1:0", "listen address")
 	fs.BoolVar(&fl.federated, "federated", false, "serve a federated primary of four clusters in two accounts and regions (prints CLUSTER_ARNS=...); -cluster and the size flags are ignored")
+	fs.BoolVar(&fl.realCore, "real-core", false, "with -federated: treat idle as the real core does (other clusters' idle rows in filtered responses, idle merged across clusters without splitIdle, NaN usage as null)")
 	fs.Int64Var(&cfg.Seed, "seed", 0, "cluster generator seed")
 	fs.StringVar(&cfg.ClusterName, "cluster", "cluster-one", "Kubecost cluster id")
 	fs.StringVar(&fl.flavor, "flavor", "kubecost", "server to simulate: kubecost (/model/allocation, /allocation) or opencost (/allocation/compute, /allocation)")

@@ -215,7 +215,28 @@ func newCluster(cfg Config) *cluster {
 		wantGPU := len(c.gpuNodes) > 0 && (i%6 == 5 || name == "ml-platform" || name == "recommendations")
 		gpuBudget = c.buildWorkloads(r, ns, team, env, cfg, wantGPU, gpuBudget)
 	}
+	c.addIdleNodes(cfg.Seed, cfg.IdleNodes)
 	return c
+}
+
+// addIdleNodes appends n nodes that no slot uses, after everything else
+// was drawn, from a random stream of their own: the rest of the cluster
+// stays exactly as it is without them.
+func (c *cluster) addIdleNodes(seed int64, n int) {
+	r := &rng{s: mix(uint64(seed) ^ 0x69646c656e6f6465)}
+	general, _ := instanceCatalog()
+	for i := range n {
+		it := pick(r, general)
+		name := fmt.Sprintf("ip-10-255-%d-%d.%s.compute.internal", i/250, 1+i%250, c.region)
+		nd := node{name: name, providerID: "i-0" + hex16(r.next()), cpu: float64(it.cpu),
+			ramBytes: float64(it.ramGiB) * (1 << 30), seed: r.next()}
+		wCPU, wRAM := float64(it.cpu)*0.031611, float64(it.ramGiB)*0.004237
+		nd.cpuPrice = it.price * wCPU / (wCPU + wRAM) / float64(it.cpu)
+		nd.ramPrice = it.price * wRAM / (wCPU + wRAM) / nd.ramBytes
+		nd.labels = members("kubernetes.io/arch", it.arch, "kubernetes.io/os", "linux",
+			"node.kubernetes.io/instance-type", it.name, "topology.kubernetes.io/region", c.region)
+		c.nodes = append(c.nodes, nd)
+	}
 }
 
 func abs(x int) int {

@@ -34,6 +34,9 @@ type Config struct {
 	ContainersPerPod  int // mean containers per pod; default 2
 	Nodes             int // default: about one node per 12 pods
 	ContainersPerHour int
+	// IdleNodes adds nodes on which nothing ever runs (not even
+	// daemonsets: a tainted node, say): their whole capacity is idle.
+	IdleNodes int
 
 	// RetentionDays: sets for days before midnight(Now) − RetentionDays·24h are
 	// null. Default 30. HourlyRetentionHours, when > 0, limits windows shorter
@@ -57,6 +60,10 @@ type Quirks struct {
 	Location     *time.Location // default fixed -05:00
 	NaNStrings   bool           // some efficiency numbers rendered as the string "NaN"
 	ExtraFields  bool           // unknown fields at the top level, in allocations and in properties
+	// NullNaN: some containers' CPU usage was NaN in Prometheus, and the
+	// core's JSON marshaller writes NaN and Inf as null: their
+	// cpuCoreUsageAverage, cpuEfficiency and totalEfficiency are null.
+	NullNaN bool
 }
 
 // FaultMode selects what a faulty response looks like.

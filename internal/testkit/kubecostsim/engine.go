@@ -13,6 +13,9 @@ type member struct {
 	gen  int64
 	node int32
 	ci   int
+	// merged marks an idle allocation merged across clusters: the core
+	// keeps only the properties its parts agree on, so it has no cluster.
+	merged bool
 }
 
 // sink consumes allocations. The JSON renderer and the truth counter are both
@@ -55,6 +58,17 @@ type engine struct {
 	// factors scales every cost of a day (by day number since the epoch);
 	// a copy taken when the request starts, so one response is consistent.
 	factors map[int64]float64
+	// idleFactors scales only the idle cost of a day (SetDayIdleFactor).
+	idleFactors map[int64]float64
+
+	// The core's treatment of unshared idle in a filtered query (see
+	// realcore.go): filtered applies the idle filtration coefficients,
+	// foreign marks a cluster the filter rejected (its allocations are
+	// not emitted, only its scaled idle), and merge collects idle that is
+	// not split into the one "__idle__" of the response.
+	filtered, foreign bool
+	ran               []bool // per node: some allocation ran on it in the set
+	merge             *mergedIdle
 }
 
 func newEngine(c *cluster, q *query, out sink, factors map[int64]float64) *engine {
@@ -64,6 +78,7 @@ func newEngine(c *cluster, q *query, out sink, factors map[int64]float64) *engin
 	}
 	if q.idle {
 		e.idle = make([]idleAcc, len(c.nodes))
+		e.ran = make([]bool, len(c.nodes))
 	}
 	return e
 }
@@ -90,6 +105,7 @@ func (e *engine) run(ctx context.Context, sets []setWindow) error {
 
 func (e *engine) fill(ctx context.Context, w setWindow) error {
 	clear(e.idle)
+	clear(e.ran)
 	clear(e.groups)
 	for i := range e.c.slots {
 		if i%1024 == 0 {
@@ -183,6 +199,7 @@ func (e *engine) emitGen(sl *slot, g *genAcc) error {
 	*m = member{sl: sl, gen: g.gen, node: g.node, ci: -1}
 	if e.idle != nil {
 		id := &e.idle[g.node]
+		e.ran[g.node] = true
 		for i := range g.accs {
 			a := &g.accs[i]
 			id.coreHours += a.cpuCoreHours
@@ -192,6 +209,9 @@ func (e *engine) emitGen(sl *slot, g *genAcc) error {
 			id.ramCost += a.ramCost
 			id.gpuCost += a.gpuCost
 		}
+	}
+	if e.foreign {
+		return nil // the filter drops the allocation; its usage stays in idle
 	}
 	switch {
 	case e.q.podLevel() && e.q.mask.has(fContainer):
@@ -266,28 +286,36 @@ func (e *engine) appendName(b []byte, m *member) []byte {
 }
 
 // emitIdle adds Kubecost's __idle__ allocations: node capacity not claimed
-// by any allocation during the set.
+// by any allocation during the set. Split by node, each is
+// "<cluster>/<node>/__idle__"; split by cluster, "<cluster>/__idle__"; not
+// split, one "__idle__" per set (merged across clusters in a Fleet).
 func (e *engine) emitIdle(w setWindow) error {
 	hrs := float64(w.end - w.start)
 	// Capacity cost follows the day cost factors like every allocation, so
 	// that idle, and the cluster's total, scale with them too.
-	costHrs := 0.0
+	costHrs, idleF := 0.0, 0.0
 	for h := w.start; h < w.end; h++ {
 		costHrs += e.factor(h)
+		idleF += e.idleFactor(h)
 	}
-	byNode := e.q.splitIdle && e.q.idleByNode
+	idleF /= hrs
+	split, byNode := e.q.splitIdle, e.q.idleByNode
+	cf := e.coefficients(byNode)
 	var total acc
 	total.reset()
 	for i := range e.c.nodes {
 		nd, id := &e.c.nodes[i], &e.idle[i]
 		a := acc{start: w.start * 60, end: w.end * 60}
 		a.cpuCoreHours = max(0, nd.cpu*hrs-id.coreHours)
-		a.cpuCost = max(0, nd.cpu*costHrs*nd.cpuPrice-id.cpuCost)
+		a.cpuCost = max(0, nd.cpu*costHrs*nd.cpuPrice-id.cpuCost) * idleF
 		a.ramByteHours = max(0, nd.ramBytes*hrs-id.ramByteHours)
-		a.ramCost = max(0, nd.ramBytes*costHrs*nd.ramPrice-id.ramCost)
+		a.ramCost = max(0, nd.ramBytes*costHrs*nd.ramPrice-id.ramCost) * idleF
 		a.gpuHours = max(0, nd.gpu*hrs-id.gpuHours)
-		a.gpuCost = max(0, nd.gpu*costHrs*nd.gpuPrice-id.gpuCost)
-		if !byNode {
+		a.gpuCost = max(0, nd.gpu*costHrs*nd.gpuPrice-id.gpuCost) * idleF
+		if cf != nil {
+			cf.scale(&a, i)
+		}
+		if !(split && byNode) {
 			total.merge(&a)
 			continue
 		}
@@ -296,8 +324,25 @@ func (e *engine) emitIdle(w setWindow) error {
 			return err
 		}
 	}
-	if byNode {
+	switch {
+	case split && byNode:
 		return nil
+	case split:
+		e.name = append(append(e.name[:0], e.c.name...), "/__idle__"...)
+	case e.merge != nil:
+		e.merge.add(e.c, &total)
+		return nil
+	default:
+		e.name = append(e.name[:0], "__idle__"...)
 	}
-	return e.out.alloc(append(e.name[:0], "__idle__"...), &member{node: -1, ci: -1}, &total)
+	return e.out.alloc(e.name, &member{node: -1, ci: -1}, &total)
+}
+
+// idleFactor is the idle cost factor of hour h: 1 unless the day was
+// changed with SetDayIdleFactor.
+func (e *engine) idleFactor(h int64) float64 {
+	if f, ok := e.idleFactors[floorDiv(h, 24)]; ok {
+		return f
+	}
+	return 1
 }

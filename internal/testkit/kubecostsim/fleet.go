@@ -65,11 +65,19 @@ type FleetConfig struct {
 	Members []Member
 	Now     func() time.Time // default time.Now
 	// IgnoreClusterFilter makes the primary ignore both filter forms and
-	// answer with every cluster, as a server too old to read them does.
+	// answer with every cluster, as a server too old to read them does
+	// (OpenCost's /allocation/compute before it read filter, May 2025).
 	IgnoreClusterFilter bool
-	EmptySets           bool
-	Quirks              Quirks
-	Faults              Faults
+	// RealCore makes the primary treat idle as the core does (realcore.go):
+	// a filtered response also holds the idle of the clusters the filter
+	// rejected (cost 0 for their nodes that ran something, full for those
+	// that ran nothing), idle that is not split is merged across clusters
+	// into one "__idle__" of no cluster, and NaN usage is written as null
+	// (Quirks.NullNaN). Without it, each cluster's idle stays with it.
+	RealCore  bool
+	EmptySets bool
+	Quirks    Quirks
+	Faults    Faults
 }
 
 type fleetMember struct {
@@ -84,6 +92,7 @@ func NewFleet(cfg FleetConfig) *Fleet {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.Quirks.NullNaN = cfg.Quirks.NullNaN || cfg.RealCore
 	f := &Fleet{cfg: cfg, faults: cfg.Faults, failed: map[string]int{}}
 	for _, m := range cfg.Members {
 		c := m.Config
@@ -171,14 +180,26 @@ func (f *Fleet) AvailableDays(id string) []time.Time {
 	return slices.DeleteFunc(m.sim.AvailableDays(), func(d time.Time) bool { return m.missing[floorDiv(d.Unix(), 86400)] })
 }
 
+// SetIdleCostFactor multiplies member id's idle cost of the UTC day
+// holding day by factor (Sim.SetDayIdleFactor).
+func (f *Fleet) SetIdleCostFactor(id string, day time.Time, factor float64) {
+	if m := f.member(id); m != nil {
+		m.sim.SetDayIdleFactor(day, factor)
+	}
+}
+
 // TruthFor is the truth of member id's sets for query q, as the member's
-// own Sim answers q; a set of a missing day is null.
+// own Sim answers q; a set of a missing day is null. With RealCore, it is
+// what a response filtered to member id holds of it: its allocations and
+// its own idle, without the other clusters' idle rows.
 func (f *Fleet) TruthFor(id string, q url.Values) ([]Truth, error) {
 	m := f.member(id)
 	if m == nil {
 		return nil, fmt.Errorf("kubecostsim: no member %q", id)
 	}
-	ts, err := m.sim.TruthFor(q)
+	// What a query filtered to this member returns of it: with RealCore,
+	// its idle as the core's filtration coefficients leave it.
+	ts, err := m.sim.truthFor(q, f.cfg.RealCore)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +278,7 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, ErrorKubecost, err.Error())
 		return
 	}
-	parts := f.plan(q, selected)
+	parts := f.plan(q, selected, f.foreign(v, q, selected))
 	f.recordRows(rec, parts)
 	w.Header().Set("Content-Type", "application/json")
 	var out io.Writer = w
@@ -300,7 +321,7 @@ func (f *Fleet) take(r *http.Request, v url.Values, ids []string) (Faults, int, 
 func (f *Fleet) recordRows(ref reqRef, parts []fleetPart) {
 	ids := []string{}
 	for _, p := range parts {
-		if slices.ContainsFunc(p.win, func(w setWindow) bool { return !w.null }) {
+		if !p.foreign && slices.ContainsFunc(p.win, func(w setWindow) bool { return !w.null }) {
 			ids = append(ids, p.m.Config.ClusterName)
 		}
 	}
@@ -312,18 +333,39 @@ func (f *Fleet) recordRows(ref reqRef, parts []fleetPart) {
 	}
 }
 
-// fleetPart is one selected member's share of a response.
+// fleetPart is one member's share of a response.
 type fleetPart struct {
 	m   *fleetMember
 	win []setWindow // the member's sets, null where it has no data
+	// foreign: the filter rejected the member, and only its idle is in
+	// the response (RealCore); filtered: a filter was applied.
+	foreign, filtered bool
 }
 
-// plan lists each selected member's sets for q. Every member has the same
-// number of sets (q's steps, or one accumulated set).
-func (f *Fleet) plan(q *query, members []*fleetMember) []fleetPart {
-	parts := make([]fleetPart, len(members))
-	for i, m := range members {
-		parts[i] = fleetPart{m: m, win: m.sim.windows(q)}
+// foreign returns the members a filtered RealCore response holds only the
+// idle of: those the filter rejected, when idle is asked for. nil when the
+// query has no filter the server reads.
+func (f *Fleet) foreign(v url.Values, q *query, selected []*fleetMember) []*fleetMember {
+	if !f.cfg.RealCore || f.cfg.IgnoreClusterFilter || !q.idle || !f.filters(v) {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(f.members), func(m *fleetMember) bool { return slices.Contains(selected, m) })
+}
+
+// filters reports whether the query carries a cluster filter the flavour's
+// server reads.
+func (f *Fleet) filters(v url.Values) bool {
+	return !f.cfg.IgnoreClusterFilter && (v.Get("filter") != "" || (v.Get("filterClusters") != "" && f.cfg.Flavor != FlavorOpenCost))
+}
+
+// plan lists the sets for q of each selected member, then of each foreign
+// one. Every member has the same number of sets (q's steps, or one
+// accumulated set).
+func (f *Fleet) plan(q *query, members, foreign []*fleetMember) []fleetPart {
+	parts := make([]fleetPart, len(members)+len(foreign))
+	filtered := len(foreign) > 0
+	for i, m := range slices.Concat(members, foreign) {
+		parts[i] = fleetPart{m: m, win: m.sim.windows(q), foreign: i >= len(members), filtered: filtered}
 		for k := range parts[i].win {
 			if m.gap(parts[i].win[k].start, parts[i].win[k].end) {
 				parts[i].win[k].null = true
@@ -369,13 +411,21 @@ func (f *Fleet) render(ctx context.Context, w io.Writer, q *query, parts []fleet
 		// No member selected: one empty answer per set, as for no data.
 		return f.renderEmpty(ctx, j, q)
 	}
+	var merge *mergedIdle
+	if f.cfg.RealCore {
+		merge = &mergedIdle{}
+	}
 	engines := make([]*engine, len(parts))
 	for i, p := range parts {
-		engines[i] = newEngine(p.m.sim.c, q, j, p.m.sim.dayFactors())
+		engines[i] = p.m.sim.newEngine(q, j)
+		engines[i].filtered, engines[i].foreign, engines[i].merge = p.filtered, p.foreign, merge
 	}
 	for k := range parts[0].win {
 		if err := j.beginSet(setOf(parts, k)); err != nil {
 			return err
+		}
+		if merge != nil {
+			merge.reset()
 		}
 		for i, p := range parts {
 			if p.win[k].null {
@@ -383,6 +433,12 @@ func (f *Fleet) render(ctx context.Context, w io.Writer, q *query, parts []fleet
 			}
 			j.c = p.m.sim.c
 			if err := engines[i].fill(ctx, p.win[k]); err != nil {
+				return err
+			}
+		}
+		if merge != nil && merge.c != nil {
+			j.c = merge.c
+			if err := j.alloc([]byte("__idle__"), &member{node: -1, ci: -1, merged: merge.clusters > 1}, &merge.a); err != nil {
 				return err
 			}
 		}

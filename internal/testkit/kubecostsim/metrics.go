@@ -154,7 +154,7 @@ type acc struct {
 	netTx, netRx, netCZ, netCR, netInet, netAdj float64
 	lbCost, lbAdj, pvByteHours, pvCost, pvAdj   float64
 	ramByteHours, ramReqByteMin, ramUseByteMin  float64
-	ramCost, ramAdj, shared, external, carbon   float64
+	ramCost, ramAdj, shared, external           float64
 	pvs                                         []pvUse
 }
 
@@ -205,7 +205,6 @@ func (a *acc) merge(b *acc) {
 	a.ramAdj += b.ramAdj
 	a.shared += b.shared
 	a.external += b.external
-	a.carbon += b.carbon
 	for _, p := range b.pvs {
 		a.addPV(p)
 	}
@@ -318,5 +317,4 @@ func (c *cluster) addHour(a *acc, s *slot, ci int, nd *node, h, from, to int64, 
 		a.pvCost += cost
 		a.addPV(pvUse{s, bh, cost})
 	}
-	a.carbon += cores*hrs*2.1e-5 + ramBytes/(1<<30)*hrs*1.3e-6
 }

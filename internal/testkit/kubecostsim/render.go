@@ -206,11 +206,22 @@ func (j *jsonSink) alloc(name []byte, m *member, a *acc) error {
 	b = appendFloat(b, a.minutes())
 	b = j.num(b, `,"cpuCores":`, a.perHour(a.cpuCoreHours))
 	b = j.num(b, `,"cpuCoreRequestAverage":`, a.perMinute(a.cpuReqCoreMin))
-	b = j.num(b, `,"cpuCoreUsageAverage":`, a.perMinute(a.cpuUseCoreMin))
+	// The core's marshaller writes NaN and Inf as null: a container whose
+	// usage Prometheus answered with NaN has null usage and efficiencies.
+	nan := j.quirks.NullNaN && m.sl != nil && j.count%11 == 5
+	if nan {
+		b = append(b, `,"cpuCoreUsageAverage":null`...)
+	} else {
+		b = j.num(b, `,"cpuCoreUsageAverage":`, a.perMinute(a.cpuUseCoreMin))
+	}
 	b = j.num(b, `,"cpuCoreHours":`, a.cpuCoreHours)
 	b = j.num(b, `,"cpuCost":`, a.cpuCost)
 	b = j.num(b, `,"cpuCostAdjustment":`, a.cpuAdj)
-	b = j.eff(b, `,"cpuEfficiency":`, a.cpuEfficiency(), a.cpuReqCoreMin == 0)
+	if nan {
+		b = append(b, `,"cpuEfficiency":null`...)
+	} else {
+		b = j.eff(b, `,"cpuEfficiency":`, a.cpuEfficiency(), a.cpuReqCoreMin == 0)
+	}
 	b = j.num(b, `,"gpuCount":`, a.perHour(a.gpuHours))
 	b = j.num(b, `,"gpuHours":`, a.gpuHours)
 	b = j.num(b, `,"gpuCost":`, a.gpuCost)
@@ -240,7 +251,11 @@ func (j *jsonSink) alloc(name []byte, m *member, a *acc) error {
 	b = j.num(b, `,"sharedCost":`, a.shared)
 	b = append(b, `,"totalCost":`...)
 	b = appendFloat(b, a.totalCost())
-	b = j.eff(b, `,"totalEfficiency":`, a.totalEfficiency(), false)
+	if nan {
+		b = append(b, `,"totalEfficiency":null`...)
+	} else {
+		b = j.eff(b, `,"totalEfficiency":`, a.totalEfficiency(), false)
+	}
 	b = append(b, `,"proportionalAssetResourceCosts":{},"lbAllocations":null,"sharedCostBreakdown":{},"gpuAllocation":null`...)
 	// Kubecost keeps peak usage only for allocations it did not have to
 	// aggregate: one container, one pod.
@@ -256,7 +271,6 @@ func (j *jsonSink) alloc(name []byte, m *member, a *acc) error {
 	if j.quirks.ExtraFields && m.sl != nil {
 		b = append(b, `,"x_futureField":{"values":[1,2.5,{"nested":[null,true]}],"note":"ignore me"}`...)
 	}
-	b = j.num(b, `,"carbonCost":`, a.carbon)
 	b = append(b, '}')
 	j.buf = b
 	if len(b) >= flushAt {
@@ -290,6 +304,9 @@ func (j *jsonSink) pvs(b []byte, a *acc) []byte {
 // aggregation pins down. Pod-level aggregations pin everything about the pod.
 func (j *jsonSink) props(b []byte, m *member) []byte {
 	c, mask, pod := j.c, j.q.mask, j.q.podLevel()
+	if m.merged { // idle of several clusters: they agree on no property
+		return append(b, `,"properties":{}`...)
+	}
 	b = append(b, `,"properties":{"cluster":`...)
 	b = append(b, c.nameJSON...)
 	if m.sl == nil { // idle

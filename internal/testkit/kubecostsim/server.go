@@ -30,8 +30,9 @@ type Sim struct {
 	reqs   []Request
 	files  map[string]string // canonical query → pre-rendered body
 	// factors holds the days whose costs were changed with
-	// SetDayCostFactor, by day number since the epoch.
-	factors map[int64]float64
+	// SetDayCostFactor, by day number since the epoch; idleFactors those
+	// whose idle cost alone was changed with SetDayIdleFactor.
+	factors, idleFactors map[int64]float64
 }
 
 // Request is one request the Sim received, for assertions.
@@ -42,7 +43,8 @@ type Request struct {
 	Query  url.Values
 	Header http.Header
 	// Clusters are the ids of the clusters whose allocations a Fleet built
-	// the response from (empty for a Sim).
+	// the response from (empty for a Sim); the idle rows of clusters the
+	// filter rejected (FleetConfig.RealCore) do not count.
 	Clusters []string
 }
 
@@ -116,10 +118,38 @@ func (s *Sim) serveDayCostFactor(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "day %s costs x%g\n", day.Format(time.DateOnly), f)
 }
 
+// SetDayIdleFactor multiplies the idle cost of the UTC day holding day by
+// factor, in every query and in the truth, from the next request on: a
+// reconciliation that changed node prices but not the allocations' costs
+// (it reaches the idle rows only). Factor 1 undoes it.
+func (s *Sim) SetDayIdleFactor(day time.Time, factor float64) {
+	n := floorDiv(day.Unix(), 86400)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if factor == 1 {
+		delete(s.idleFactors, n)
+		return
+	}
+	if s.idleFactors == nil {
+		s.idleFactors = map[int64]float64{}
+	}
+	s.idleFactors[n] = factor
+}
+
 func (s *Sim) dayFactors() map[int64]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return maps.Clone(s.factors)
+}
+
+// newEngine is an engine over s's cluster with a copy of its day factors,
+// taken now so that one response is consistent.
+func (s *Sim) newEngine(q *query, out sink) *engine {
+	e := newEngine(s.c, q, out, s.dayFactors())
+	s.mu.Lock()
+	e.idleFactors = maps.Clone(s.idleFactors)
+	s.mu.Unlock()
+	return e
 }
 
 // FailNext makes the next k allocation requests fail with HTTP status,
@@ -176,7 +206,7 @@ func (s *Sim) render(ctx context.Context, w io.Writer, q *query) error {
 	j := &jsonSink{c: s.c, q: q, w: w, buf: make([]byte, 0, flushAt+32<<10), quirks: s.cfg.Quirks,
 		empty: s.cfg.EmptySets, loc: loc}
 	j.begin()
-	if err := newEngine(s.c, q, j, s.dayFactors()).run(ctx, s.windows(q)); err != nil {
+	if err := s.newEngine(q, j).run(ctx, s.windows(q)); err != nil {
 		return err
 	}
 	return j.finish()

@@ -51,12 +51,20 @@ func (t *truthSink) endSet() error { return nil }
 
 // TruthFor returns the truth of each set the query q would return, in order.
 func (s *Sim) TruthFor(q url.Values) ([]Truth, error) {
+	return s.truthFor(q, false)
+}
+
+// truthFor is TruthFor; filtered applies the core's idle filtration
+// coefficients of a query filtered to this cluster (realcore.go).
+func (s *Sim) truthFor(q url.Values, filtered bool) ([]Truth, error) {
 	pq, err := parseQuery(q, s.cfg.Flavor)
 	if err != nil {
 		return nil, err
 	}
 	t := &truthSink{q: pq}
-	if err := newEngine(s.c, pq, t, s.dayFactors()).run(context.Background(), s.windows(pq)); err != nil {
+	e := s.newEngine(pq, t)
+	e.filtered = filtered
+	if err := e.run(context.Background(), s.windows(pq)); err != nil {
 		return nil, err
 	}
 	return t.sets, nil

@@ -18,6 +18,7 @@ locals {
       name    = var.service_account_name
       roleArn = aws_iam_role.irsa.arn
     }
+    image = merge({ repository = var.image_repository }, var.image_version == null ? {} : { tag = var.image_version })
   }
 
   # The same configuration as environment variables, for users who deploy
@@ -37,10 +38,12 @@ locals {
 resource "helm_release" "this" {
   count = var.create_helm_release ? 1 : 0
 
-  name             = var.helm_release_name
-  chart            = coalesce(var.helm_chart, "${path.module}/../../../chart")
+  name = var.helm_release_name
+  # From the OCI repository the release publishes to by default; with
+  # helm_repository = null, a local chart (this repository's by default).
+  chart            = var.helm_repository == null ? coalesce(var.helm_chart, "${path.module}/../../../chart") : coalesce(var.helm_chart, "kubecost-s3-exporter")
   repository       = var.helm_repository
-  version          = var.helm_chart_version
+  version          = var.helm_repository == null ? null : var.helm_chart_version
   namespace        = var.service_account_namespace
   create_namespace = var.helm_create_namespace
   timeout          = var.helm_timeout

@@ -135,19 +135,31 @@ variable "create_helm_release" {
 }
 
 variable "helm_chart" {
-  description = "Chart to install: a local path (default: this repository's chart/) or a chart name in helm_repository."
+  description = "Chart name in helm_repository (null: kubecost-s3-exporter, the published chart), or a local chart path when helm_repository is null (null: this repository's chart/)."
   type        = string
   default     = null
 }
 
 variable "helm_repository" {
-  description = "Chart repository URL (https:// or oci://), or null for a local chart."
+  description = "Chart repository: the release's OCI repository by default; another oci:// or https:// URL (a private mirror), or null to install helm_chart from a local path."
+  type        = string
+  default     = "oci://ghcr.io/kubecost-s3-exporter/charts"
+}
+
+variable "helm_chart_version" {
+  description = "Chart version to install from helm_repository (a release tag without its v, for example 1.2.0). Pin it: null installs the newest. Ignored for a local chart."
   type        = string
   default     = null
 }
 
-variable "helm_chart_version" {
-  description = "Chart version from helm_repository, or null for the latest (or the local chart)."
+variable "image_repository" {
+  description = "Exporter image repository (chart value image.repository): the release's GHCR image by default, or a private mirror such as an ECR repository."
+  type        = string
+  default     = "ghcr.io/kubecost-s3-exporter/kubecost-s3-exporter"
+}
+
+variable "image_version" {
+  description = "Exporter image tag (chart value image.tag), or null for the chart's appVersion, the image released with the chart."
   type        = string
   default     = null
 }

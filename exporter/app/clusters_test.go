@@ -47,9 +47,9 @@ func (s *fleetStore) Put(ctx context.Context, key string, r io.Reader, meta map[
 	return s.memStore.Put(ctx, key, r, meta, cond)
 }
 
-func fleetMember(id, account, region, name string, src exporter.AllocationSource) app.FleetMember {
+func fleetMember(id, account, region, name string, src exporter.AllocationSource) app.Cluster {
 	arn := "arn:aws:eks:" + region + ":" + account + ":cluster/" + name
-	return app.FleetMember{
+	return app.Cluster{
 		ID: id, ARN: arn, Source: src,
 		Layout:      exporter.Layout{Account: account, Region: region, Cluster: name},
 		Projection:  schema.NewProjection(arn, name, nil, nil),
@@ -59,7 +59,7 @@ func fleetMember(id, account, region, name string, src exporter.AllocationSource
 	}
 }
 
-func TestRunFleet(t *testing.T) {
+func TestRunClusters(t *testing.T) {
 	t.Parallel()
 	days := windowDays(t)
 	// Three mapped clusters, two sharing account and region; "ghost" is
@@ -79,20 +79,18 @@ func TestRunFleet(t *testing.T) {
 	}
 	store := &fleetStore{memStore: newMemStore(), lists: map[string]int{}, denied: "account_id=444455556666/region=eu-west-1/"}
 	var asked int
-	fo := app.FleetOptions{
-		Options: options(nil, store),
-		Days: func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
-			asked++
-			return byCluster, nil
-		},
-		Members: []app.FleetMember{
-			fleetMember("a", "111122223333", "us-east-1", "alpha", srcs["a"]),
-			fleetMember("b", "111122223333", "us-east-1", "beta", srcs["b"]),
-			fleetMember("c", "444455556666", "eu-west-1", "gamma", srcs["c"]),
-		},
+	fo := options(nil, store)
+	fo.Available = func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
+		asked++
+		return byCluster, nil
+	}
+	fo.Clusters = []app.Cluster{
+		fleetMember("a", "111122223333", "us-east-1", "alpha", srcs["a"]),
+		fleetMember("b", "111122223333", "us-east-1", "beta", srcs["b"]),
+		fleetMember("c", "444455556666", "eu-west-1", "gamma", srcs["c"]),
 	}
 	fo.Concurrency = 3
-	sum, err := app.RunFleet(context.Background(), fo)
+	sum, err := app.Run(context.Background(), fo)
 	if !errors.Is(err, app.ErrDaysFailed) || errors.Is(err, app.ErrUnmappedClusters) {
 		t.Fatalf("err = %v, want ErrDaysFailed only", err)
 	}
@@ -110,8 +108,8 @@ func TestRunFleet(t *testing.T) {
 		skip    int
 		written int
 	}{
-		{"a", fo.Members[0].Layout, -1, len(days)},
-		{"b", fo.Members[1].Layout, 1, len(days) - 1},
+		{"a", fo.Clusters[0].Layout, -1, len(days)},
+		{"b", fo.Clusters[1].Layout, 1, len(days) - 1},
 	} {
 		for i, d := range days {
 			o, ok := store.object(tc.layout.Key(d, exporter.Snappy))
@@ -141,7 +139,7 @@ func TestRunFleet(t *testing.T) {
 	store.denied = ""
 	fo.FailOnUnmapped = true
 	before := store.putCount()
-	sum, err = app.RunFleet(context.Background(), fo)
+	sum, err = app.Run(context.Background(), fo)
 	if !errors.Is(err, app.ErrUnmappedClusters) || errors.Is(err, app.ErrDaysFailed) || !strings.Contains(err.Error(), "ghost") {
 		t.Fatalf("err = %v, want ErrUnmappedClusters naming ghost", err)
 	}
@@ -156,7 +154,7 @@ func TestRunFleet(t *testing.T) {
 // A prefix that cannot be listed fails its clusters' planning, every one
 // of their available days counted as a failed cluster-day, and nothing
 // else: the other prefix's cluster lands.
-func TestRunFleetPlanningFailure(t *testing.T) {
+func TestRunClustersPlanningFailure(t *testing.T) {
 	t.Parallel()
 	days := windowDays(t)
 	byCluster := map[string][]exporter.DayTotal{}
@@ -171,20 +169,18 @@ func TestRunFleetPlanningFailure(t *testing.T) {
 	}
 	store := &fleetStore{memStore: newMemStore(), lists: map[string]int{}, listDenied: "account_id=444455556666/region=eu-west-1/"}
 	var logs strings.Builder
-	fo := app.FleetOptions{
-		Options: options(nil, store),
-		Days: func(context.Context, time.Time, time.Time) (map[string][]exporter.DayTotal, error) {
-			return byCluster, nil
-		},
-		Members: []app.FleetMember{
-			fleetMember("a", "111122223333", "us-east-1", "alpha", srcs["a"]),
-			fleetMember("c", "444455556666", "eu-west-1", "gamma", srcs["c"]),
-			// A mistyped id: mapped, but Kubecost has no such cluster.
-			fleetMember("typo", "111122223333", "us-east-1", "delta", &memSource{days: map[time.Time]fetchFunc{}}),
-		},
+	fo := options(nil, store)
+	fo.Available = func(context.Context, time.Time, time.Time) (map[string][]exporter.DayTotal, error) {
+		return byCluster, nil
+	}
+	fo.Clusters = []app.Cluster{
+		fleetMember("a", "111122223333", "us-east-1", "alpha", srcs["a"]),
+		fleetMember("c", "444455556666", "eu-west-1", "gamma", srcs["c"]),
+		// A mistyped id: mapped, but Kubecost has no such cluster.
+		fleetMember("typo", "111122223333", "us-east-1", "delta", &memSource{days: map[time.Time]fetchFunc{}}),
 	}
 	fo.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	sum, err := app.RunFleet(context.Background(), fo)
+	sum, err := app.Run(context.Background(), fo)
 	if !strings.Contains(logs.String(), "no data in the window for a mapped cluster") || !strings.Contains(logs.String(), "kubecost_cluster=typo") ||
 		strings.Count(logs.String(), "no data in the window") != 1 {
 		t.Errorf("want one warning naming the mapped cluster without data:\n%s", logs.String())

@@ -11,11 +11,10 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Reexport is how a run treats days that are already stored.
+// Reexport is how a run treats days that are already stored. Each
+// cluster's config fingerprint (Cluster.Fingerprint) is written into every
+// object it writes and compared with every one it has stored.
 type Reexport struct {
-	// Fingerprint of the current config (exporter.Fingerprint); written into
-	// every object, compared with every stored one.
-	Fingerprint    string
 	OnConfigChange bool    // REEXPORT_ON_CONFIG_CHANGE
 	DriftTolerance float64 // DRIFT_TOLERANCE, relative
 	Legacy         bool    // REEXPORT_LEGACY
@@ -25,18 +24,39 @@ type Reexport struct {
 // S3's latency for a window of days, few enough not to be throttled.
 const headConcurrency = 8
 
-// makePlan gathers what PlanDays decides from: Kubecost's days with their
-// totals, this cluster's stored objects in the window and their metadata.
-func makePlan(ctx context.Context, o Options, now, first, last time.Time) (exporter.Plan, error) {
-	available, err := o.Source.AvailableDays(ctx, first, last.Add(24*time.Hour))
-	if err != nil {
-		return exporter.Plan{}, fmt.Errorf("ask Kubecost for available days: %w", err)
+// planAll plans every cluster from Kubecost's days, listing each
+// account/region prefix once: every cluster of a prefix shares the
+// listing. A cluster that cannot be planned (its prefix denied, say) gets
+// each of its available days as a failed day, so the next run resumes them.
+func planAll(ctx context.Context, jobs []job, avail map[string][]exporter.DayTotal, sum *Summary, now, first, last time.Time) {
+	listings := map[string][]string{}
+	listErrs := map[string]error{}
+	for i, j := range jobs {
+		prefix := j.Layout.PartitionPrefix()
+		if _, done := listings[prefix]; !done && listErrs[prefix] == nil {
+			listings[prefix], listErrs[prefix] = listPartition(ctx, j.Store, j.Layout, first)
+		}
+		available := avail[j.ID]
+		plan, err := exporter.Plan{}, listErrs[prefix]
+		if err == nil {
+			plan, err = planFrom(ctx, j, now, first, last, available, listings[prefix])
+		}
+		c := &sum.Clusters[i]
+		if err != nil {
+			c.PlanErr = err
+			j.log.Error("cannot plan this cluster; its days will be retried by the next run", "error", err.Error())
+			for _, d := range available {
+				c.Days = append(c.Days, DayResult{Cluster: j.ID, Day: d.Day, Err: fmt.Errorf("plan: %w", err)})
+			}
+			continue
+		}
+		c.Plan = plan
+		logPlan(j.log, plan, j.Fingerprint)
+		if len(plan.Available) == 0 && j.Available == nil {
+			j.log.Warn("Kubecost has no data for the backfill window; nothing available to export",
+				"window_first", day(first), "window_last", day(last))
+		}
 	}
-	listed, err := listPartition(ctx, o.Store, o.Layout, first)
-	if err != nil {
-		return exporter.Plan{}, err
-	}
-	return planFrom(ctx, o, now, first, last, available, listed)
 }
 
 // listPartition lists the keys of layout's account and region from the
@@ -54,28 +74,28 @@ func listPartition(ctx context.Context, store exporter.ObjectStore, layout expor
 	return keys, nil
 }
 
-// planFrom plans o's cluster from Kubecost's days and the listed keys.
-func planFrom(ctx context.Context, o Options, now, first, last time.Time, available []exporter.DayTotal, listed []string) (exporter.Plan, error) {
+// planFrom plans j's cluster from Kubecost's days and the listed keys.
+func planFrom(ctx context.Context, j job, now, first, last time.Time, available []exporter.DayTotal, listed []string) (exporter.Plan, error) {
 	var stored []exporter.StoredObject
 	for _, k := range listed {
 		// Only this cluster's keys, and only days of the window, are looked
 		// at further: other clusters' objects are none of our business.
-		if d, c, ok := o.Layout.ParseKey(k); ok && !d.Before(first) && !d.After(last) {
+		if d, c, ok := j.Layout.ParseKey(k); ok && !d.Before(first) && !d.After(last) {
 			stored = append(stored, exporter.StoredObject{Key: k, Day: d, Codec: c})
 		}
 	}
-	stored, err := headAll(ctx, o.Store, stored)
+	stored, err := headAll(ctx, j.Store, stored)
 	if err != nil {
 		return exporter.Plan{}, err
 	}
-	o.Logger.Debug("stored objects", "listed_keys", len(listed), "this_cluster_in_window", len(stored))
+	j.log.Debug("stored objects", "listed_keys", len(listed), "this_cluster_in_window", len(stored))
 	return exporter.PlanDays(exporter.PlanInput{
-		Now: now, BackfillDays: o.BackfillDays, Settle: o.Settle,
-		Available: available, Stored: stored, Layout: o.Layout,
+		Now: now, BackfillDays: j.BackfillDays, Settle: j.Settle,
+		Available: available, Stored: stored, Layout: j.Layout,
 		Policy: exporter.Policy{
-			Fingerprint: o.Reexport.Fingerprint, Codec: o.Codec,
-			ReexportOnConfigChange: o.Reexport.OnConfigChange, DriftTolerance: o.Reexport.DriftTolerance,
-			ReexportLegacy: o.Reexport.Legacy, Force: o.ForceDays,
+			Fingerprint: j.Fingerprint, Codec: j.Codec,
+			ReexportOnConfigChange: j.Reexport.OnConfigChange, DriftTolerance: j.Reexport.DriftTolerance,
+			ReexportLegacy: j.Reexport.Legacy, Force: j.ForceDays,
 		},
 	}), nil
 }
@@ -118,7 +138,7 @@ func headAll(ctx context.Context, store exporter.ObjectStore, objs []exporter.St
 
 // logPlan logs one summary line and one line per available day with its
 // reason, so that every decision can be read back from the logs.
-func logPlan(log *slog.Logger, plan exporter.Plan) {
+func logPlan(log *slog.Logger, plan exporter.Plan, fingerprint string) {
 	exports := plan.Exports()
 	toExport := make([]string, len(exports))
 	for i, d := range exports {
@@ -128,7 +148,8 @@ func logPlan(log *slog.Logger, plan exporter.Plan) {
 	for _, d := range plan.Days {
 		counts[d.Reason]++
 	}
-	attrs := []any{"available", days(plan.Available), "already_stored", days(plan.Present), "to_export", toExport}
+	attrs := []any{"available", days(plan.Available), "already_stored", days(plan.Present), "to_export", toExport,
+		"config_fingerprint", fingerprint}
 	for _, r := range []exporter.Reason{exporter.ReasonMissing, exporter.ReasonConfigChanged, exporter.ReasonDrifted,
 		exporter.ReasonForced, exporter.ReasonLegacyReplaced, exporter.ReasonLegacyKept, exporter.ReasonCurrent} {
 		if counts[r] > 0 {
@@ -163,33 +184,4 @@ func logDryRun(log *slog.Logger, plan exporter.Plan) {
 	if n == 0 {
 		log.Info("dry run: nothing to export")
 	}
-}
-
-// removeLeftovers deletes the extra objects of days that stay as they are:
-// the old-codec file of a codec switch that died before its delete. A
-// failure is only logged; the next run tries again.
-func removeLeftovers(ctx context.Context, o Options, plan exporter.Plan) {
-	for _, d := range plan.Cleanups() {
-		if err := deleteKeys(ctx, o, d.Delete); err != nil {
-			o.Logger.Warn("could not remove a leftover file; the next run retries", "day", day(d.Day), "error", err.Error())
-		}
-	}
-}
-
-// deleteKeys removes keys, logging each: deleting data deserves a line.
-func deleteKeys(ctx context.Context, o Options, keys []string) error {
-	for _, k := range keys {
-		if err := o.Store.Delete(ctx, k); err != nil {
-			return fmt.Errorf("delete replaced file: %w", err)
-		}
-		o.Logger.Info("deleted replaced file", "key", k)
-	}
-	return nil
-}
-
-// addPlanMetadata records how the object was made: the config fingerprint
-// and Kubecost's day total, which the next runs compare against.
-func addPlanMetadata(meta map[string]string, o Options, dp exporter.DayPlan) {
-	meta[exporter.MetaFingerprint] = o.Reexport.Fingerprint
-	meta[exporter.MetaDayTotal] = exporter.FormatTotal(dp.Total)
 }

@@ -83,7 +83,7 @@ func TestRunReexport(t *testing.T) {
 			t.Errorf("fetched %v, want the config-changed and the drifted day", got)
 		}
 		reasons := map[string]exporter.Reason{}
-		for _, d := range sum.Plan.Days {
+		for _, d := range sum.Clusters[0].Plan.Days {
 			reasons[d.Day.Format(time.DateOnly)] = d.Reason
 		}
 		want := map[string]exporter.Reason{dates([]time.Time{d0})[0]: exporter.ReasonConfigChanged,
@@ -109,7 +109,7 @@ func TestRunReexport(t *testing.T) {
 		store := &opStore{memStore: newMemStore()}
 		seed(t, store.memStore, key(d0), testFingerprint, "100")
 		o := options(&memSource{days: map[time.Time]fetchFunc{d0: rows("a", 1)}, totals: map[time.Time]float64{d0: 100}}, store)
-		o.Codec, o.Reexport.Fingerprint = exporter.Zstd, "zstd-config"
+		o.Codec, o.Clusters[0].Fingerprint = exporter.Zstd, "zstd-config"
 		if _, err := app.Run(t.Context(), o); err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestRunReexport(t *testing.T) {
 		seed(t, store.memStore, zstd(d0), "zstd-config", "100")
 		s := &memSource{days: map[time.Time]fetchFunc{d0: rows("a", 1)}, totals: map[time.Time]float64{d0: 100}}
 		o := options(s, store)
-		o.Codec, o.Reexport.Fingerprint = exporter.Zstd, "zstd-config"
+		o.Codec, o.Clusters[0].Fingerprint = exporter.Zstd, "zstd-config"
 		if _, err := app.Run(t.Context(), o); err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestRunReexport(t *testing.T) {
 		seed(t, store.memStore, key(d0), testFingerprint, "100")
 		seed(t, store.memStore, zstd(d0), "zstd-config", "100")
 		o := options(&memSource{days: map[time.Time]fetchFunc{d0: rows("a", 1)}, totals: map[time.Time]float64{d0: 100}}, store)
-		o.Codec, o.Reexport.Fingerprint, o.DryRun = exporter.Zstd, "zstd-config", true
+		o.Codec, o.Clusters[0].Fingerprint, o.DryRun = exporter.Zstd, "zstd-config", true
 		if _, err := app.Run(t.Context(), o); err != nil {
 			t.Fatal(err)
 		}
@@ -152,15 +152,18 @@ func TestRunReexport(t *testing.T) {
 		}
 	})
 
-	t.Run("a failed delete fails the day and keeps the new file", func(t *testing.T) {
+	t.Run("a failed delete keeps the new file, which counts as written", func(t *testing.T) {
 		t.Parallel()
 		store := &opStore{memStore: newMemStore(), deleteErr: errors.New("AccessDenied")}
 		seed(t, store.memStore, key(d0), testFingerprint, "100")
 		o := options(&memSource{days: map[time.Time]fetchFunc{d0: rows("a", 1)}, totals: map[time.Time]float64{d0: 100}}, store)
-		o.Codec, o.Reexport.Fingerprint = exporter.Zstd, "zstd-config"
-		_, err := app.Run(t.Context(), o)
-		if !errors.Is(err, app.ErrDaysFailed) || !strings.Contains(err.Error(), "AccessDenied") {
-			t.Errorf("err %v, want a failed day naming the delete error", err)
+		o.Codec, o.Clusters[0].Fingerprint = exporter.Zstd, "zstd-config"
+		sum, err := app.Run(t.Context(), o)
+		if !errors.Is(err, app.ErrCleanupFailed) || errors.Is(err, app.ErrDaysFailed) || !strings.Contains(err.Error(), "AccessDenied") {
+			t.Errorf("err %v, want a failed clean-up naming the delete error and no failed day", err)
+		}
+		if n, _, _ := sum.Written(); n != 1 || len(sum.Failed()) != 0 || sum.CleanupsFailed() != 1 {
+			t.Errorf("written %d, failed %d, clean-ups failed %d; want 1, 0, 1", n, len(sum.Failed()), sum.CleanupsFailed())
 		}
 		if got := store.keys(); !slices.Equal(got, []string{key(d0), zstd(d0)}) {
 			t.Errorf("stored %v, want the new file and the undeleted old one", got)

@@ -1,0 +1,156 @@
+package app
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// DayResult is what happened to one day of one cluster.
+type DayResult struct {
+	Cluster  string // the cluster's Kubecost id ("" in a run of one cluster without one)
+	Day      time.Time
+	Key      string
+	Reason   exporter.Reason
+	Rows     int64
+	Bytes    int64
+	Duration time.Duration
+	// Lost is set when another run wrote the day first (a failed
+	// precondition): the day is done, but not by this run.
+	Lost bool
+	// Err is why the day was not written; nil when it was.
+	Err error
+	// CleanupErr is set when the day was written but the file it replaces
+	// under another codec could not be deleted. The day still counts as
+	// written; the next run removes the leftover.
+	CleanupErr error
+}
+
+// ClusterResult is what happened to one cluster of the run.
+type ClusterResult struct {
+	ID, ARN string
+	Plan    exporter.Plan
+	Days    []DayResult // in day order
+	// PlanErr is why the cluster could not be planned; its available days
+	// are then failed days, which the next run retries.
+	PlanErr error
+}
+
+// Written counts the cluster's days uploaded by this run.
+func (c ClusterResult) Written() (days int, rows, bytes int64) {
+	for _, d := range c.Days {
+		if d.Err == nil && !d.Lost {
+			days++
+			rows += d.Rows
+			bytes += d.Bytes
+		}
+	}
+	return days, rows, bytes
+}
+
+// Failed returns the cluster's days that could not be exported.
+func (c ClusterResult) Failed() []DayResult {
+	return slices.DeleteFunc(slices.Clone(c.Days), func(d DayResult) bool { return d.Err == nil })
+}
+
+// Summary is the outcome of a run; its fields are the run's last log line.
+type Summary struct {
+	Clusters []ClusterResult // in the order of Options.Clusters
+	// Unmapped are the cluster ids Kubecost has days for in the window
+	// that no cluster of the run has: skipped, never exported under a
+	// wrong name. Only a run with Options.Available can know them.
+	Unmapped []string
+	Duration time.Duration
+}
+
+// days is every day result of every cluster.
+func (s Summary) days() []DayResult {
+	var out []DayResult
+	for _, c := range s.Clusters {
+		out = append(out, c.Days...)
+	}
+	return out
+}
+
+// Available counts the days Kubecost offered, over every cluster.
+func (s Summary) Available() int {
+	n := 0
+	for _, c := range s.Clusters {
+		n += len(c.Plan.Available)
+	}
+	return n
+}
+
+// Planned counts the days planned for export, over every cluster.
+func (s Summary) Planned() int {
+	n := 0
+	for _, c := range s.Clusters {
+		n += len(c.Plan.Exports())
+	}
+	return n
+}
+
+// Written counts the days uploaded by this run, over every cluster.
+func (s Summary) Written() (days int, rows, bytes int64) {
+	for _, c := range s.Clusters {
+		d, r, b := c.Written()
+		days, rows, bytes = days+d, rows+r, bytes+b
+	}
+	return days, rows, bytes
+}
+
+// Lost counts the days another run wrote first.
+func (s Summary) Lost() int {
+	n := 0
+	for _, d := range s.days() {
+		if d.Lost {
+			n++
+		}
+	}
+	return n
+}
+
+// CleanupsFailed counts the written days whose replaced file is still there.
+func (s Summary) CleanupsFailed() int {
+	n := 0
+	for _, d := range s.days() {
+		if d.CleanupErr != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Failed returns the days that failed, cluster by cluster.
+func (s Summary) Failed() []DayResult {
+	return slices.DeleteFunc(s.days(), func(d DayResult) bool { return d.Err == nil })
+}
+
+// ErrDaysFailed is returned when at least one day could not be exported.
+// Days that succeeded stay uploaded; the next run retries the rest.
+var ErrDaysFailed = errors.New("some days failed")
+
+// ErrCleanupFailed is returned when a day was written but the file it
+// replaces under another codec could not be deleted: until the next run
+// removes it, queries see the day twice.
+var ErrCleanupFailed = errors.New("replaced files could not be deleted")
+
+// ErrUnmappedClusters is returned with Options.FailOnUnmapped when
+// Kubecost reported clusters that the run does not know.
+var ErrUnmappedClusters = errors.New("kubecost reports clusters that the cluster map lacks")
+
+// FailedClusterDays lists the failed days as "<id>/<YYYY-MM-DD>", or
+// "<YYYY-MM-DD>" for a cluster without an id.
+func (s Summary) FailedClusterDays() []string {
+	var out []string
+	for _, d := range s.Failed() {
+		name := day(d.Day)
+		if d.Cluster != "" {
+			name = d.Cluster + "/" + name
+		}
+		out = append(out, name)
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/metrics"
+)
+
+// finish reports the run: metrics first, then the summary, so that the
+// summary is the last line whatever the push does (a push failure logs
+// its own warning, and the summary says how the push went).
+func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *metrics.Requests) {
+	sum.Duration = time.Since(start)
+	pushed := pushMetrics(ctx, cfg, log, start, runID, sum, err, reqs)
+	summarize(log, cfg.Federated(), sum, err, pushed)
+}
+
+// pushMetrics pushes one group per cluster when a Pushgateway is
+// configured, and says how it went: "" (none configured), "ok" or
+// "failed". A failed push never changes the exit status.
+func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *metrics.Requests) string {
+	if cfg.PushgatewayURL == "" {
+		return ""
+	}
+	end := time.Now()
+	outcome := "ok"
+	for _, c := range sum.Clusters {
+		name := c.ARN[strings.LastIndexByte(c.ARN, '/')+1:]
+		perr := metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: name, Logger: log}.Push(ctx,
+			metrics.Run{Start: start, End: end, Cluster: c, Err: clusterErr(c, err), Requests: reqs, RunID: runID})
+		if perr != nil {
+			outcome = "failed"
+		}
+	}
+	return outcome
+}
+
+// clusterErr is what the run's outcome means for one cluster: its own
+// failed days or failed planning, else any error that stopped the run
+// before the cluster could be planned (Kubecost unreachable, a start-up
+// failure). Another cluster's failure or an unmapped cluster is not this
+// cluster's failure.
+func clusterErr(c app.ClusterResult, runErr error) error {
+	switch {
+	case c.PlanErr != nil:
+		return c.PlanErr
+	case len(c.Failed()) > 0:
+		return app.ErrDaysFailed
+	case runErr == nil:
+		return nil
+	}
+	for _, d := range c.Days {
+		if d.CleanupErr != nil {
+			return app.ErrCleanupFailed
+		}
+	}
+	if errors.Is(runErr, app.ErrDaysFailed) || errors.Is(runErr, app.ErrUnmappedClusters) || errors.Is(runErr, app.ErrCleanupFailed) {
+		return nil
+	}
+	return runErr
+}
+
+// maxSummaryLine is how long the summary line may get: log views show
+// about that much of a line. The full errors are in the ERROR lines
+// before it, so the summary's error gets what the counts leave.
+const maxSummaryLine = 300
+
+// errorRoom is the room left for the summary's error after attrs, the
+// time, the level and the message, as the JSON handler writes them.
+func errorRoom(attrs []any) int {
+	n := len(`{"time":"2006-01-02T15:04:05.999999999Z","level":"ERROR","msg":"run summary: failed","error":""}`)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		n += len(`,"":`) + len(fmt.Sprint(attrs[i])) + len(fmt.Sprint(attrs[i+1]))
+		if _, ok := attrs[i+1].(string); ok {
+			n += 2
+		}
+	}
+	return max(maxSummaryLine-n, 40)
+}
+
+// summarize writes the run's last line (CONTRACT §5): the days planned,
+// written and failed over every cluster, rows, bytes and duration, and
+// for a federated run the clusters, the unmapped ones and the failed
+// cluster-days ("<id>/<YYYY-MM-DD>"), which the next run resumes.
+func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pushed string) {
+	days, rows, bytes := sum.Written()
+	failed := sum.Failed()
+	attrs := []any{
+		"days_available", sum.Available(), "days_planned", sum.Planned(),
+		"days_written", days, "days_failed", len(failed),
+		"rows", rows, "bytes", bytes, "duration", sum.Duration.Round(time.Millisecond).String(),
+	}
+	if n := sum.Lost(); n > 0 {
+		attrs = append(attrs, "days_written_by_another_run", n)
+	}
+	if n := sum.CleanupsFailed(); n > 0 {
+		attrs = append(attrs, "deletes_failed", n)
+	}
+	if federated {
+		attrs = append(attrs, "clusters", len(sum.Clusters), "unmapped_clusters", len(sum.Unmapped))
+		if len(sum.Unmapped) > 0 {
+			attrs = append(attrs, "unmapped", listed(sum.Unmapped))
+		}
+		if len(failed) > 0 {
+			attrs = append(attrs, "failed_cluster_days", byCluster(sum.FailedClusterDays()))
+		}
+	}
+	if pushed == "failed" {
+		attrs = append(attrs, "metrics_push", pushed)
+	}
+	if err != nil {
+		log.Error("run summary: failed", append(attrs, "error", briefError(sum, err, errorRoom(attrs)))...)
+		return
+	}
+	log.Info("run summary: ok", attrs...)
+}
+
+// briefError is the summary's account of a failure: the first failed day
+// and its reason, or the error that stopped the run.
+func briefError(sum app.Summary, err error, room int) string {
+	if failed := sum.FailedClusterDays(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
+		// days_failed gives the count; the first failure stands for all.
+		first := sum.Failed()[0].Err
+		return failed[0] + ": " + reason(first, room-len(failed[0])-2)
+	}
+	if errors.Is(err, app.ErrUnmappedClusters) && !errors.Is(err, app.ErrCleanupFailed) {
+		return "unmapped clusters (FAIL_ON_UNMAPPED_CLUSTERS)"
+	}
+	return reason(err, room)
+}
+
+// reason is the short form of err within n bytes: a store error's own
+// brief message (the failing call, status and attempts, without the long
+// key), else err with its middle cut so that what failed (the start) and
+// the innermost cause (the end) both stay.
+func reason(err error, n int) string {
+	var b interface{ Brief() string }
+	if errors.As(err, &b) {
+		return clip(exporter.Redact(b.Brief()), "", n)
+	}
+	return clip(exporter.Redact(err.Error()), exporter.Redact(innermost(err).Error()), n)
+}
+
+// innermost follows err's chain to its root cause (the first branch of a
+// joined error).
+func innermost(err error) error {
+	for {
+		var next error
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			next = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			if errs := u.Unwrap(); len(errs) > 0 {
+				next = errs[0]
+			}
+		}
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
+
+// clip shortens s to about n bytes by cutting out its middle: the start
+// says what was being done, and the end kept is cause, the innermost
+// error's text, wherever it stands in s (hints are often appended after
+// it), else the last part of s.
+func clip(s, cause string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	cause = strings.Join(strings.Fields(cause), " ")
+	if len(s) <= n {
+		return s
+	}
+	const gap = " ... "
+	tail := s[len(s)-n/2:]
+	if cause != "" && strings.Contains(s, cause) && !strings.HasPrefix(s, cause) {
+		tail = cause[:min(len(cause), n/2)]
+	}
+	head := max(n-len(tail)-len(gap), 0)
+	return validUTF8(s[:head]) + gap + validUTF8(tail)
+}
+
+// validUTF8 drops the bytes of a rune cut in two at either end of s.
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "") }
+
+// maxListed bounds the ids the summary line names; the ERROR and WARN
+// lines before it name every one.
+const maxListed = 2
+
+// byCluster shortens "<id>/<day>" items to one per cluster, its first
+// failed day and how many more: "prod-us/2026-11-02+15".
+func byCluster(cds []string) string {
+	var out []string
+	for i := 0; i < len(cds); {
+		id, _, _ := strings.Cut(cds[i], "/")
+		j := i + 1
+		for j < len(cds) && strings.HasPrefix(cds[j], id+"/") {
+			j++
+		}
+		item := cds[i]
+		if j-i > 1 {
+			item += "+" + strconv.Itoa(j-i-1)
+		}
+		out = append(out, item)
+		i = j
+	}
+	return listed(out)
+}
+
+func listed(xs []string) string {
+	if len(xs) <= maxListed {
+		return strings.Join(xs, ",")
+	}
+	return strings.Join(xs[:maxListed], ",") + ",..."
+}

@@ -1,0 +1,157 @@
+package imagebuild
+
+import (
+	"archive/tar"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+)
+
+func testConfig(t *testing.T) Config {
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		Version: "v1.2.3", Revision: "abc", Source: "https://example.com/repo", Licenses: "NOASSERTION",
+		Created: time.Unix(1700000000, 0).UTC(), Base: LocalBase, CABundleFile: ca,
+	}
+}
+
+// TestAssembleLocalBase: the runtime config and the filesystem of one
+// platform's image on the local base, without compiling anything.
+func TestAssembleLocalBase(t *testing.T) {
+	cfg := testConfig(t)
+	bin := filepath.Join(t.TempDir(), "bin")
+	if err := os.WriteFile(bin, []byte("\x7fELF fake"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := v1.Platform{OS: "linux", Architecture: "arm64"}
+	build := func() v1.Image {
+		base, err := baseImage(t.Context(), cfg, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := assemble(base, cfg, p, bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	img := build()
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cf.Config
+	if cf.Architecture != "arm64" || c.User != User || !slices.Equal(c.Entrypoint, []string{BinaryPath}) || !slices.Equal(c.Cmd, []string{"run"}) {
+		t.Errorf("config arch %s user %q entrypoint %q cmd %q", cf.Architecture, c.User, c.Entrypoint, c.Cmd)
+	}
+	if c.Labels["org.opencontainers.image.version"] != "v1.2.3" || c.Labels["org.opencontainers.image.revision"] != "abc" ||
+		c.Labels["org.opencontainers.image.source"] != cfg.Source || c.Labels["org.opencontainers.image.licenses"] != "NOASSERTION" {
+		t.Errorf("labels %v", c.Labels)
+	}
+	if !slices.Contains(c.Env, "SSL_CERT_FILE="+CABundle) {
+		t.Errorf("env %v", c.Env)
+	}
+	files := map[string]*tar.Header{}
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[strings.TrimSuffix(h.Name, "/")] = h
+	}
+	for _, want := range []string{"usr/local/bin/kubecost-s3-exporter", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group", "tmp", "home/nonroot"} {
+		if files[want] == nil {
+			t.Errorf("no %s in the image", want)
+		}
+	}
+	if h := files["usr/local/bin/kubecost-s3-exporter"]; h != nil && h.Mode&0o111 == 0 {
+		t.Errorf("binary mode %o", h.Mode)
+	}
+	if h := files["home/nonroot"]; h != nil && h.Uid != 65532 {
+		t.Errorf("home/nonroot owned by %d", h.Uid)
+	}
+	if h := files["tmp"]; h != nil && h.Mode&0o1777 != 0o1777 {
+		t.Errorf("tmp mode %o, want 1777", h.Mode)
+	}
+	for name := range files {
+		if strings.HasSuffix(name, "/sh") {
+			t.Errorf("a shell: %s", name)
+		}
+	}
+	// One input, one digest: timestamps are fixed.
+	d1, _ := img.Digest()
+	if d2, _ := build().Digest(); d1 != d2 {
+		t.Errorf("two builds of one input: %s and %s", d1, d2)
+	}
+}
+
+func TestLocalBaseNeedsCertificates(t *testing.T) {
+	cfg := testConfig(t)
+	empty := filepath.Join(t.TempDir(), "empty.pem")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.CABundleFile = empty
+	if _, err := localBase(cfg); err == nil || !strings.Contains(err.Error(), "no PEM certificate") {
+		t.Errorf("an empty CA bundle gave %v", err)
+	}
+}
+
+// TestSPDX reads the build information of a real binary, kse-image (test
+// binaries carry no module list).
+func TestSPDX(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "kse-image")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/kse-image").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	doc, err := SPDX(testConfig(t), map[string]string{"linux/amd64": bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		SPDXVersion string
+		Packages    []struct {
+			Name         string
+			Checksums    []struct{ Algorithm, ChecksumValue string }
+			ExternalRefs []struct{ ReferenceLocator string }
+		}
+		Relationships []struct{ RelationshipType string }
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.SPDXVersion != "SPDX-2.3" || len(d.Packages) < 2 {
+		t.Fatalf("SBOM %s with %d packages", d.SPDXVersion, len(d.Packages))
+	}
+	if p := d.Packages[0]; p.Name != "kubecost-s3-exporter" || len(p.Checksums) != 1 || len(p.Checksums[0].ChecksumValue) != 64 {
+		t.Errorf("binary package %+v", p)
+	}
+	found := false
+	for _, p := range d.Packages[1:] {
+		if p.Name == "github.com/google/go-containerregistry" && len(p.ExternalRefs) == 1 && strings.HasPrefix(p.ExternalRefs[0].ReferenceLocator, "pkg:golang/github.com/google/go-containerregistry@v") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the SBOM does not list go-containerregistry, which kse-image links")
+	}
+}
