@@ -5,7 +5,8 @@
 #
 # Usage: .ci/install-tools.sh [--env-file FILE] [TOOL...]
 #   TOOL is any of: minio helm tflint terraform staticcheck etcd
-#   kube-apiserver kube-controller-manager kube-scheduler chromium (default: all).
+#   kube-apiserver kube-controller-manager kube-scheduler promtool chromium
+#   (default: all).
 #   chromium is Debian's package (apt-get, as root), used by the HTML report's
 #   browser test; the others are built from Go modules.
 # Prints one `NAME_BIN=path` line per requested tool on stdout (logs go to
@@ -40,6 +41,11 @@ TOOLS=(
 	"registry|github.com/distribution/distribution/v3/cmd/registry@v3.1.2|REGISTRY_BIN"
 	"cosign|github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5|COSIGN_BIN"
 	"actionlint|github.com/rhysd/actionlint/cmd/actionlint@v1.7.12|ACTIONLINT_BIN"
+	# The real Prometheus rule engine for the chart's alert tests (promtool
+	# check rules / test rules). `go install` refuses every v0.30x (replace and
+	# exclude directives in its go.mod); the recipe builds it as a dependency.
+	# v0.309.1 is Prometheus 3.9.1.
+	"promtool|github.com/prometheus/prometheus@v0.309.1|PROMTOOL_BIN|.ci/promtool|github.com/prometheus/prometheus/cmd/promtool"
 	# Not a Go module: installed from the distribution, never downloaded by a test.
 	"chromium|apt:chromium|CHROMIUM_BIN"
 )

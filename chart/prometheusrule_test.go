@@ -5,14 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // alertNames are the alerts the chart documents; README.md describes each.
-var alertNames = []string{"KubecostS3ExporterNoRecentSuccess", "KubecostS3ExporterArchiveHole", "KubecostS3ExporterFailing"}
+var alertNames = []string{"KubecostS3ExporterNoRecentSuccess", "KubecostS3ExporterArchiveHole", "KubecostS3ExporterFailing", "KubecostS3ExporterMetricsAbsent"}
 
 // exporterMetrics are the metric names exporter/metrics pushes that the
 // rules may use.
@@ -21,6 +20,8 @@ var exporterMetrics = []string{
 	"kubecost_s3_exporter_archive_missing_days",
 	"kubecost_s3_exporter_last_run_start_timestamp_seconds",
 	"kubecost_s3_exporter_last_run_success",
+	"kubecost_s3_exporter_run_start_timestamp_seconds",
+	"kubecost_s3_exporter_last_archive_complete_timestamp_seconds",
 }
 
 // TestPrometheusRuleOffByDefault: the CRD may not exist in the cluster.
@@ -42,8 +43,8 @@ func TestPrometheusRule(t *testing.T) {
 		failedRuns, severity string
 		window               string
 	}{
-		{withRequired("--set", "prometheusRule.enabled=true"), "2", "warning", "50h"},
-		{withRequired("--values", "ci/full-values.yaml"), "1", "critical", "30h"},
+		{withRequired("--set", "prometheusRule.enabled=true"), "3", "warning", "7d"},
+		{withRequired("--values", "ci/full-values.yaml"), "2", "critical", "5d"},
 	}
 	for _, tc := range cases {
 		rd := render(t, tc.args...)
@@ -74,6 +75,11 @@ func TestPrometheusRule(t *testing.T) {
 						if m.Name == "job" && m.Value != "kubecost-s3-exporter" {
 							t.Errorf("%s selects job=%q", rule.Alert, m.Value)
 						}
+						// Only the chart's own cluster: several releases
+						// sharing a Prometheus do not alert twice.
+						if m.Name == "cluster" && m.Value != "prod" {
+							t.Errorf("%s selects cluster %s %q, want the clusterId's name prod", rule.Alert, m.Type, m.Value)
+						}
 					}
 				}
 				if rule.For != nil {
@@ -89,22 +95,17 @@ func TestPrometheusRule(t *testing.T) {
 						t.Errorf("%s has no %s annotation", rule.Alert, k)
 					}
 				}
-				if rule.Alert == "KubecostS3ExporterFailing" {
-					s := rule.Expr.String()
-					if !strings.Contains(s, ">= "+tc.failedRuns+")") || !strings.Contains(s, "["+tc.window+"]") {
-						t.Errorf("KubecostS3ExporterFailing does not use the configured runs and window: %s", s)
-					}
-					var win time.Duration
-					parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-						if ms, ok := n.(*parser.MatrixSelector); ok {
-							win = ms.Range
-						}
-						return nil
-					})
-					if win == 0 {
-						t.Error("KubecostS3ExporterFailing has no range selector")
-					}
+				if rule.Alert == "KubecostS3ExporterFailing" && !strings.HasSuffix(rule.Expr.String(), ">= "+tc.failedRuns) {
+					t.Errorf("KubecostS3ExporterFailing does not use failedRuns %s: %s", tc.failedRuns, rule.Expr.String())
 				}
+				parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+					if ms, ok := n.(*parser.MatrixSelector); ok {
+						if want, _ := model.ParseDuration(tc.window); model.Duration(ms.Range) != want {
+							t.Errorf("%s reads %s of history, want lookback %s", rule.Alert, model.Duration(ms.Range), tc.window)
+						}
+					}
+					return nil
+				})
 			}
 		}
 		if !slices.Equal(got, alertNames) {

@@ -173,3 +173,20 @@ and NOTES.txt:
 {{- end }}
 {{- $state }}
 {{- end }}
+
+{{/*
+The cluster names the alerts cover, as a JSON list: CLUSTER_ID's, or the
+names of exporter.clusterArns' ARNs. Empty with clusterMapConfigMap, whose
+map the chart cannot read: the alerts then cover every cluster of the job.
+A cluster removed from the map thus leaves the alerts with the next upgrade.
+*/}}
+{{- define "kse.alertClusters" -}}
+{{- $e := .Values.exporter }}
+{{- $arns := values $e.clusterArns }}
+{{- if $e.clusterId }}{{ $arns = list $e.clusterId }}{{ end }}
+{{- $names := list }}
+{{- range $arns | sortAlpha }}
+{{- $names = append $names (regexReplaceAll "^.*:cluster/" . "") }}
+{{- end }}
+{{- $names | uniq | sortAlpha | toJson }}
+{{- end }}

@@ -65,6 +65,13 @@ containers:
     terminationMessagePolicy: FallbackToLogsOnError
     env:
       {{- include "kse.env" . | trim | nindent 6 }}
+      {{- if .Values.exporter.pushgatewayUrl }}
+      {{- /* One run label per Job: its pod retries push as the same scheduled run. */}}
+      - name: RUN_ID
+        valueFrom:
+          fieldRef:
+            fieldPath: metadata.labels['batch.kubernetes.io/job-name']
+      {{- end }}
       {{- with .Values.extraEnv }}
       {{- toYaml . | nindent 6 }}
       {{- end }}

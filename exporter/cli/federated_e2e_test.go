@@ -18,6 +18,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pushgw"
 )
 
 // fleetHarness is a harness whose Kubecost is a federated primary of
@@ -325,6 +326,57 @@ func TestFederatedConfigErrors(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		if code != cli.ExitConfig || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
 			t.Errorf("%v: exit %d, output %q; want exit 2 and one line naming %s", tc.env, code, out.String(), tc.want)
+		}
+	}
+}
+
+// TestFederatedKubecostDownPushesFailed: with the federated Kubecost
+// unreachable, the run fails before planning, and every mapped cluster's
+// group says so: last_run_success 0, the last success and the hole count
+// of the previous run kept, not a fresh success and a hole count of zero.
+func TestFederatedKubecostDownPushesFailed(t *testing.T) {
+	h := newFleetHarness(t, nil)
+	gw := pushgw.Start(t)
+	h.env["PUSHGATEWAY_URL"] = gw.URL
+	h.env["BACKFILL_PERIOD_DAYS"] = "4"
+	if code, logs := h.run(map[string]string{"RUN_ID": "kse-1"}); code != cli.ExitOK {
+		t.Fatalf("first run: exit %d\n%s", code, logs)
+	}
+	members := h.fleet.Fleet.Members()
+	success := map[string]float64{}
+	for _, m := range members {
+		g := gw.Group(map[string]string{"job": "kubecost-s3-exporter", "cluster": layoutOf(m).Cluster})
+		success[layoutOf(m).Cluster] = gauge(t, g, "last_success_timestamp_seconds", nil)
+	}
+	pushes := len(gw.Pushes())
+	code, logs := h.run(map[string]string{"RUN_ID": "kse-2", "KUBECOST_API_ENDPOINT": "http://" + closedAddr(t), "KUBECOST_MAX_RETRIES": "0"})
+	if code != cli.ExitRuntime {
+		t.Fatalf("run with Kubecost down: exit %d, want 1\n%s", code, logs)
+	}
+	if n := len(gw.Pushes()) - pushes; n != len(members) {
+		t.Errorf("%d pushes for %d clusters", n, len(members))
+	}
+	for _, m := range members {
+		name := layoutOf(m).Cluster
+		g := gw.Group(map[string]string{"job": "kubecost-s3-exporter", "cluster": name})
+		if got := gauge(t, g, "last_run_success", nil); got != 0 {
+			t.Errorf("%s: last_run_success = %v with Kubecost down", name, got)
+		}
+		if got := gauge(t, g, "last_success_timestamp_seconds", nil); got != success[name] {
+			t.Errorf("%s: last success moved from %v to %v", name, success[name], got)
+		}
+		if got := runLabels(g); len(got) != 1 || got[0] != "kse-2" {
+			t.Errorf("%s: run labels %v, want [kse-2]", name, got)
+		}
+		for _, p := range gw.Pushes()[pushes:] {
+			if p.Grouping["cluster"] != name {
+				continue
+			}
+			for _, fam := range []string{"archive_missing_days", "last_archive_complete_timestamp_seconds", "last_success_timestamp_seconds"} {
+				if _, ok := p.Families["kubecost_s3_exporter_"+fam]; ok {
+					t.Errorf("%s: the failed run pushed %s", name, fam)
+				}
+			}
 		}
 	}
 }

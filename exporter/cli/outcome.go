@@ -18,16 +18,16 @@ import (
 // finish reports the run: metrics first, then the summary, so that the
 // summary is the last line whatever the push does (a push failure logs
 // its own warning, and the summary says how the push went).
-func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, sum app.Summary, err error, reqs *metrics.Requests) {
+func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *metrics.Requests) {
 	sum.Duration = time.Since(start)
-	pushed := pushMetrics(ctx, cfg, log, start, sum, err, reqs)
+	pushed := pushMetrics(ctx, cfg, log, start, runID, sum, err, reqs)
 	summarize(log, cfg.Federated(), sum, err, pushed)
 }
 
 // pushMetrics pushes one group per cluster when a Pushgateway is
 // configured, and says how it went: "" (none configured), "ok" or
 // "failed". A failed push never changes the exit status.
-func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, sum app.Summary, err error, reqs *metrics.Requests) string {
+func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *metrics.Requests) string {
 	if cfg.PushgatewayURL == "" {
 		return ""
 	}
@@ -36,7 +36,7 @@ func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, star
 	for _, c := range sum.Clusters {
 		name := c.ARN[strings.LastIndexByte(c.ARN, '/')+1:]
 		perr := metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: name, Logger: log}.Push(ctx,
-			metrics.Run{Start: start, End: end, Cluster: c, Err: clusterErr(c, err), Requests: reqs})
+			metrics.Run{Start: start, End: end, Cluster: c, Err: clusterErr(c, err), Requests: reqs, RunID: runID})
 		if perr != nil {
 			outcome = "failed"
 		}

@@ -43,9 +43,11 @@ func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.W
 // take the same path: a run of one cluster or of many. Whatever happens,
 // the run's last line is its summary.
 func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) (code int) {
+	start := time.Now()
 	cfg, err := config.Load(lookup)
 	if err != nil {
 		fmt.Fprintf(stderr, "configuration error: %s\n", exporter.Redact(err.Error()))
+		pushConfigError(ctx, lookup, stderr, start, err)
 		return ExitConfig
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
@@ -55,7 +57,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	if h.Now == nil {
 		h.Now = time.Now
 	}
-	start := time.Now()
+	runID := metrics.RunID(lookup, start)
 	reqs := &metrics.Requests{}
 	sum := app.Summary{Clusters: clusterResults(cfg)}
 	// A panic still ends with a summary, after the stack is logged, so
@@ -64,7 +66,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
 			log.Error("run failed", "error", err.Error(), "stack", string(debug.Stack()))
-			finish(ctx, cfg, log, start, sum, err, reqs)
+			finish(ctx, cfg, log, start, runID, sum, err, reqs)
 			code = ExitRuntime
 		}
 	}()
@@ -78,11 +80,28 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 			log.Error("run failed", "error", err.Error())
 		}
 	}
-	finish(ctx, cfg, log, start, sum, err, reqs)
+	finish(ctx, cfg, log, start, runID, sum, err, reqs)
 	if err != nil {
 		return ExitRuntime
 	}
 	return ExitOK
+}
+
+// pushConfigError reports a configuration error (exit 2) as a failed run
+// when PUSHGATEWAY_URL itself is valid, so the alerts see it; the groups
+// are those of the clusters the environment still names. Only a failed
+// push prints, after the one configuration line.
+func pushConfigError(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, start time.Time, err error) {
+	raw, _ := lookup("PUSHGATEWAY_URL")
+	u, perr := metrics.ParseURL(raw)
+	if raw == "" || perr != nil {
+		return
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r := metrics.Run{Start: start, End: time.Now(), Err: err, RunID: metrics.RunID(lookup, start)}
+	for _, name := range metrics.ConfigErrorClusters(lookup) {
+		_ = metrics.Pusher{URL: u, Cluster: name, Logger: log}.Push(ctx, r)
+	}
 }
 
 // clusterResults is the run's clusters before anything happened to them,

@@ -72,6 +72,9 @@ type Run struct {
 	Cluster    app.ClusterResult
 	Err        error     // nil when the run succeeded for this cluster
 	Requests   *Requests // the whole run's Kubecost requests; nil: no client was built
+	// RunID identifies the scheduled run (see RunID): every pod attempt of
+	// one Job pushes the same run label, so the alerts count runs.
+	RunID string
 }
 
 // MissingDays counts the days of the backfill window that are not in the
@@ -133,9 +136,26 @@ func Registry(r Run) *prometheus.Registry {
 	gauge("last_run_days_failed", "Days the last run failed to export.", float64(len(sum.Failed())))
 	gauge("last_run_rows_written", "Rows (allocations) the last run wrote.", float64(rows))
 	gauge("last_run_bytes_written", "Parquet bytes the last run wrote.", float64(bytes))
-	if n, ok := MissingDays(sum.Plan, sum.Days); ok {
+	if n, ok := MissingDays(sum.Plan, sum.Days); ok && Planned(r.Err) {
 		gauge("archive_missing_days", "Days of the backfill window missing from the archive after the last run that planned.", float64(n))
+		if n == 0 {
+			// Like the success time, kept by later pushes that lack it: the
+			// hole alert counts the runs since the archive was last whole.
+			gauge("last_archive_complete_timestamp_seconds", "Unix time at which the last run that left no day of the window missing ended.", unix(r.End))
+		}
 	}
+	// One series per scheduled run: a pod retry pushes the same label, a
+	// new run replaces the family, so the previous run's series goes stale.
+	runStart := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: Namespace, Name: "run_start_timestamp_seconds",
+		Help: "Unix time at which the latest pod attempt of the scheduled run (label run: the Job name) started.",
+	}, []string{"run"})
+	id := r.RunID
+	if id == "" {
+		id = r.Start.UTC().Format(time.RFC3339Nano)
+	}
+	runStart.WithLabelValues(id).Set(unix(r.Start))
+	reg.MustRegister(runStart)
 	req := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "last_run_kubecost_requests",
 		Help: "Kubecost Allocation API requests of the last run, by outcome (ok, retried, split, failed).",

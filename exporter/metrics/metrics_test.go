@@ -52,6 +52,48 @@ func TestMissingDays(t *testing.T) {
 	}
 }
 
+// TestRegistryRunSeries: the run label, and the archive-complete time only
+// when the run planned and left no hole.
+func TestRegistryRunSeries(t *testing.T) {
+	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	end := start.Add(5 * time.Minute)
+	full := exporter.Plan{First: d(1), Last: d(2), Available: []time.Time{d(1), d(2)}, Present: []time.Time{d(1), d(2)}}
+	holed := exporter.Plan{First: d(1), Last: d(2), Available: []time.Time{d(1), d(2)}, Present: []time.Time{d(1)}}
+	cases := []struct {
+		name     string
+		run      metrics.Run
+		runLabel string
+		complete bool
+	}{
+		{"complete", metrics.Run{Start: start, End: end, Cluster: app.ClusterResult{Plan: full}, RunID: "kse-1"}, "kse-1", true},
+		{"hole", metrics.Run{Start: start, End: end, Cluster: app.ClusterResult{Plan: holed}, RunID: "kse-1"}, "kse-1", false},
+		{"no plan, no RUN_ID", metrics.Run{Start: start, End: end, Err: errors.New("x")}, "2026-11-20T00:00:00Z", false},
+	}
+	for _, tc := range cases {
+		fams, err := metrics.Registry(tc.run).Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]bool{}
+		for _, f := range fams {
+			byName[f.GetName()] = true
+			if f.GetName() != "kubecost_s3_exporter_run_start_timestamp_seconds" {
+				continue
+			}
+			m := f.GetMetric()
+			if len(m) != 1 || m[0].GetLabel()[0].GetValue() != tc.runLabel || m[0].GetGauge().GetValue() != float64(start.Unix()) {
+				t.Errorf("%s: run_start_timestamp_seconds = %v, want run=%q at %d", tc.name, m, tc.runLabel, start.Unix())
+			}
+		}
+		if !byName["kubecost_s3_exporter_run_start_timestamp_seconds"] {
+			t.Errorf("%s: no run_start_timestamp_seconds", tc.name)
+		}
+		if got := byName["kubecost_s3_exporter_last_archive_complete_timestamp_seconds"]; got != tc.complete {
+			t.Errorf("%s: last_archive_complete_timestamp_seconds pushed %v, want %v", tc.name, got, tc.complete)
+		}
+	}
+}
+
 // Days that came back without idle are counted by the Requests observer
 // (as the Kubecost client reports them) and pushed as a gauge.
 func TestDaysWithoutIdle(t *testing.T) {

@@ -1,0 +1,85 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+)
+
+// RunIDVar names the variable that identifies the scheduled run. The chart
+// sets it to the Job's name, so the pod attempts of one Job (backoffLimit)
+// push under one run label and the alerts count scheduled runs, not pods.
+const RunIDVar = "RUN_ID"
+
+// RunID returns the run's identity: $RUN_ID, else the start time, which
+// makes each process its own run.
+func RunID(lookup func(string) (string, bool), start time.Time) string {
+	if v, ok := lookup(RunIDVar); ok && strings.TrimSpace(v) != "" {
+		return strings.TrimSpace(v)
+	}
+	return start.UTC().Format(time.RFC3339Nano)
+}
+
+// ParseURL checks a PUSHGATEWAY_URL the way the configuration does; it is
+// used on its own when the rest of the configuration is invalid, so that a
+// configuration error is still reported. Errors never show a password.
+func ParseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		safe := "(unparsable URL)"
+		if err == nil {
+			safe = u.Redacted()
+		}
+		return "", fmt.Errorf("metrics: PUSHGATEWAY_URL %s is not http(s)://<host>[:port][/path]", safe)
+	}
+	return raw, nil
+}
+
+// clusterNameRE takes the cluster name out of an EKS cluster ARN.
+var clusterNameRE = regexp.MustCompile(`^arn:[^:]+:eks:[^:]*:[0-9]*:cluster/([0-9A-Za-z][0-9A-Za-z_-]*)$`)
+
+// ConfigErrorClusters names the groups a configuration error is pushed to:
+// the clusters that CLUSTER_ID or CLUSTER_ARNS still name with a well-formed
+// ARN, or one group without a cluster label when none does (a bad ARN, or
+// a map in a file that is not read for this). Each name appears once.
+func ConfigErrorClusters(lookup func(string) (string, bool)) []string {
+	var arns []string
+	if v, ok := lookup("CLUSTER_ID"); ok {
+		arns = append(arns, strings.TrimSpace(v))
+	}
+	if v, ok := lookup("CLUSTER_ARNS"); ok {
+		for _, pair := range strings.Split(v, ",") {
+			if _, arn, ok := strings.Cut(pair, "="); ok {
+				arns = append(arns, strings.TrimSpace(arn))
+			}
+		}
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, arn := range arns {
+		if m := clusterNameRE.FindStringSubmatch(arn); m != nil && !seen[m[1]] {
+			seen[m[1]] = true
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		return []string{""}
+	}
+	return names
+}
+
+// Planned reports whether a cluster whose part of the run ended with err
+// got as far as a plan. A run that stopped before planning (Kubecost
+// unreachable, a start-up failure, a panic) or a cluster whose own planning
+// failed (a denied listing) leaves only the window in its plan: it must
+// push no archive_missing_days, which would read as "no hole" and reset the
+// hole alert, so the last known count stays in the Pushgateway. Failed or
+// unfinished days and a failed clean-up come after the plan.
+func Planned(err error) bool {
+	return err == nil || errors.Is(err, app.ErrDaysFailed) || errors.Is(err, app.ErrCleanupFailed)
+}
