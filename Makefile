@@ -54,7 +54,7 @@ check:
 	unformatted=$$(find . -name '*.go' -not -path './.git/*' -not -path './.cache/*' -not -path './bin/*' -print0 | xargs -0 gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "not gofmt-ed (run make fmt):"; echo "$$unformatted"; failed="$$failed gofmt"; fi; \
 	echo "== go mod tidy -diff"; \
-	$(GO) mod tidy -diff || failed="$$failed go-mod-tidy"; \
+	$(GO) mod tidy -diff 2>&1 | { grep -v '^go: downloading ' || true; } || failed="$$failed go-mod-tidy"; \
 	echo "== go vet ./..."; \
 	$(GO) vet ./... || failed="$$failed vet"; \
 	echo "== staticcheck ./..."; \
