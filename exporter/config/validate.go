@@ -234,13 +234,17 @@ func checkEndpoint(c *Config, bad badFunc) {
 }
 
 func checkPushgateway(c *Config, bad badFunc) {
-	p := c.PushgatewayURL
-	if p == "" {
-		return
-	}
-	if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+	if p := c.PushgatewayURL; p != "" && !ValidPushgatewayURL(p) {
 		bad(exporter.Redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
 	}
+}
+
+// ValidPushgatewayURL reports whether raw is a Pushgateway base URL:
+// http(s)://<host>[:port][/path], without query or fragment. A run whose
+// other settings are invalid still uses it to report the error.
+func ValidPushgatewayURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.Fragment == ""
 }
 
 func checkAPIPath(c *Config, bad badFunc) {

@@ -3,12 +3,13 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 )
 
 // RunIDVar names the variable that identifies the scheduled run. The chart
@@ -29,13 +30,8 @@ func RunID(lookup func(string) (string, bool), start time.Time) string {
 // used on its own when the rest of the configuration is invalid, so that a
 // configuration error is still reported. Errors never show a password.
 func ParseURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		safe := "(unparsable URL)"
-		if err == nil {
-			safe = u.Redacted()
-		}
-		return "", fmt.Errorf("metrics: PUSHGATEWAY_URL %s is not http(s)://<host>[:port][/path]", safe)
+	if !config.ValidPushgatewayURL(raw) {
+		return "", fmt.Errorf("metrics: PUSHGATEWAY_URL %s is not http(s)://<host>[:port][/path]", exporter.Redact(raw))
 	}
 	return raw, nil
 }
