@@ -141,6 +141,14 @@ var ErrCleanupFailed = errors.New("replaced files could not be deleted")
 // Kubecost reported clusters that the run does not know.
 var ErrUnmappedClusters = errors.New("kubecost reports clusters that the cluster map lacks")
 
+// Stopped reports whether err, returned by Run, stopped the run as a whole
+// (Kubecost unreachable before planning, say) rather than summing up what
+// happened to the clusters: failed days, failed clean-ups or unmapped
+// clusters, each already logged where it happened.
+func Stopped(err error) bool {
+	return err != nil && !errors.Is(err, ErrDaysFailed) && !errors.Is(err, ErrUnmappedClusters) && !errors.Is(err, ErrCleanupFailed)
+}
+
 // FailedClusterDays lists the failed days as "<id>/<YYYY-MM-DD>", or
 // "<YYYY-MM-DD>" for a cluster without an id.
 func (s Summary) FailedClusterDays() []string {

@@ -63,10 +63,10 @@ func clusterErr(c app.ClusterResult, runErr error) error {
 			return app.ErrCleanupFailed
 		}
 	}
-	if errors.Is(runErr, app.ErrDaysFailed) || errors.Is(runErr, app.ErrUnmappedClusters) || errors.Is(runErr, app.ErrCleanupFailed) {
-		return nil
+	if app.Stopped(runErr) {
+		return runErr
 	}
-	return runErr
+	return nil
 }
 
 // maxSummaryLine is how long the summary line may get: log views show

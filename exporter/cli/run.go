@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -76,7 +75,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	} else {
 		opts.Now, opts.WallClock = h.Now, h.WallClock
 		sum, err = app.Run(ctx, opts)
-		if err != nil && !errors.Is(err, app.ErrDaysFailed) && !errors.Is(err, app.ErrUnmappedClusters) && !errors.Is(err, app.ErrCleanupFailed) {
+		if app.Stopped(err) {
 			log.Error("run failed", "error", err.Error())
 		}
 	}
