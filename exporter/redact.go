@@ -75,24 +75,20 @@ func redactURLBody(body string) string {
 	// The user information is everything up to the last "@" that has no
 	// "/" before it: a path never precedes the host, a password may hold
 	// "@", "#", "?" or ":".
-	at := -1
+	host := body
 	if slash := strings.IndexByte(body, '/'); slash >= 0 {
-		at = strings.LastIndexByte(body[:slash], '@')
-	} else {
-		at = strings.LastIndexByte(body, '@')
+		host = body[:slash]
 	}
+	at := strings.LastIndexByte(host, '@')
 	// A space is part of the user information only in "user:password"
 	// form; elsewhere it ends the URL, and an "@" after it is prose.
+	end := len(body)
 	if sp := strings.IndexByte(body, ' '); sp >= 0 && (at < 0 || sp < at && !strings.Contains(body[:at], ":")) {
-		at = strings.LastIndexByte(body[:sp], '@')
-		body, tail := body[:sp], body[sp:]
-		return redactUserinfo(body, at) + tail
+		end, at = sp, strings.LastIndexByte(body[:sp], '@')
+	} else if sp := strings.IndexByte(body[max(at, 0):], ' '); sp >= 0 {
+		end = max(at, 0) + sp
 	}
-	if sp := strings.IndexByte(body[max(at, 0):], ' '); sp >= 0 {
-		cut := max(at, 0) + sp
-		return redactUserinfo(body[:cut], at) + body[cut:]
-	}
-	return redactUserinfo(body, at)
+	return redactUserinfo(body[:end], at) + body[end:]
 }
 
 func redactUserinfo(body string, at int) string {
