@@ -203,14 +203,8 @@ func (o *Options) runErr(sum Summary) error {
 		errs = append(errs, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.days()),
 			sum.FailedClusterDays()[0], failed[0].Err))
 	}
-	if n := sum.CleanupsFailed(); n > 0 {
-		var first error
-		for _, d := range sum.days() {
-			if first = d.CleanupErr; first != nil {
-				break
-			}
-		}
-		errs = append(errs, fmt.Errorf("%w: %d (first: %w)", ErrCleanupFailed, n, first))
+	if cerrs := cleanupErrs(sum.days()); len(cerrs) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %d (first: %w)", ErrCleanupFailed, len(cerrs), cerrs[0]))
 	}
 	if o.FailOnUnmapped && len(sum.Unmapped) > 0 {
 		errs = append(errs, fmt.Errorf("%w: %v", ErrUnmappedClusters, sum.Unmapped))

@@ -113,14 +113,19 @@ func (s Summary) Lost() int {
 }
 
 // CleanupsFailed counts the written days whose replaced file is still there.
-func (s Summary) CleanupsFailed() int {
-	n := 0
-	for _, d := range s.days() {
+func (s Summary) CleanupsFailed() int { return len(cleanupErrs(s.days())) }
+
+// CleanupErrs are the cluster's failed deletes of replaced files, in day order.
+func (c ClusterResult) CleanupErrs() []error { return cleanupErrs(c.Days) }
+
+func cleanupErrs(days []DayResult) []error {
+	var out []error
+	for _, d := range days {
 		if d.CleanupErr != nil {
-			n++
+			out = append(out, d.CleanupErr)
 		}
 	}
-	return n
+	return out
 }
 
 // Failed returns the days that failed, cluster by cluster.

@@ -58,10 +58,8 @@ func clusterErr(c app.ClusterResult, runErr error) error {
 	case runErr == nil:
 		return nil
 	}
-	for _, d := range c.Days {
-		if d.CleanupErr != nil {
-			return app.ErrCleanupFailed
-		}
+	if len(c.CleanupErrs()) > 0 {
+		return app.ErrCleanupFailed
 	}
 	if app.Stopped(runErr) {
 		return runErr
