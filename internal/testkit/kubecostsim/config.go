@@ -61,7 +61,9 @@ type Quirks struct {
 	NaNStrings   bool           // some efficiency numbers rendered as the string "NaN"
 	ExtraFields  bool           // unknown fields at the top level, in allocations and in properties
 	// NullNaN: some containers' CPU usage was NaN in Prometheus, and the
-	// core's JSON marshaller writes NaN and Inf as null: their
+	// core's JSON marshaller (OpenCost's Allocation.MarshalJSON, through
+	// jsonEncodeFloat64 and jsonutil.EncodeFloat64) writes NaN and Inf as
+	// null: their
 	// cpuCoreUsageAverage, cpuEfficiency and totalEfficiency are null.
 	NullNaN bool
 }
