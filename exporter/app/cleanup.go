@@ -14,23 +14,22 @@ import (
 const staleUploadAge = time.Hour
 
 // abortStale removes the unfinished uploads of j's day files that a
-// killed run left behind. It is housekeeping: a failure (a policy without
+// killed run left behind, started before olderThan. It is housekeeping: a failure (a policy without
 // s3:ListBucketMultipartUploads, say) is logged and the run goes on.
 //
 // It lists the partition prefix, which S3 answers with every upload under
 // it, and then each day file of the window by its exact key, because some
 // S3-compatible servers (MinIO) list uploads only for an exact key. The
 // second pass costs one cheap LIST per day and finds nothing more on S3.
-func abortStale(ctx context.Context, j job, first, last time.Time) {
-	jan, ok := j.Store.(exporter.UploadJanitor)
+func abortStale(ctx context.Context, j job, olderThan, first, last time.Time) {
+	jan, ok := j.store.(exporter.UploadJanitor)
 	if !ok {
 		return
 	}
-	olderThan := j.WallClock().Add(-staleUploadAge)
 	match := func(key string) bool { _, ok := j.Layout.ParseDay(key); return ok }
 	prefixes := []string{j.Layout.PartitionPrefix()}
 	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
-		prefixes = append(prefixes, j.Layout.Key(d, j.Codec))
+		prefixes = append(prefixes, j.Layout.Key(d, j.codec))
 	}
 	n := 0
 	var err error
@@ -62,7 +61,7 @@ func removeLeftovers(ctx context.Context, j job, plan exporter.Plan) {
 // deleteKeys removes keys, logging each: deleting data deserves a line.
 func deleteKeys(ctx context.Context, j job, keys []string) error {
 	for _, k := range keys {
-		if err := j.Store.Delete(ctx, k); err != nil {
+		if err := j.store.Delete(ctx, k); err != nil {
 			return fmt.Errorf("delete replaced file: %w", err)
 		}
 		j.log.Info("deleted replaced file", "key", k)

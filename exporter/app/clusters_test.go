@@ -122,8 +122,8 @@ func TestRunClusters(t *testing.T) {
 			}
 		}
 	}
-	failed := sum.FailedClusterDays()
-	if len(failed) != len(days) || !strings.HasPrefix(failed[0], "c/") {
+	failed := sum.Failed()
+	if len(failed) != len(days) || failed[0].Cluster != "c" {
 		t.Errorf("failed cluster-days %v, want every day of c", failed)
 	}
 	if d, _, _ := sum.Written(); d != 2*len(days)-1 {
@@ -180,8 +180,11 @@ func TestRunClustersPlanningFailure(t *testing.T) {
 		fleetMember("typo", "111122223333", "us-east-1", "delta", &memSource{days: map[time.Time]fetchFunc{}}),
 	}
 	fo.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	for i, c := range fo.Clusters {
+		fo.Clusters[i].Logger = fo.Logger.With("cluster", c.ID) // as the wiring names a fleet's clusters
+	}
 	sum, err := app.Run(context.Background(), fo)
-	if !strings.Contains(logs.String(), "no data in the window for a mapped cluster") || !strings.Contains(logs.String(), "kubecost_cluster=typo") ||
+	if !strings.Contains(logs.String(), "no data in the window for this cluster") || !strings.Contains(logs.String(), "cluster=typo") ||
 		strings.Count(logs.String(), "no data in the window") != 1 {
 		t.Errorf("want one warning naming the mapped cluster without data:\n%s", logs.String())
 	}

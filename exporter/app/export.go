@@ -91,7 +91,7 @@ func exportDay(ctx context.Context, j job, dp exporter.DayPlan, n, total int) (r
 	if dp.ETag != "" {
 		cond = exporter.ReplaceOnly(dp.ETag)
 	}
-	if err := j.Store.Put(ctx, res.Key, f, meta, cond); errors.Is(err, exporter.ErrPreconditionFailed) {
+	if err := j.store.Put(ctx, res.Key, f, meta, cond); errors.Is(err, exporter.ErrPreconditionFailed) {
 		res.Lost = true
 		log.Info("another run wrote this day first; counting it as done", "duration", time.Since(start).Round(time.Millisecond).String())
 		return res

@@ -28,18 +28,19 @@ const headConcurrency = 8
 // account/region prefix once: every cluster of a prefix shares the
 // listing. A cluster that cannot be planned (its prefix denied, say) gets
 // each of its available days as a failed day, so the next run resumes them.
-func planAll(ctx context.Context, jobs []job, avail map[string][]exporter.DayTotal, sum *Summary, now, first, last time.Time) {
+func planAll(ctx context.Context, o *Options, jobs []job, avail map[string][]exporter.DayTotal, sum *Summary, now, first, last time.Time) {
 	listings := map[string][]string{}
 	listErrs := map[string]error{}
 	for i, j := range jobs {
 		prefix := j.Layout.PartitionPrefix()
 		if _, done := listings[prefix]; !done && listErrs[prefix] == nil {
-			listings[prefix], listErrs[prefix] = listPartition(ctx, j.Store, j.Layout, first)
+			listings[prefix], listErrs[prefix] = listPartition(ctx, j.store, j.Layout, first)
 		}
 		available := avail[j.ID]
 		plan, err := exporter.Plan{}, listErrs[prefix]
 		if err == nil {
-			plan, err = planFrom(ctx, j, now, first, last, available, listings[prefix])
+			plan, err = planFrom(ctx, j, exporter.PlanInput{Now: now, BackfillDays: o.BackfillDays, Settle: o.Settle, Available: available},
+				first, last, listings[prefix])
 		}
 		c := &sum.Clusters[i]
 		if err != nil {
@@ -52,10 +53,6 @@ func planAll(ctx context.Context, jobs []job, avail map[string][]exporter.DayTot
 		}
 		c.Plan = plan
 		logPlan(j.log, plan, j.Fingerprint)
-		if len(plan.Available) == 0 && j.Available == nil {
-			j.log.Warn("Kubecost has no data for the backfill window; nothing available to export",
-				"window_first", day(first), "window_last", day(last))
-		}
 	}
 }
 
@@ -74,8 +71,9 @@ func listPartition(ctx context.Context, store exporter.ObjectStore, layout expor
 	return keys, nil
 }
 
-// planFrom plans j's cluster from Kubecost's days and the listed keys.
-func planFrom(ctx context.Context, j job, now, first, last time.Time, available []exporter.DayTotal, listed []string) (exporter.Plan, error) {
+// planFrom plans j's cluster from in (the run's clock and window and
+// Kubecost's days for the cluster) and the listed keys.
+func planFrom(ctx context.Context, j job, in exporter.PlanInput, first, last time.Time, listed []string) (exporter.Plan, error) {
 	var stored []exporter.StoredObject
 	for _, k := range listed {
 		// Only this cluster's keys, and only days of the window, are looked
@@ -84,20 +82,13 @@ func planFrom(ctx context.Context, j job, now, first, last time.Time, available 
 			stored = append(stored, exporter.StoredObject{Key: k, Day: d, Codec: c})
 		}
 	}
-	stored, err := headAll(ctx, j.Store, stored)
+	stored, err := headAll(ctx, j.store, stored)
 	if err != nil {
 		return exporter.Plan{}, err
 	}
 	j.log.Debug("stored objects", "listed_keys", len(listed), "this_cluster_in_window", len(stored))
-	return exporter.PlanDays(exporter.PlanInput{
-		Now: now, BackfillDays: j.BackfillDays, Settle: j.Settle,
-		Available: available, Stored: stored, Layout: j.Layout,
-		Policy: exporter.Policy{
-			Fingerprint: j.Fingerprint, Codec: j.Codec,
-			ReexportOnConfigChange: j.Reexport.OnConfigChange, DriftTolerance: j.Reexport.DriftTolerance,
-			ReexportLegacy: j.Reexport.Legacy, Force: j.ForceDays,
-		},
-	}), nil
+	in.Stored, in.Layout, in.Policy = stored, j.Layout, j.policy
+	return exporter.PlanDays(in), nil
 }
 
 // headAll fills in the attributes of every object, headConcurrency at a

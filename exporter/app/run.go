@@ -22,9 +22,10 @@ import (
 // Cluster is one cluster of a run: where its days come from and where and
 // how they are written.
 type Cluster struct {
-	// ID is Kubecost's name for the cluster (properties.cluster) when the
-	// run's Available query answers for several; empty for a single
-	// cluster whose Source asks Kubecost without a cluster filter.
+	// ID is the key of the cluster's days in the answer of
+	// Options.Available: Kubecost's name for the cluster
+	// (properties.cluster) in a fleet, "" for a single cluster, whose
+	// availability function (SourceDays) answers for it alone.
 	ID          string
 	ARN         string                    // its EKS cluster ARN
 	Source      exporter.AllocationSource // its days; in a federated run, each fetched with the cluster filter
@@ -33,18 +34,36 @@ type Cluster struct {
 	NewEncoder  EncoderFactory
 	Fingerprint string            // its config fingerprint (exporter.Fingerprint; the ARN is part of it)
 	Metadata    map[string]string // added to its objects' metadata
+	// Logger writes the cluster's lines; nil: the run's. The wiring adds
+	// the Kubecost id in a fleet, so that its clusters' lines can be told
+	// apart, and nothing for a single cluster, whose lines keep their fields.
+	Logger *slog.Logger
 }
 
-// Availability is a federated Kubecost's availability query: per cluster
-// id, the days in [from, to) with data and that cluster's day totals.
+// Availability is the run's availability query: per Cluster.ID, the days
+// in [from, to) with data and that cluster's day totals. A federated
+// Kubecost answers for every cluster at once; a single cluster is a fleet
+// of one whose answer is keyed "" (SourceDays).
 type Availability func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error)
+
+// SourceDays is the availability of a run of one cluster: src's days,
+// under the id "" of a cluster asked without a cluster filter.
+func SourceDays(src exporter.AllocationSource) Availability {
+	return func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
+		days, err := src.AvailableDays(ctx, from, to)
+		if err != nil {
+			return nil, err
+		}
+		return map[string][]exporter.DayTotal{"": days}, nil
+	}
+}
 
 // Options wires one run: its clusters and what they share.
 type Options struct {
 	Clusters []Cluster
 	// Available answers for every cluster at once, so that a fleet costs
 	// one query and clusters Kubecost has but the run lacks can be named.
-	// nil: each cluster asks its own Source (a single cluster asks once).
+	// Required; a single cluster's is SourceDays(its Source).
 	Available Availability
 	// FailOnUnmapped makes clusters that Available reports but the run
 	// lacks an error (after the others are exported), not a warning.
@@ -78,23 +97,25 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// job is one cluster with the options its run shares.
+// job is one cluster with what its planning and export need of the run.
 type job struct {
-	*Options
 	Cluster
-	log *slog.Logger
+	store  exporter.ObjectStore
+	codec  exporter.Codec
+	policy exporter.Policy // the run's re-export policy with this cluster's fingerprint
+	log    *slog.Logger
 }
 
-// jobs pairs every cluster with the shared options. A cluster's log lines
-// carry its Kubecost id when it has one, so a fleet's lines can be told
-// apart and a single cluster's keep their fields.
+// jobs pairs every cluster with what it needs of the run.
 func (o *Options) jobs() []job {
 	out := make([]job, len(o.Clusters))
 	for i, c := range o.Clusters {
-		out[i] = job{Options: o, Cluster: c, log: o.Logger}
-		if c.ID != "" {
-			out[i].log = o.Logger.With("cluster", c.ID)
-		}
+		out[i] = job{Cluster: c, store: o.Store, codec: o.Codec, log: cmp.Or(c.Logger, o.Logger),
+			policy: exporter.Policy{
+				Fingerprint: c.Fingerprint, Codec: o.Codec,
+				ReexportOnConfigChange: o.Reexport.OnConfigChange, DriftTolerance: o.Reexport.DriftTolerance,
+				ReexportLegacy: o.Reexport.Legacy, Force: o.ForceDays,
+			}}
 	}
 	return out
 }
@@ -126,51 +147,37 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays,
 		"settle_hours", o.Settle.Hours(), "clusters", len(jobs))
 
-	avail, err := o.availability(ctx, first, last.Add(24*time.Hour))
+	if o.Available == nil {
+		return sum, errors.New("app: Options.Available is nil (a single cluster's is app.SourceDays)")
+	}
+	avail, err := o.Available(ctx, first, last.Add(24*time.Hour))
 	if err != nil {
 		return sum, fmt.Errorf("ask Kubecost for available days: %w", err)
 	}
-	if o.Available != nil {
-		sum.Unmapped = unmapped(o.Clusters, avail)
-		warnMapping(log, o.Clusters, sum.Unmapped, avail)
-	}
+	sum.Unmapped = unmapped(o.Clusters, avail)
+	warnMapping(log, jobs, sum.Unmapped, avail, first, last)
 	if !o.DryRun {
+		olderThan := o.WallClock().Add(-staleUploadAge)
 		for _, j := range jobs {
-			abortStale(ctx, j, first, last)
+			abortStale(ctx, j, olderThan, first, last)
 		}
 	}
-	planAll(ctx, jobs, avail, &sum, now, first, last)
+	planAll(ctx, &o, jobs, avail, &sum, now, first, last)
 	if o.DryRun {
 		for i, j := range jobs {
 			logDryRun(j.log, sum.Clusters[i].Plan)
 		}
 		return sum, o.runErr(sum)
 	}
-	sum = exportAll(ctx, jobs, sum)
+	sum = o.exportAll(ctx, jobs, sum)
 	return sum, o.runErr(sum)
-}
-
-// availability asks Kubecost once which days each cluster has.
-func (o *Options) availability(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
-	if o.Available != nil {
-		return o.Available(ctx, from, to)
-	}
-	out := map[string][]exporter.DayTotal{}
-	for _, c := range o.Clusters {
-		days, err := c.Source.AvailableDays(ctx, from, to)
-		if err != nil {
-			return nil, err
-		}
-		out[c.ID] = days
-	}
-	return out, nil
 }
 
 // exportAll removes the leftovers of earlier runs and exports the planned
 // days of every cluster, oldest day first across the clusters, so that a
 // run cut short leaves the newest days, which Kubecost keeps longest, for
 // the next one.
-func exportAll(ctx context.Context, jobs []job, sum Summary) Summary {
+func (o *Options) exportAll(ctx context.Context, jobs []job, sum Summary) Summary {
 	var tasks []task
 	for i, j := range jobs {
 		removeLeftovers(ctx, j, sum.Clusters[i].Plan)
@@ -180,12 +187,12 @@ func exportAll(ctx context.Context, jobs []job, sum Summary) Summary {
 	}
 	if len(tasks) == 0 {
 		if sum.Available() > 0 {
-			jobs[0].Options.Logger.Info("nothing to do: every available day is stored and current")
+			o.Logger.Info("nothing to do: every available day is stored and current")
 		}
 		return sum
 	}
 	slices.SortStableFunc(tasks, func(a, b task) int { return a.dp.Day.Compare(b.dp.Day) })
-	results := exportTasks(ctx, tasks, jobs[0].Concurrency)
+	results := exportTasks(ctx, tasks, o.Concurrency)
 	for i, r := range results {
 		c := &sum.Clusters[tasks[i].cluster]
 		c.Days = append(c.Days, r)
@@ -200,8 +207,9 @@ func exportAll(ctx context.Context, jobs []job, sum Summary) Summary {
 func (o *Options) runErr(sum Summary) error {
 	var errs []error
 	if failed := sum.Failed(); len(failed) > 0 {
-		errs = append(errs, fmt.Errorf("%w: %d of %d (first: %s: %w)", ErrDaysFailed, len(failed), len(sum.days()),
-			sum.FailedClusterDays()[0], failed[0].Err))
+		c := sum.Clusters[slices.IndexFunc(sum.Clusters, func(c ClusterResult) bool { return len(c.Failed()) > 0 })]
+		errs = append(errs, fmt.Errorf("%w: %d of %d (first: %s of %s: %w)", ErrDaysFailed, len(failed), len(sum.days()),
+			day(failed[0].Day), c.ARN, failed[0].Err))
 	}
 	if cerrs := cleanupErrs(sum.days()); len(cerrs) > 0 {
 		errs = append(errs, fmt.Errorf("%w: %d (first: %w)", ErrCleanupFailed, len(cerrs), cerrs[0]))
@@ -227,17 +235,18 @@ func unmapped(clusters []Cluster, byCluster map[string][]exporter.DayTotal) []st
 }
 
 // warnMapping names, once each, the clusters Kubecost has that the run
-// lacks, and the run's clusters Kubecost has nothing for.
-func warnMapping(log *slog.Logger, clusters []Cluster, unmapped []string, byCluster map[string][]exporter.DayTotal) {
+// lacks, and the run's clusters Kubecost has nothing for (in a fleet, a
+// mistyped id looks exactly like this: its line names the id).
+func warnMapping(log *slog.Logger, jobs []job, unmapped []string, byCluster map[string][]exporter.DayTotal, first, last time.Time) {
 	for _, id := range unmapped {
 		log.Warn("Kubecost reports a cluster that the cluster map lacks: skipped; add it to CLUSTER_ARNS or CLUSTER_MAP_FILE to export it",
 			"kubecost_cluster", id, "days_available", len(byCluster[id]))
 	}
-	for _, c := range clusters {
-		// A mistyped id looks exactly like this: say so once, by name.
-		if len(byCluster[c.ID]) == 0 {
-			log.Warn("Kubecost has no data in the window for a mapped cluster; check its id against Kubecost's cluster ids",
-				"kubecost_cluster", c.ID, "cluster", c.ARN)
+	for _, j := range jobs {
+		if len(byCluster[j.ID]) == 0 {
+			j.log.Warn("Kubecost has no data in the window for this cluster: nothing available to export; "+
+				"with a cluster map, check its id against Kubecost's cluster ids",
+				"window_first", day(first), "window_last", day(last))
 		}
 	}
 }

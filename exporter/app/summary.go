@@ -10,7 +10,7 @@ import (
 
 // DayResult is what happened to one day of one cluster.
 type DayResult struct {
-	Cluster  string // the cluster's Kubecost id ("" in a run of one cluster without one)
+	Cluster  string // the cluster's Cluster.ID
 	Day      time.Time
 	Key      string
 	Reason   exporter.Reason
@@ -60,7 +60,7 @@ type Summary struct {
 	Clusters []ClusterResult // in the order of Options.Clusters
 	// Unmapped are the cluster ids Kubecost has days for in the window
 	// that no cluster of the run has: skipped, never exported under a
-	// wrong name. Only a run with Options.Available can know them.
+	// wrong name.
 	Unmapped []string
 	Duration time.Duration
 }
@@ -152,18 +152,4 @@ var ErrUnmappedClusters = errors.New("kubecost reports clusters that the cluster
 // clusters, each already logged where it happened.
 func Stopped(err error) bool {
 	return err != nil && !errors.Is(err, ErrDaysFailed) && !errors.Is(err, ErrUnmappedClusters) && !errors.Is(err, ErrCleanupFailed)
-}
-
-// FailedClusterDays lists the failed days as "<id>/<YYYY-MM-DD>", or
-// "<YYYY-MM-DD>" for a cluster without an id.
-func (s Summary) FailedClusterDays() []string {
-	var out []string
-	for _, d := range s.Failed() {
-		name := day(d.Day)
-		if d.Cluster != "" {
-			name = d.Cluster + "/" + name
-		}
-		out = append(out, name)
-	}
-	return out
 }

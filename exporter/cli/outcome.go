@@ -21,6 +21,8 @@ import (
 func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *metrics.Requests) {
 	sum.Duration = time.Since(start)
 	pushed := pushMetrics(ctx, cfg, log, start, runID, sum, err, reqs)
+	// What is logged differs: a fleet's summary adds its clusters, and
+	// names each failed day with its cluster.
 	summarize(log, cfg.Federated(), sum, err, pushed)
 }
 
@@ -109,23 +111,37 @@ func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pus
 			attrs = append(attrs, "unmapped", listed(sum.Unmapped))
 		}
 		if len(failed) > 0 {
-			attrs = append(attrs, "failed_cluster_days", byCluster(sum.FailedClusterDays()))
+			attrs = append(attrs, "failed_cluster_days", byCluster(failedDays(sum, true)))
 		}
 	}
 	if pushed == "failed" {
 		attrs = append(attrs, "metrics_push", pushed)
 	}
 	if err != nil {
-		log.Error("run summary: failed", append(attrs, "error", briefError(sum, err, errorRoom(attrs)))...)
+		log.Error("run summary: failed", append(attrs, "error", briefError(sum, federated, err, errorRoom(attrs)))...)
 		return
 	}
 	log.Info("run summary: ok", attrs...)
 }
 
+// failedDays names the failed days "<YYYY-MM-DD>", or in a fleet
+// "<id>/<YYYY-MM-DD>", cluster by cluster.
+func failedDays(sum app.Summary, federated bool) []string {
+	var out []string
+	for _, d := range sum.Failed() {
+		name := d.Day.UTC().Format(time.DateOnly)
+		if federated {
+			name = d.Cluster + "/" + name
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
 // briefError is the summary's account of a failure: the first failed day
 // and its reason, or the error that stopped the run.
-func briefError(sum app.Summary, err error, room int) string {
-	if failed := sum.FailedClusterDays(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
+func briefError(sum app.Summary, federated bool, err error, room int) string {
+	if failed := failedDays(sum, federated); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
 		// days_failed gives the count; the first failure stands for all.
 		first := sum.Failed()[0].Err
 		return failed[0] + ": " + reason(first, room-len(failed[0])-2)

@@ -170,13 +170,14 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 	return p, err
 }
 
-// wire builds a run from a validated config: CLUSTER_ID's cluster alone,
-// asking Kubecost without a cluster filter as CCA does, or every mapped
-// cluster of a federated Kubecost, each with its own projection
-// (eksClusterName and clusterid from its ARN), keys and fingerprint, all
-// sharing one store, one Kubecost client and one availability query.
+// wire builds a run from a validated config: every cluster of
+// cfg.Members() with its own projection (eksClusterName and clusterid from
+// its ARN), keys and fingerprint, all sharing one store, one Kubecost
+// client and one availability query. A single cluster is a fleet of one.
 func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer) (app.Options, error) {
 	members := cfg.Members()
+	// The client projects the rows of a query without a cluster filter:
+	// only a single cluster's query is one.
 	clientProj := schema.NewProjection("", "", cfg.LabelKeys(), cfg.AnnotationKeys())
 	if !cfg.Federated() {
 		clientProj = schema.NewProjection(members[0].ARN, members[0].Name, cfg.LabelKeys(), cfg.AnnotationKeys())
@@ -186,7 +187,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		return app.Options{}, err
 	}
 	o := app.Options{
-		Store: p.store, Codec: p.codec,
+		Store: p.store, Codec: p.codec, FailOnUnmapped: bool(cfg.FailOnUnmapped),
 		BackfillDays: cfg.BackfillPeriodDays, Settle: cfg.Settle(), Concurrency: cfg.Concurrency,
 		ForceDays: cfg.ForceDays(), DryRun: bool(cfg.DryRun), Logger: log,
 		Reexport: app.Reexport{
@@ -194,7 +195,14 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 			DriftTolerance: float64(cfg.DriftTolerance), Legacy: bool(cfg.ReexportLegacy),
 		},
 	}
-	var names []string
+	// What Kubecost is asked differs, on purpose: CLUSTER_ID's cluster is
+	// asked without a cluster filter, as CCA asks, so its queries and files
+	// stay CCA's; a map's clusters are asked one by one with the filter of
+	// their id, and one query answers the availability of them all.
+	o.Available = app.SourceDays(p.client)
+	if cfg.Federated() {
+		o.Available = p.client.ClusterDays
+	}
 	for _, m := range members {
 		c := app.Cluster{
 			ID: m.ID, ARN: m.ARN, Source: p.client, Projection: clientProj,
@@ -202,17 +210,28 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 			Fingerprint: fingerprint(cfg, p.client, m.ARN),
 			Metadata:    map[string]string{"cluster": m.ARN, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation},
 		}
-		if cfg.Federated() {
+		if cfg.Federated() { // the query, as above, and the lines that name the cluster
 			c.Projection = schema.NewProjection(m.ARN, m.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
 			c.Source = p.client.ForCluster(m.ID, c.Projection)
-			names = append(names, m.ID+"="+m.Name)
+			c.Logger = log.With("cluster", m.ID)
 		}
 		c.NewEncoder = encoders(c.Projection, p.codec)
 		o.Clusters = append(o.Clusters, c)
 	}
+	log.Info("starting export", startAttrs(cfg, members, p)...)
+	return o, nil
+}
+
+// startAttrs are the fields of the run's first line. What is logged
+// differs: a single cluster is named by its ARN, a fleet by its
+// "<id>=<name>" pairs and its cluster filter.
+func startAttrs(cfg *config.Config, members []config.Member, p parts) []any {
 	attrs := []any{"version", exporter.Version}
 	if cfg.Federated() {
-		o.Available, o.FailOnUnmapped = p.client.ClusterDays, bool(cfg.FailOnUnmapped)
+		var names []string
+		for _, m := range members {
+			names = append(names, m.ID+"="+m.Name)
+		}
 		attrs = append(attrs, "clusters", names, "cluster_filter", cfg.ClusterFilter)
 	} else {
 		attrs = append(attrs, "cluster", members[0].ARN)
@@ -223,9 +242,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		// Only a bucket has an owner to check.
 		attrs = append(attrs, "bucket_owner", cfg.BucketOwner())
 	}
-	attrs = append(attrs, "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
-	log.Info("starting export", attrs...)
-	return o, nil
+	return append(attrs, "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
 }
 
 func encoders(proj *schema.Projection, codec exporter.Codec) app.EncoderFactory {
