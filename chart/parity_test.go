@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 )
 
@@ -258,7 +259,7 @@ func TestParityCoversEveryRule(t *testing.T) {
 			k, v := s.env()
 			env[k] = v
 		}
-		var errs config.Errors
+		var errs exporter.FieldErrors
 		if !errors.As(exporterAccepts(env), &errs) {
 			continue // TestSchemaMirrorsExporter reports the case
 		}

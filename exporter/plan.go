@@ -15,6 +15,15 @@ const day = 24 * time.Hour
 // Python exporter (CCA) exports a day only once it ended 48 hours ago.
 const DefaultSettle = 48 * time.Hour
 
+// The backfill window's length in days: the configuration
+// (BACKFILL_PERIOD_DAYS) and the report's calendar share them. The
+// configuration's struct tag holds the same default (tags must be
+// literals); config's TestSharedDefaults ties them.
+const (
+	DefaultBackfillDays = 15
+	MinBackfillDays     = 3 // with the default settle period, 3 days hold no settled day: CCA's empty window
+)
+
 // Midnight truncates t to the start of its UTC day.
 func Midnight(t time.Time) time.Time {
 	t = t.UTC()

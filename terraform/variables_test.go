@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
 )
@@ -188,7 +189,7 @@ func goAccepts(name, value string) bool {
 		name:             value,
 	}
 	_, err := config.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	var errs config.Errors
+	var errs exporter.FieldErrors
 	if errors.As(err, &errs) {
 		for _, e := range errs {
 			if e.Field == name {

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -80,24 +79,14 @@ Exit status: 0 success (also "nothing to do"), 1 runtime failure, 2 configuratio
 }
 
 func schemaCmd(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "json", "json or text")
-	labels := fs.String("labels", "", "comma-separated label keys (default: $LABELS)")
-	annotations := fs.String("annotations", "", "comma-separated annotation keys (default: $ANNOTATIONS)")
-	if err := fs.Parse(args); err != nil {
-		return ExitConfig
+	sc, err := config.LoadSchema(args, lookup, stderr)
+	if err != nil {
+		return configError(stderr, "schema", err)
 	}
-	if *labels == "" {
-		*labels, _ = lookup("LABELS")
-	}
-	if *annotations == "" {
-		*annotations, _ = lookup("ANNOTATIONS")
-	}
-	d := schema.Describe(config.SplitList(*labels), config.SplitList(*annotations))
-	if err := d.Write(stdout, *format); err != nil {
+	d := schema.Describe(config.SplitList(sc.Labels), config.SplitList(sc.Annotations))
+	if err := d.Write(stdout, sc.Format); err != nil {
 		fmt.Fprintln(stderr, err)
-		return ExitConfig
+		return ExitRuntime
 	}
 	return ExitOK
 }

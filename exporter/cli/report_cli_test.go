@@ -41,8 +41,8 @@ func TestReportCLIErrors(t *testing.T) {
 		{"unknown cluster", []string{"-dir", dir, "-cluster", "nosuch"}, cli.ExitRuntime, []string{"nosuch", "prod, prod-eu"}},
 		{"help", []string{"-h"}, cli.ExitOK, []string{"-dir", "-settle-hours", "-currency"}},
 		{"long help", []string{"--help"}, cli.ExitOK, []string{"-kubecost-retention-days"}},
-		{"backfill below the exporter's minimum", []string{"-dir", dir, "-backfill-days", "1"}, cli.ExitConfig, []string{"-backfill-days 1", ">= 3"}},
-		{"settle beyond the exporter's maximum", []string{"-dir", dir, "-settle-hours", "721"}, cli.ExitConfig, []string{"0-720"}},
+		{"backfill below the exporter's minimum", []string{"-dir", dir, "-backfill-days", "1"}, cli.ExitConfig, []string{`-backfill-days="1" is invalid`, "from 3 to"}},
+		{"settle beyond the exporter's maximum", []string{"-dir", dir, "-settle-hours", "721"}, cli.ExitConfig, []string{"from 0 to 720"}},
 		{"bad output path", []string{"-dir", dir, "-o", "/nonexistent-dir/r.html"}, cli.ExitRuntime, []string{"/nonexistent-dir/r.html", "no such file or directory"}},
 	}
 	for _, c := range cases {
@@ -355,4 +355,34 @@ func slicesHas(s []float64, v float64) bool {
 		}
 	}
 	return false
+}
+
+// TestReportConfigErrorsAsRun: a bad variable or flag fails the report as
+// the same variable fails the run: exit 2, one line naming it.
+func TestReportConfigErrorsAsRun(t *testing.T) {
+	dir := archive(t)
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		says string
+	}{
+		{map[string]string{"SETTLE_HOURS": "abc"}, nil, `SETTLE_HOURS="abc" is invalid: accepted: an integer`},
+		{map[string]string{"BACKFILL_PERIOD_DAYS": "2"}, nil, `BACKFILL_PERIOD_DAYS="2" is invalid: accepted: an integer from 3 to 3650`},
+		{map[string]string{"LOG_LEVEL": "loud"}, nil, `LOG_LEVEL="loud" is invalid: accepted: debug, info, warn, error`},
+		{nil, []string{"-settle-hours", "abc"}, `-settle-hours="abc" is invalid: accepted: an integer`},
+	} {
+		env := map[string]string{"CLUSTER_ID": "arn:aws:eks:us-east-1:111122223333:cluster/prod", "OUTPUT_DIR": dir}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		for _, args := range [][]string{{"run"}, append([]string{"report", "-dir", dir}, tc.args...)} {
+			if len(tc.args) > 0 && args[0] == "run" {
+				continue // flags are the report's own
+			}
+			code, _, stderr := runMain(env, args...)
+			if code != cli.ExitConfig || !strings.Contains(stderr, tc.says) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("%s with %v: exit %d, want %d and one line saying %q:\n%s", args[0], tc.env, code, cli.ExitConfig, tc.says, stderr)
+			}
+		}
+	}
 }

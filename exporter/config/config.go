@@ -17,16 +17,6 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Defaults that other commands share with the exporter: the report
-// command's -backfill-days and -settle-hours start from them, so that its
-// calendar follows the exporter's own window. The struct tags below hold
-// the same numbers (tags must be literals); TestSharedDefaults ties them.
-const (
-	DefaultBackfillDays = 15
-	MinBackfillDays     = 3
-	DefaultSettleHours  = int(exporter.DefaultSettle / time.Hour)
-)
-
 // Config is the whole configuration. The env tags are the contract's
 // variable names; `default` and `desc` also feed --help and the docs.
 //
@@ -147,12 +137,6 @@ func (s *Seconds) Decode(v string) error {
 // Duration returns s as a time.Duration.
 func (s Seconds) Duration() time.Duration { return time.Duration(s) }
 
-// FieldError is one invalid variable; Field is the variable's name.
-type FieldError = exporter.FieldError
-
-// Errors is every invalid variable, in declaration order.
-type Errors = exporter.FieldErrors
-
 // Load reads the environment through lookup and validates it. It never
 // touches the process environment, so concurrent loads (parallel tests, the
 // AWS SDK reading its own variables) cannot see each other's values.
@@ -161,7 +145,7 @@ type Errors = exporter.FieldErrors
 // then.
 func Load(lookup func(string) (string, bool)) (*Config, error) {
 	var c Config
-	if errs := decode(lookup, &c); len(errs) > 0 {
+	if errs := decode(envSource(lookup), &c); len(errs) > 0 {
 		return nil, errs
 	}
 	if c.ClusterMapFile != "" {
@@ -176,32 +160,59 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 // decoder is a type that parses its own variable, such as Flag or Seconds.
 type decoder interface{ Decode(string) error }
 
-// decode fills c from lookup by the struct tags: the env tag names the
-// variable (the docs and --help generators read it too), default applies
-// when it is unset or blank. It returns
-// one error per variable that does not parse as its type.
-func decode(lookup func(string) (string, bool), c *Config) Errors {
-	var errs Errors
-	v := reflect.ValueOf(c).Elem()
+// source finds the value of one field of a configuration struct: the name
+// the user set it under (an environment variable or a -flag) and the
+// value; ok is false when the user did not set it.
+type source func(f reflect.StructField) (name, raw string, ok bool)
+
+// envSource reads the environment variable of the env tag. Variables set
+// to blanks count as unset.
+func envSource(lookup func(string) (string, bool)) source {
+	return func(f reflect.StructField) (string, string, bool) {
+		name := f.Tag.Get("env")
+		if name == "" {
+			return "", "", false
+		}
+		raw, ok := lookup(name)
+		return name, raw, ok && strings.TrimSpace(raw) != ""
+	}
+}
+
+// decode fills the configuration struct dst points to by its tags, the
+// one declarative table of every command: env names the variable, flag
+// the command-line flag (the docs and the help generators read both),
+// default applies when the user set neither. It returns one error per
+// setting that does not parse as its type, named as the user set it.
+func decode(src source, dst any) exporter.FieldErrors {
+	var errs exporter.FieldErrors
+	v := reflect.ValueOf(dst).Elem()
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name := f.Tag.Get("env")
-		if name == "" {
-			continue // not a variable
+		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
+			continue // not a setting
 		}
-		raw, ok := lookup(name)
-		if !ok || strings.TrimSpace(raw) == "" {
-			raw, ok = f.Tag.Get("default"), f.Tag.Get("default") != ""
+		name, raw, ok := src(f)
+		if !ok {
+			name, raw, ok = settingName(f), f.Tag.Get("default"), f.Tag.Get("default") != ""
 		}
 		if !ok {
 			continue
 		}
 		if msg := decodeField(v.Field(i), raw); msg != "" {
-			errs = append(errs, &FieldError{Field: name, Value: raw, Msg: msg})
+			errs = append(errs, &exporter.FieldError{Field: name, Value: raw, Msg: msg})
 		}
 	}
 	return errs
+}
+
+// settingName is how help and errors name a setting: its variable, else
+// its flag.
+func settingName(f reflect.StructField) string {
+	if env := f.Tag.Get("env"); env != "" {
+		return env
+	}
+	return "-" + f.Tag.Get("flag")
 }
 
 // decodeField parses raw into field and returns what is accepted when it
@@ -235,19 +246,22 @@ func decodeField(field reflect.Value, raw string) string {
 	return ""
 }
 
-// Var documents one variable for --help and the docs.
+// Var documents one setting for help and the docs.
 type Var struct {
 	Name, Default, Desc string
 	Required            string // "", "true" or a condition
+	Flag                string // the command-line flag without its dash; "" for the run's variables
 }
 
-// Vars lists every variable in declaration order.
-func Vars() []Var {
-	t := reflect.TypeOf(Config{})
+// Vars lists every variable of the run in declaration order.
+func Vars() []Var { return varsOf(reflect.TypeOf(Config{})) }
+
+// varsOf lists the settings of a configuration struct in declaration order.
+func varsOf(t reflect.Type) []Var {
 	out := make([]Var, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if f.Tag.Get("env") == "" {
+		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
 			continue
 		}
 		out = append(out, Var{
@@ -255,6 +269,7 @@ func Vars() []Var {
 			Default:  f.Tag.Get("default"),
 			Desc:     f.Tag.Get("desc"),
 			Required: f.Tag.Get("req"),
+			Flag:     f.Tag.Get("flag"),
 		})
 	}
 	return out

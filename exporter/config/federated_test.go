@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // federatedWith is what the single-variable cases of a federated variable
@@ -99,7 +101,7 @@ func TestFederatedInvalidCombinations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := loadWith(tc.env)
-		var errs Errors
+		var errs exporter.FieldErrors
 		switch {
 		case !errors.As(err, &errs) || len(errs) != 1:
 			t.Errorf("%v: err = %v, want one config error", tc.env, err)

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 func TestUsageListsEveryVariable(t *testing.T) {
@@ -78,21 +81,21 @@ func TestUsageColumnsAligned(t *testing.T) {
 // defaults other commands use.
 func TestSharedDefaults(t *testing.T) {
 	t.Parallel()
-	want := map[string]string{"BACKFILL_PERIOD_DAYS": strconv.Itoa(DefaultBackfillDays), "SETTLE_HOURS": strconv.Itoa(DefaultSettleHours)}
+	want := map[string]string{"BACKFILL_PERIOD_DAYS": strconv.Itoa(exporter.DefaultBackfillDays), "SETTLE_HOURS": strconv.Itoa(int(exporter.DefaultSettle / time.Hour))}
 	for _, v := range Vars() {
 		if w, ok := want[v.Name]; ok && v.Default != w {
 			t.Errorf("%s: tag default %q, exported default %s", v.Name, v.Default, w)
 		}
 	}
-	if DefaultSettleHours != 48 {
-		t.Errorf("DefaultSettleHours = %d, want CCA's 48", DefaultSettleHours)
+	if exporter.DefaultSettle != 48*time.Hour {
+		t.Errorf("DefaultSettle = %v, want CCA's 48h", exporter.DefaultSettle)
 	}
 	c, err := Load(func(k string) (string, bool) {
 		v, ok := map[string]string{"OUTPUT_DIR": "/tmp/x", "CLUSTER_ID": "arn:aws:eks:us-east-1:111122223333:cluster/prod",
-			"BACKFILL_PERIOD_DAYS": strconv.Itoa(MinBackfillDays - 1)}[k]
+			"BACKFILL_PERIOD_DAYS": strconv.Itoa(exporter.MinBackfillDays - 1)}[k]
 		return v, ok
 	})
 	if err == nil {
-		t.Errorf("BACKFILL_PERIOD_DAYS=%d accepted: %+v", MinBackfillDays-1, c)
+		t.Errorf("BACKFILL_PERIOD_DAYS=%d accepted: %+v", exporter.MinBackfillDays-1, c)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Load reads only its lookup function: concurrent loads each see their
@@ -72,7 +74,7 @@ func TestEveryFieldDecodes(t *testing.T) {
 func TestDecodeErrors(t *testing.T) {
 	t.Parallel()
 	_, err := loadWith(map[string]string{"CONCURRENCY": "two", "BACKFILL_PERIOD_DAYS": "1.5", "TLS_VERIFY": "maybe"})
-	errs, ok := err.(Errors)
+	errs, ok := err.(exporter.FieldErrors)
 	if !ok || len(errs) != 3 {
 		t.Fatalf("Load = %v, want three field errors", err)
 	}

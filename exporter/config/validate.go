@@ -1,8 +1,8 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -75,12 +75,16 @@ func LogLevels() []string { return []string{"debug", "info", "warn", "error"} }
 // LogFormats are the accepted LOG_FORMAT values.
 func LogFormats() []string { return []string{"auto", "json", "text"} }
 
-// Rule checks one variable. Check calls bad once per problem, with the
-// value as the user wrote it and what is accepted.
-type Rule struct {
+// rule checks one setting of a configuration struct T. Check calls bad
+// once per problem, with the value as the user wrote it and what is
+// accepted.
+type rule[T any] struct {
 	Var   string
-	Check func(c *Config, bad func(value, format string, args ...any))
+	Check func(c *T, bad func(value, format string, args ...any))
 }
+
+// Rule checks one variable of the run.
+type Rule = rule[Config]
 
 // Rules lists the checks in declaration order, one entry per variable that
 // its type alone does not validate. The chart's parity test requires a
@@ -89,11 +93,16 @@ func Rules() []Rule { return rules() }
 
 // Validate checks every variable and returns one error per problem, in
 // rule order. It has no side effects, so it is safe to call at any time.
-func (c *Config) Validate() Errors {
-	var errs Errors
-	for _, r := range rules() {
+func (c *Config) Validate() exporter.FieldErrors { return validate(c, rules(), nil) }
+
+// validate runs rules over c, every command's one validation: one error
+// per problem, in rule order. A rule's error names its setting as the user
+// set it (names: a variable given as a -flag), else by the rule's Var.
+func validate[T any](c *T, rules []rule[T], names map[string]string) exporter.FieldErrors {
+	var errs exporter.FieldErrors
+	for _, r := range rules {
 		r.Check(c, func(value, format string, args ...any) {
-			errs = append(errs, &FieldError{Field: r.Var, Value: value, Msg: fmt.Sprintf(format, args...)})
+			errs = append(errs, &exporter.FieldError{Field: cmp.Or(names[r.Var], r.Var), Value: value, Msg: fmt.Sprintf(format, args...)})
 		})
 	}
 	return errs
@@ -102,8 +111,8 @@ func (c *Config) Validate() Errors {
 type badFunc = func(value, format string, args ...any)
 
 // oneOf accepts the listed values (and "" when optional).
-func oneOf(get func(*Config) string, optional bool, allowed func() []string) func(*Config, badFunc) {
-	return func(c *Config, bad badFunc) {
+func oneOf[T any](get func(*T) string, optional bool, allowed func() []string) func(*T, badFunc) {
+	return func(c *T, bad badFunc) {
 		v := get(c)
 		if (optional && v == "") || slices.Contains(allowed(), v) {
 			return
@@ -113,8 +122,8 @@ func oneOf(get func(*Config) string, optional bool, allowed func() []string) fun
 }
 
 // intRange accepts lo..hi inclusive.
-func intRange(get func(*Config) int, lo, hi int) func(*Config, badFunc) {
-	return func(c *Config, bad badFunc) {
+func intRange[T any](get func(*T) int, lo, hi int) func(*T, badFunc) {
+	return func(c *T, bad badFunc) {
 		if v := get(c); v < lo || v > hi {
 			bad(fmt.Sprint(v), "accepted: an integer from %d to %d", lo, hi)
 		}
@@ -132,20 +141,25 @@ func positive(get func(*Config) Seconds) func(*Config, badFunc) {
 }
 
 // matches accepts "" and values matching re.
-func matches(get func(*Config) string, re *regexp.Regexp, accepted string) func(*Config, badFunc) {
-	return func(c *Config, bad badFunc) {
+func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) func(*T, badFunc) {
+	return func(c *T, bad badFunc) {
 		if v := get(c); v != "" && !re.MatchString(v) {
 			bad(v, "accepted: %s", accepted)
 		}
 	}
 }
 
-const secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
+// What the regexps accept, in the words of errors.
+const (
+	secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
+	regionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
+	roleAccepted   = "an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
+)
 
 func rules() []Rule {
 	return []Rule{
 		{"S3_BUCKET_NAME", checkBucket},
-		{"S3_PREFIX", checkPrefix},
+		{"S3_PREFIX", func(c *Config, bad badFunc) { checkPrefix(c.S3Prefix, bad) }},
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},
 		{"CLUSTER_MAP_FILE", checkClusterMapFile},
@@ -158,8 +172,8 @@ func rules() []Rule {
 		{"KUBECOST_API_ENDPOINT", checkEndpoint},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
 		{"KUBECOST_API_PATH", checkAPIPath},
-		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, MinBackfillDays, 3650)},
-		{"SETTLE_HOURS", intRange(func(c *Config) int { return c.SettleHours }, 0, 720)},
+		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, exporter.MinBackfillDays, maxBackfillDays)},
+		{"SETTLE_HOURS", intRange(func(c *Config) int { return c.SettleHours }, 0, maxSettleHours)},
 		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, false, Aggregations)},
 		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, false, Granularities)},
 		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
@@ -167,8 +181,7 @@ func rules() []Rule {
 		{"CONNECTION_TIMEOUT", positive(func(c *Config) Seconds { return c.ConnectionTimeout })},
 		{"KUBECOST_ALLOCATION_API_READ_TIMEOUT", positive(func(c *Config) Seconds { return c.ReadTimeout })},
 		{"KUBECOST_CA_CERTIFICATE_SECRET_NAME", matches(func(c *Config) string { return c.CASecretName }, secretNameRE, secretAccepted)},
-		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", matches(func(c *Config) string { return c.CASecretRegion }, regionRE,
-			"an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1")},
+		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", matches(func(c *Config) string { return c.CASecretRegion }, regionRE, regionAccepted)},
 		{"KUBECOST_BEARER_TOKEN_FILE", func(c *Config, bad badFunc) {
 			if c.BearerSecret != "" && c.BearerFile != "" {
 				bad(c.BearerFile, "set KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, not both")
@@ -176,7 +189,7 @@ func rules() []Rule {
 		}},
 		{"KUBECOST_BEARER_TOKEN_SECRET_NAME", matches(func(c *Config) string { return c.BearerSecret }, secretNameRE, secretAccepted)},
 		{"IRSA_PARENT_IAM_ROLE_ARN", checkParentRole},
-		{"S3_EXPECTED_BUCKET_OWNER", checkBucketOwner},
+		{"S3_EXPECTED_BUCKET_OWNER", func(c *Config, bad badFunc) { checkBucketOwner(c, bad); checkOwnerValue(c.ExpectedBucketOwner, bad) }},
 		{"S3_SSE", oneOf(func(c *Config) string { return c.SSE }, true, SSEModes)},
 		{"S3_SSE_KMS_KEY_ID", func(c *Config, bad badFunc) {
 			if c.SSEKMSKeyID != "" && c.SSE != "aws:kms" {
@@ -200,15 +213,26 @@ func checkBucket(c *Config, bad badFunc) {
 	switch {
 	case c.S3BucketName == "" && c.OutputDir == "":
 		bad("", "required unless OUTPUT_DIR is set")
-	case c.S3BucketName != "":
-		if msg := exporter.BucketNameProblem(c.S3BucketName); msg != "" {
-			bad(c.S3BucketName, "%s", msg)
-		}
+	default:
+		checkBucketName(c.S3BucketName, bad)
 	}
 }
 
-func checkPrefix(c *Config, bad badFunc) {
-	if p := c.S3Prefix; p != "" && (!strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00\n\r")) {
+// checkBucketName accepts "" and valid bucket names.
+func checkBucketName(b string, bad badFunc) {
+	if msg := exporter.BucketNameProblem(b); b != "" && msg != "" {
+		bad(b, "%s", msg)
+	}
+}
+
+// The bounds of the window's settings, which the report shares.
+const (
+	maxBackfillDays = 3650
+	maxSettleHours  = 720
+)
+
+func checkPrefix(p string, bad badFunc) {
+	if p != "" && (!strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00\n\r")) {
 		bad(p, "accepted: a key prefix like team-a/costs/ that ends with / and does not start with /")
 	}
 }
@@ -227,24 +251,15 @@ func checkCluster(c *Config, bad badFunc) {
 }
 
 func checkEndpoint(c *Config, bad badFunc) {
-	u, err := url.Parse(c.KubecostAPIEndpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		bad(c.KubecostAPIEndpoint, "accepted: http://<host>[:port][/path] or https://<host>[:port][/path]")
+	if !exporter.IsBaseURL(c.KubecostAPIEndpoint) {
+		bad(c.KubecostAPIEndpoint, "accepted: %s", exporter.BaseURLAccepted)
 	}
 }
 
 func checkPushgateway(c *Config, bad badFunc) {
-	if p := c.PushgatewayURL; p != "" && !ValidPushgatewayURL(p) {
-		bad(exporter.Redact(p), "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway")
+	if p := c.PushgatewayURL; p != "" && !exporter.IsBaseURL(p) {
+		bad(exporter.Redact(p), "accepted: %s of a Prometheus Pushgateway", exporter.BaseURLAccepted)
 	}
-}
-
-// ValidPushgatewayURL reports whether raw is a Pushgateway base URL:
-// http(s)://<host>[:port][/path], without query or fragment. A run whose
-// other settings are invalid still uses it to report the error.
-func ValidPushgatewayURL(raw string) bool {
-	u, err := url.Parse(raw)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.Fragment == ""
 }
 
 func checkAPIPath(c *Config, bad badFunc) {
@@ -259,7 +274,7 @@ func checkParentRole(c *Config, bad badFunc) {
 		return
 	}
 	if m := roleARNRE.FindStringSubmatch(r); m == nil {
-		bad(r, "accepted: an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>")
+		bad(r, "accepted: %s", roleAccepted)
 	} else if p := c.partition(); p != "" && p != m[1] {
 		bad(r, "the role's partition %q differs from the cluster's %q; roles cannot be assumed across partitions", m[1], p)
 	}
@@ -271,11 +286,17 @@ func checkParentRole(c *Config, bad badFunc) {
 func checkBucketOwner(c *Config, bad badFunc) {
 	o := c.ExpectedBucketOwner
 	switch {
-	case o != "" && o != "disabled" && !exporter.IsAccountID(o):
-		bad(o, "accepted: a 12-digit account ID, or disabled")
 	case o == "" && c.S3BucketName != "" && c.IRSAParentRoleARN == "" && len(c.accounts()) > 1:
 		bad(o, "required when the clusters are in several accounts (%s) and IRSA_PARENT_IAM_ROLE_ARN is unset: "+
 			"the 12-digit account that owns the bucket, or disabled", strings.Join(c.accounts(), ", "))
+	}
+}
+
+// checkOwnerValue accepts S3_EXPECTED_BUCKET_OWNER's values: an account,
+// "disabled" or unset.
+func checkOwnerValue(o string, bad badFunc) {
+	if o != "" && o != "disabled" && !exporter.IsAccountID(o) {
+		bad(o, "accepted: a 12-digit account ID, or disabled")
 	}
 }
 

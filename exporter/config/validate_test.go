@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 const (
@@ -295,8 +297,8 @@ func TestInvalidValues(t *testing.T) {
 		{"CLUSTER_ARNS", "a=arn:aws:eks:eu-west-1:111122223333:cluster/a,b=arn:aws-cn:eks:cn-north-1:111122223333:cluster/b", "one exporter writes one partition"},
 		{"CLUSTER_ARNS", ",", "no cluster"},
 		{"CLUSTER_MAP_FILE", "/nonexistent/clusters.yaml", "cannot read the file"},
-		{"PUSHGATEWAY_URL", "pushgateway:9091", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
-		{"PUSHGATEWAY_URL", "http://push.example.com/?job=x", "accepted: http(s)://<host>[:port][/path] of a Prometheus Pushgateway"},
+		{"PUSHGATEWAY_URL", "pushgateway:9091", "accepted: " + exporter.BaseURLAccepted + " of a Prometheus Pushgateway"},
+		{"PUSHGATEWAY_URL", "http://push.example.com/?job=x", "accepted: " + exporter.BaseURLAccepted + " of a Prometheus Pushgateway"},
 	}
 	covered := map[string]bool{}
 	for _, tc := range bad {
@@ -313,6 +315,8 @@ func TestInvalidValues(t *testing.T) {
 			if msg := checkOneError(err, tc.name, tc.value, tc.want); knownBug(t, tc.name+"="+tc.value, msg != "") {
 				t.Error(msg)
 			}
+			// The other commands that read the variable refuse it alike.
+			checkCommands(t, tc.name, tc.value, tc.want)
 		})
 	}
 	for _, v := range Vars() {
@@ -347,7 +351,7 @@ func TestSecretARNs(t *testing.T) {
 // checkOneError returns "" when err is exactly one FieldError for name
 // with value, whose one-line message contains want.
 func checkOneError(err error, name, value, want string) string {
-	var errs Errors
+	var errs exporter.FieldErrors
 	if !errors.As(err, &errs) {
 		return fmt.Sprintf("err = %v (%T), want a config error", err, err)
 	}

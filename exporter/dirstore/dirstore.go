@@ -64,12 +64,6 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// FieldError is one invalid argument; Field is "root" for New's root.
-type FieldError = exporter.FieldError
-
-// Errors is every invalid argument.
-type Errors = exporter.FieldErrors
-
 // Store is an exporter.ObjectStore on a directory. It is safe for
 // concurrent use, also by several processes: the last rename wins.
 type Store struct {
@@ -82,7 +76,7 @@ type Store struct {
 // missing, so that OUTPUT_DIR=./out just works.
 func New(root string, opts Options) (*Store, error) {
 	if root == "" {
-		return nil, fmt.Errorf("dirstore: invalid options: %w", Errors{{Field: "root", Value: "", Msg: "required"}})
+		return nil, fmt.Errorf("dirstore: invalid options: %w", exporter.FieldErrors{{Field: "root", Value: "", Msg: "required"}})
 	}
 	s := &Store{root: root, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))}
 	if err := os.MkdirAll(root, dirPerm); err != nil {

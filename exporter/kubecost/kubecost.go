@@ -150,9 +150,9 @@ type Client struct {
 
 // New validates opts and returns a Client. It makes no network call.
 func New(opts Options) (*Client, error) {
-	u, err := url.Parse(opts.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("kubecost: invalid URL %q: want http(s)://host[:port]/path", redactURL(opts.URL))
+	u, err := exporter.ParseHTTPURL(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("kubecost: invalid URL %q: %w", redactURL(opts.URL), err)
 	}
 	switch {
 	case opts.Aggregate == "":

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 )
 
 // RunIDVar names the variable that identifies the scheduled run. The chart
@@ -30,8 +29,8 @@ func RunID(lookup func(string) (string, bool), start time.Time) string {
 // used on its own when the rest of the configuration is invalid, so that a
 // configuration error is still reported. Errors never show a password.
 func ParseURL(raw string) (string, error) {
-	if !config.ValidPushgatewayURL(raw) {
-		return "", fmt.Errorf("metrics: PUSHGATEWAY_URL %s is not http(s)://<host>[:port][/path]", exporter.Redact(raw))
+	if !exporter.IsBaseURL(raw) {
+		return "", fmt.Errorf("metrics: PUSHGATEWAY_URL %s: accepted: %s", exporter.Redact(raw), exporter.BaseURLAccepted)
 	}
 	return raw, nil
 }

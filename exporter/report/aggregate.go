@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 )
 
 // Data is everything the page shows, aggregated from the archive.
@@ -87,7 +86,7 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	if o.Today.IsZero() {
 		o.Today = time.Now()
 	}
-	o.BackfillDays = cmp.Or(o.BackfillDays, config.DefaultBackfillDays)
+	o.BackfillDays = cmp.Or(o.BackfillDays, exporter.DefaultBackfillDays)
 	o.Settle = cmp.Or(o.Settle, exporter.DefaultSettle)
 	o.KubecostRetentionDays = cmp.Or(o.KubecostRetentionDays, DefaultKubecostRetentionDays)
 	o.Currency = cmp.Or(o.Currency, "USD")

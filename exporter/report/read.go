@@ -26,12 +26,26 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
+// Reader is what the report needs of an object store: it lists and reads,
+// never writes, as objstore's BucketReader. Every exporter.ObjectStore is
+// one; a read-only credential needs no more.
+type Reader interface {
+	// List calls fn for every key under prefix after startAfter, in
+	// lexical order (exporter.ObjectStore.List).
+	List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error
+	// Open reads an object (exporter.ObjectStore.Open).
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+var _ Reader = exporter.ObjectStore(nil)
+
 // Options selects what the report covers.
 type Options struct {
-	Store    exporter.ObjectStore // read with List and Open only
-	Prefix   string               // S3_PREFIX of the archive, "" or ending in /
-	From, To time.Time            // inclusive UTC days; zero From = the oldest stored day, zero To = the newest
-	Clusters []string             // EKS cluster names; empty = every cluster found
+	Store Reader
+
+	Prefix   string    // S3_PREFIX of the archive, "" or ending in /
+	From, To time.Time // inclusive UTC days; zero From = the oldest stored day, zero To = the newest
+	Clusters []string  // EKS cluster names; empty = every cluster found
 	// Today, BackfillDays and Settle are the exporter's window
 	// (exporter.Window): a day after its last day is pending. Defaults:
 	// now and the exporter's defaults.
@@ -232,15 +246,10 @@ func NamespaceCosts(ctx context.Context, ra io.ReaderAt, size int64, byNS map[st
 	return rows, total, err
 }
 
-// scan reads the report's columns of a Parquet file, one row group at a time.
-func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []string, r *row)) (int64, error) {
-	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return 0, err
-	}
-	idx := map[string]int{}
-	var labelKeys []string
-	var labelCols []int
+// columns indexes the flat columns of pf by name and finds its label
+// columns (their keys and indexes, in file order).
+func columns(pf *parquet.File) (idx map[string]int, labelKeys []string, labelCols []int, err error) {
+	idx = map[string]int{}
 	for i, path := range pf.Schema().Columns() {
 		// Flat columns only: their names hold the dots. The appended map
 		// and list columns (properties.labels as MAP, ...) have nested
@@ -257,8 +266,21 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []s
 	}
 	for _, c := range []string{colNamespace, colTotal} {
 		if _, ok := idx[c]; !ok {
-			return 0, fmt.Errorf("not an exporter file: no %s column", c)
+			return nil, nil, nil, fmt.Errorf("not an exporter file: no %s column", c)
 		}
+	}
+	return idx, labelKeys, labelCols, nil
+}
+
+// scan reads the report's columns of a Parquet file, one row group at a time.
+func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []string, r *row)) (int64, error) {
+	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, err
+	}
+	idx, labelKeys, labelCols, err := columns(pf)
+	if err != nil {
+		return 0, err
 	}
 	var rows int64
 	r := row{labels: make([]string, len(labelCols))}

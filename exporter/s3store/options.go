@@ -94,18 +94,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// FieldError is one invalid option; Field is the Options field name.
-type FieldError = exporter.FieldError
-
-// Errors is every invalid option, in field order.
-type Errors = exporter.FieldErrors
-
 // Validate reports every invalid field. It has no side effects and does
 // not apply defaults, so it can be called on user input at any time.
-func (o Options) Validate() Errors {
-	var errs Errors
+func (o Options) Validate() exporter.FieldErrors {
+	var errs exporter.FieldErrors
 	bad := func(field, value, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Value: value, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &exporter.FieldError{Field: field, Value: value, Msg: fmt.Sprintf(format, args...)})
 	}
 	switch {
 	case o.Bucket == "":
