@@ -50,7 +50,7 @@ var baseColumns = ViewColumns(nil, nil)
 // not have, which the generation test turns into a failure.
 func q(name string) string {
 	name = strings.ToLower(name)
-	if !baseColumns[name] && name != "properties.labels."+LabelVar {
+	if !baseColumns[name] && name != schema.LabelPrefix+LabelVar {
 		panic(fmt.Sprintf("dashboards: column %q is not in the view", name))
 	}
 	return `"` + name + `"`

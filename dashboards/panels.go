@@ -1,6 +1,10 @@
 package dashboards
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
 
 type sheet struct {
 	title  string
@@ -32,7 +36,7 @@ func instanceType() string {
 }
 
 func labelValue() string {
-	return fmt.Sprintf(`coalesce(nullif(%s, ''), '(unset)')`, q("properties.labels."+LabelVar))
+	return fmt.Sprintf(`coalesce(nullif(%s, ''), '(unset)')`, q(schema.LabelPrefix+LabelVar))
 }
 
 // efficiency is usage over request, weighted by minutes, in percent.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -179,30 +180,64 @@ func (l Layout) ParseDay(key string) (time.Time, bool) {
 }
 
 // ParseKey is ParseDay that also returns the codec named by the suffix.
+// Only the file name is read (ParseFileName): the listing that found key
+// was already under this cluster's partition.
 func (l Layout) ParseKey(key string) (time.Time, Codec, bool) {
-	name := key[strings.LastIndexByte(key, '/')+1:]
-	const dateLen = len(time.DateOnly)
-	if len(name) < dateLen+1 || name[dateLen] != '_' {
+	day, cluster, codec, ok := ParseFileName(key[strings.LastIndexByte(key, '/')+1:])
+	if !ok || cluster != l.Cluster {
 		return time.Time{}, "", false
+	}
+	return day, codec, true
+}
+
+// ParseFileName is the one grammar of a day file's name,
+// <YYYY-MM-DD>_<cluster>.<codec>.parquet with a known codec: the cluster
+// is everything between the date's underscore and the codec.
+func ParseFileName(name string) (day time.Time, cluster string, codec Codec, ok bool) {
+	const dateLen = len(time.DateOnly)
+	rest, found := strings.CutSuffix(name, ".parquet")
+	dot := strings.LastIndexByte(rest, '.')
+	if !found || len(name) < dateLen+1 || name[dateLen] != '_' || dot < dateLen+2 {
+		return time.Time{}, "", "", false
 	}
 	day, err := time.Parse(time.DateOnly, name[:dateLen])
-	if err != nil {
-		return time.Time{}, "", false
+	if err != nil || !slices.Contains(Codecs(), Codec(rest[dot+1:])) {
+		return time.Time{}, "", "", false
 	}
-	rest, ok := strings.CutPrefix(name[dateLen+1:], l.Cluster+".")
-	if !ok {
-		return time.Time{}, "", false
+	return day, rest[dateLen+1 : dot], Codec(rest[dot+1:]), true
+}
+
+// Key is what a whole archive key says (CONTRACT §3).
+type Key struct {
+	Prefix                   string // what comes before account_id=, "" or ending in /
+	Account, Region, Cluster string
+	Day                      time.Time
+	Codec                    Codec
+}
+
+// ParseKey is the one grammar of a whole archive key,
+// [prefix]account_id=<digits>/region=<region>/year=<YYYY>/month=<MM>/<file name>,
+// whose year and month folders agree with the file name's day. The key
+// Layout.Key writes parses to that layout.
+func ParseKey(key string) (Key, bool) {
+	parts := strings.Split(key, "/")
+	n := len(parts)
+	if n < 5 {
+		return Key{}, false
 	}
-	codec, ok := strings.CutSuffix(rest, ".parquet")
-	if !ok {
-		return time.Time{}, "", false
+	account, ok1 := strings.CutPrefix(parts[n-5], "account_id=")
+	region, ok2 := strings.CutPrefix(parts[n-4], "region=")
+	day, cluster, codec, ok3 := ParseFileName(parts[n-1])
+	if !ok1 || !ok2 || !ok3 || account == "" || strings.Trim(account, "0123456789") != "" || region == "" ||
+		strings.Trim(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" ||
+		parts[n-3] != fmt.Sprintf("year=%04d", day.Year()) || parts[n-2] != fmt.Sprintf("month=%02d", int(day.Month())) {
+		return Key{}, false
 	}
-	for _, c := range Codecs() {
-		if Codec(codec) == c {
-			return day, c, true
-		}
+	prefix := strings.Join(parts[:n-5], "/")
+	if prefix != "" {
+		prefix += "/"
 	}
-	return time.Time{}, "", false
+	return Key{Prefix: prefix, Account: account, Region: region, Cluster: cluster, Day: day, Codec: codec}, true
 }
 
 // ContextReader returns a reader that fails with ctx's error as soon as ctx

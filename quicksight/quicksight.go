@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
 // DefinitionJSON is dashboard-definition.json as committed, with its
@@ -27,7 +29,7 @@ const (
 )
 
 // LabelPrefix starts the name of every label column of the view.
-const LabelPrefix = "properties.labels."
+const LabelPrefix = schema.LabelPrefix
 
 // NoLabel is the only choice of the label control when no label is exported.
 const NoLabel = "(none)"

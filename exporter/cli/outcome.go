@@ -36,8 +36,8 @@ func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, star
 	end := time.Now()
 	outcome := "ok"
 	for _, c := range sum.Clusters {
-		name := c.ARN[strings.LastIndexByte(c.ARN, '/')+1:]
-		perr := metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: name, Logger: log}.Push(ctx,
+		arn, _ := exporter.ParseClusterARN(c.ARN)
+		perr := metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: arn.Name, Logger: log}.Push(ctx,
 			metrics.Run{Start: start, End: end, Cluster: c, Err: clusterErr(c, err), Requests: reqs, RunID: runID})
 		if perr != nil {
 			outcome = "failed"

@@ -98,7 +98,7 @@ func pushConfigError(ctx context.Context, lookup func(string) (string, bool), st
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	r := metrics.Run{Start: start, End: time.Now(), Err: err, RunID: metrics.RunID(lookup, start)}
-	for _, name := range metrics.ConfigErrorClusters(lookup) {
+	for _, name := range config.NamedClusters(lookup) {
 		_ = metrics.Pusher{URL: u, Cluster: name, Logger: log}.Push(ctx, r)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Federated Kubecost: one primary serves the allocations of many clusters,
@@ -92,6 +94,9 @@ func (c *Config) mapEntries() ([][2]string, error) {
 	return parseMapFile(c.mapFile)
 }
 
+// parseInlineMap reads CLUSTER_ARNS: comma-separated
+// <Kubecost cluster id>=<EKS cluster ARN> pairs (its one grammar, which
+// NamedClusters reads too).
 func parseInlineMap(s string) ([][2]string, error) {
 	var out [][2]string
 	for _, item := range SplitList(s) {
@@ -102,6 +107,36 @@ func parseInlineMap(s string) ([][2]string, error) {
 		out = append(out, [2]string{strings.TrimSpace(id), strings.TrimSpace(arn)})
 	}
 	return out, nil
+}
+
+// NamedClusters names the clusters that the environment names even when
+// the configuration is invalid, so that a configuration error can still
+// be reported per cluster: CLUSTER_ID's name and those of CLUSTER_ARNS'
+// pairs with a valid EKS cluster ARN, each once; [""] (one group without a
+// cluster) when none does (a bad ARN, or a map in a file, not read for this).
+func NamedClusters(lookup func(string) (string, bool)) []string {
+	var arns []string
+	if v, ok := lookup("CLUSTER_ID"); ok {
+		arns = append(arns, strings.TrimSpace(v))
+	}
+	if v, ok := lookup("CLUSTER_ARNS"); ok {
+		for _, item := range SplitList(v) {
+			// Item by item: one bad pair must not hide the others.
+			if pairs, err := parseInlineMap(item); err == nil {
+				arns = append(arns, pairs[0][1])
+			}
+		}
+	}
+	var names []string
+	for _, arn := range arns {
+		if c, ok := exporter.ParseClusterARN(arn); ok && !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) == 0 {
+		return []string{""}
+	}
+	return names
 }
 
 // parseMapFile reads a YAML or JSON object of id: ARN. Strict parsing
@@ -163,9 +198,9 @@ func checkEntries(entries [][2]string) error {
 		if p := idProblem(id); p != "" {
 			return errors.New(p)
 		}
-		m := clusterARNRE.FindStringSubmatch(arn)
-		if m == nil {
-			return fmt.Errorf("cluster %q: %q is not an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>", id, arn)
+		m, ok := exporter.ParseClusterARN(arn)
+		if !ok {
+			return fmt.Errorf("cluster %q: %q is not %s", id, arn, exporter.ClusterARNAccepted)
 		}
 		if ids[id] {
 			return fmt.Errorf("cluster id %q is listed twice", id)
@@ -173,10 +208,10 @@ func checkEntries(entries [][2]string) error {
 		if other, ok := arns[arn]; ok {
 			return fmt.Errorf("clusters %q and %q have the same ARN %s: their files would overwrite each other", other, id, arn)
 		}
-		if partition != "" && m[1] != partition {
-			return fmt.Errorf("cluster %q is in partition %s, the others in %s: one exporter writes one partition", id, m[1], partition)
+		if partition != "" && m.Partition != partition {
+			return fmt.Errorf("cluster %q is in partition %s, the others in %s: one exporter writes one partition", id, m.Partition, partition)
 		}
-		ids[id], arns[arn], partition = true, id, m[1]
+		ids[id], arns[arn], partition = true, id, m.Partition
 	}
 	return nil
 }
@@ -201,16 +236,11 @@ func checkClusterMapFile(c *Config, bad badFunc) {
 func (c *Config) partition() string {
 	if c.Federated() {
 		if entries, err := c.mapEntries(); err == nil && len(entries) > 0 {
-			if m := clusterARNRE.FindStringSubmatch(entries[0][1]); m != nil {
-				return m[1]
-			}
+			return parseCluster(entries[0][1]).Partition
 		}
 		return ""
 	}
-	if m := clusterARNRE.FindStringSubmatch(c.ClusterID); m != nil {
-		return m[1]
-	}
-	return ""
+	return parseCluster(c.ClusterID).Partition
 }
 
 // accounts lists the distinct accounts of the clusters.

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"strings"
 	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Cluster is what CLUSTER_ID says about the cluster.
@@ -15,12 +17,11 @@ type Cluster struct {
 func (c *Config) Cluster() Cluster { return parseCluster(c.ClusterID) }
 
 func parseCluster(arn string) Cluster {
-	m := clusterARNRE.FindStringSubmatch(arn)
-	if m == nil {
-		return Cluster{ARN: arn}
-	}
-	return Cluster{ARN: arn, Partition: m[1], Region: m[2], Account: m[3], Name: m[4]}
+	c, _ := exporter.ParseClusterARN(arn)
+	return Cluster(c)
 }
+
+func isClusterARN(arn string) bool { _, ok := exporter.ParseClusterARN(arn); return ok }
 
 // ParentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
 func (c *Config) ParentAccount() string {

@@ -11,17 +11,15 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Partitions the exporter accepts in ARNs.
-const partitionRE = `(?:aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-iso-f|aws-eusc)`
-
-// regionPattern matches AWS region codes, including GovCloud (us-gov-west-1),
-// China (cn-northwest-1), the ISO regions and the European Sovereign Cloud.
-const regionPattern = `(?:[a-z]{2}(?:-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-\d{1,2}`
+// The ARN's parts as exporter/names.go spells them.
+const (
+	partitionRE   = exporter.PartitionPattern
+	regionPattern = exporter.RegionPattern
+)
 
 var (
-	clusterARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):eks:(` + regionPattern + `):(\d{12}):cluster/([a-zA-Z0-9][a-zA-Z0-9_-]{0,99})$`)
-	roleARNRE    = regexp.MustCompile(`^arn:(` + partitionRE + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
-	regionRE     = regexp.MustCompile(`^` + regionPattern + `$`)
+	roleARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
+	regionRE  = regexp.MustCompile(`^` + regionPattern + `$`)
 	// A secret is named, or, for one in another account, given by ARN.
 	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
 	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
@@ -245,8 +243,8 @@ func checkCluster(c *Config, bad badFunc) {
 	case c.ClusterID == "":
 		bad("", "required: the EKS cluster ARN, arn:<partition>:eks:<region>:<account>:cluster/<name> "+
 			"(or, for a federated Kubecost, CLUSTER_ARNS or CLUSTER_MAP_FILE)")
-	case !clusterARNRE.MatchString(c.ClusterID):
-		bad(c.ClusterID, "accepted: an EKS cluster ARN, arn:<partition>:eks:<region>:<12-digit account>:cluster/<name>")
+	case !isClusterARN(c.ClusterID):
+		bad(c.ClusterID, "accepted: %s", exporter.ClusterARNAccepted)
 	}
 }
 

@@ -149,4 +149,4 @@ func isIdle(name, cluster string) bool {
 }
 
 // idleName is the core's name of idle allocations (opencost.IdleSuffix).
-const idleName = "__idle__"
+const idleName = schema.IdleName

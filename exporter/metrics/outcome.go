@@ -3,7 +3,6 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -33,39 +32,6 @@ func ParseURL(raw string) (string, error) {
 		return "", fmt.Errorf("metrics: PUSHGATEWAY_URL %s: accepted: %s", exporter.Redact(raw), exporter.BaseURLAccepted)
 	}
 	return raw, nil
-}
-
-// clusterNameRE takes the cluster name out of an EKS cluster ARN.
-var clusterNameRE = regexp.MustCompile(`^arn:[^:]+:eks:[^:]*:[0-9]*:cluster/([0-9A-Za-z][0-9A-Za-z_-]*)$`)
-
-// ConfigErrorClusters names the groups a configuration error is pushed to:
-// the clusters that CLUSTER_ID or CLUSTER_ARNS still name with a well-formed
-// ARN, or one group without a cluster label when none does (a bad ARN, or
-// a map in a file that is not read for this). Each name appears once.
-func ConfigErrorClusters(lookup func(string) (string, bool)) []string {
-	var arns []string
-	if v, ok := lookup("CLUSTER_ID"); ok {
-		arns = append(arns, strings.TrimSpace(v))
-	}
-	if v, ok := lookup("CLUSTER_ARNS"); ok {
-		for _, pair := range strings.Split(v, ",") {
-			if _, arn, ok := strings.Cut(pair, "="); ok {
-				arns = append(arns, strings.TrimSpace(arn))
-			}
-		}
-	}
-	var names []string
-	seen := map[string]bool{}
-	for _, arn := range arns {
-		if m := clusterNameRE.FindStringSubmatch(arn); m != nil && !seen[m[1]] {
-			seen[m[1]] = true
-			names = append(names, m[1])
-		}
-	}
-	if len(names) == 0 {
-		return []string{""}
-	}
-	return names
 }
 
 // Planned reports whether a cluster whose part of the run ended with err

@@ -43,25 +43,6 @@ func TestParseURL(t *testing.T) {
 	}
 }
 
-func TestConfigErrorClusters(t *testing.T) {
-	arn := func(name string) string { return "arn:aws:eks:us-east-1:111122223333:cluster/" + name }
-	cases := []struct {
-		env  map[string]string
-		want []string
-	}{
-		{map[string]string{"CLUSTER_ID": arn("prod")}, []string{"prod"}},
-		{map[string]string{"CLUSTER_ARNS": "a=" + arn("prod-a") + ", b = " + arn("prod-b") + ",c=" + arn("prod-a")}, []string{"prod-a", "prod-b"}},
-		{map[string]string{"CLUSTER_ID": "not-an-arn"}, []string{""}},
-		{map[string]string{"CLUSTER_MAP_FILE": "/etc/map.yaml"}, []string{""}},
-		{nil, []string{""}},
-	}
-	for _, tc := range cases {
-		if got := metrics.ConfigErrorClusters(env(tc.env)); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("ConfigErrorClusters(%v) = %q, want %q", tc.env, got, tc.want)
-		}
-	}
-}
-
 // TestPlannedGatesTheHoleCount: a cluster the run never planned pushes no
 // archive_missing_days (its plan holds only the window, which would count
 // zero days missing); one whose days failed does, and its success is 0.

@@ -124,10 +124,10 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 			s = source{kind: srcEnd}
 		case schema.DoubleIndex(c.Name) >= 0:
 			s = source{kind: srcNum, index: schema.DoubleIndex(c.Name)}
-		case nl < len(labels) && c.Name == "properties.labels."+labels[nl]:
+		case nl < len(labels) && c.Name == schema.LabelPrefix+labels[nl]:
 			s = source{kind: srcLabel, index: nl}
 			nl++
-		case na < len(annotations) && c.Name == "properties.annotations."+annotations[na]:
+		case na < len(annotations) && c.Name == schema.AnnotationPrefix+annotations[na]:
 			s = source{kind: srcAnnotation, index: na}
 			na++
 		case schema.ExtraIndex(c.Name) >= 0 && c.Type != schema.String:

@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -74,21 +73,13 @@ type File struct {
 	Day                           time.Time
 }
 
-// keyRE matches CONTRACT §3 keys; the cluster is what the file name holds
-// between the date and the codec.
-var keyRE = regexp.MustCompile(`(?:^|/)account_id=([0-9]+)/region=([a-z0-9-]+)/year=([0-9]{4})/month=([0-9]{2})/([0-9]{4}-[0-9]{2}-[0-9]{2})_(.+)\.(snappy|zstd|gzip)\.parquet$`)
-
-// ParseKey recognises an archive key.
+// ParseKey recognises an archive key (exporter.ParseKey, the one grammar).
 func ParseKey(key string) (File, bool) {
-	m := keyRE.FindStringSubmatch(key)
-	if m == nil {
+	k, ok := exporter.ParseKey(key)
+	if !ok {
 		return File{}, false
 	}
-	day, err := time.Parse(time.DateOnly, m[5])
-	if err != nil || m[3] != m[5][:4] || m[4] != m[5][5:7] {
-		return File{}, false
-	}
-	return File{Key: key, Account: m[1], Region: m[2], Cluster: m[6], Day: day}, true
+	return File{Key: key, Account: k.Account, Region: k.Region, Cluster: k.Cluster, Day: k.Day}, true
 }
 
 // listFiles returns the archive's files that o selects, sorted by key. A
@@ -143,8 +134,6 @@ var (
 	colTotal          = doubleColumn("totalCost")
 )
 
-const labelPrefix = "properties.labels."
-
 func propColumn(i int) string { return "properties." + schema.PropName(i) }
 
 func doubleColumn(name string) string {
@@ -161,7 +150,7 @@ func doubleColumn(name string) string {
 // Kubecost shows when it aggregates by namespace.
 const (
 	Idle        = "Idle"
-	Unallocated = "__unallocated__"
+	Unallocated = schema.UnallocatedName
 )
 
 // NamespaceOf is the report's (and the summary's) name for the namespace
@@ -171,9 +160,9 @@ func NamespaceOf(namespace, name string) string {
 		return namespace
 	}
 	switch last := name[strings.LastIndexByte(name, '/')+1:]; last {
-	case "__idle__":
+	case schema.IdleName:
 		return Idle
-	case "__shared__", "__unmounted__", Unallocated:
+	case schema.SharedName, schema.UnmountedName, Unallocated:
 		return last
 	}
 	return Unallocated
@@ -259,7 +248,7 @@ func columns(pf *parquet.File) (idx map[string]int, labelKeys []string, labelCol
 		}
 		name := path[0]
 		idx[name] = i
-		if k, ok := strings.CutPrefix(name, labelPrefix); ok {
+		if k, ok := strings.CutPrefix(name, schema.LabelPrefix); ok {
 			labelKeys = append(labelKeys, k)
 			labelCols = append(labelCols, i)
 		}

@@ -264,10 +264,10 @@ func Columns(labels, annotations []string) []Column {
 func CCA(labels, annotations []string) []Column {
 	cols := Base()
 	for _, l := range labels {
-		cols = append(cols, Column{Name: "properties.labels." + l, Type: String})
+		cols = append(cols, Column{Name: LabelPrefix + l, Type: String})
 	}
 	for _, a := range annotations {
-		cols = append(cols, Column{Name: "properties.annotations." + a, Type: String})
+		cols = append(cols, Column{Name: AnnotationPrefix + a, Type: String})
 	}
 	return cols
 }
