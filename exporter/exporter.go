@@ -1,7 +1,13 @@
-// Package exporter holds the domain of kubecost-s3-exporter: the object key
-// layout (CONTRACT §3) and the small interfaces that the Kubecost client and
-// the object stores implement. Each external system lives in its own
-// subpackage; this package imports none of them.
+// Package exporter holds the domain of kubecost-s3-exporter: the small
+// interfaces that the Kubecost client and the object stores implement
+// (AllocationSource, RecordSink, ObjectStore, UploadJanitor), the object
+// key layout (CONTRACT §3) and the one copy of each grammar the other
+// packages call: archive keys and file names (ParseKey, ParseFileName,
+// Layout), EKS cluster ARNs and AWS names (names.go), base URLs (urls.go).
+// It also holds the backfill window and the pure planner (plan.go), the
+// config fingerprint, the redaction of URLs in any text (redact.go) and
+// FieldError, the one form of an invalid setting. Each external system
+// lives in its own subpackage; this package imports none of them.
 package exporter
 
 import (

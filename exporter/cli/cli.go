@@ -1,5 +1,14 @@
-// Package cli is the exporter's command line: subcommands, exit codes
-// (CONTRACT §5) and logging setup. cmd/ only calls Main.
+// Package cli is the exporter's command line; cmd/ only calls Main. It
+// holds the subcommands (run, schema, summary, report, version), the exit
+// codes (CONTRACT §5) and the redacting logger. Every subcommand reads its
+// settings through config's tables (config.Load, LoadReport, LoadSchema),
+// so a bad value is one line and exit 2 wherever it is given. For run it
+// wires the parts from a validated config (run.go: the store, the Kubecost
+// client, one app.Cluster per member, a single cluster being a fleet of
+// one) and reports the outcome (outcome.go: one Pushgateway group per
+// cluster, then the summary line, always last). cfg.Federated() is asked
+// only where the user sees a difference: what Kubecost is asked and what
+// is logged.
 package cli
 
 import (

@@ -1,9 +1,15 @@
 // Package storetest is the acceptance suite every exporter.ObjectStore
 // must pass. Each store package runs it from its own tests against the real
-// backend (a temp directory, a throw-away MinIO), so the stores cannot drift
-// apart in the behaviours the exporter relies on: lexical listing with
-// prefix and startAfter, whole-or-nothing Puts of streamed bodies, and
-// ErrNotExist for missing keys.
+// backend (a temp directory, a throw-away MinIO; app's in-memory fake too),
+// so the stores cannot drift apart in the behaviours the exporter relies
+// on: lexical listing with prefix and startAfter (with pagination, and the
+// Hive partition keys of CONTRACT §3), whole-or-nothing Puts of streamed
+// and seekable bodies (a failing reader or a cancelled context leaves no
+// object and keeps the old one), ErrNotExist for missing keys, Head's
+// size, ETag and metadata (also during overwrites), and the conditional
+// writes that keep concurrent runs apart: CreateOnly and ReplaceOnly, of
+// which exactly one concurrent writer wins. Options size the large and
+// many-key cases and let a store report what a failed write left behind.
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) exporter.ObjectStore { return newEmptyStore(t) })
