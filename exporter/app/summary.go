@@ -153,3 +153,12 @@ var ErrUnmappedClusters = errors.New("kubecost reports clusters that the cluster
 func Stopped(err error) bool {
 	return err != nil && !errors.Is(err, ErrDaysFailed) && !errors.Is(err, ErrUnmappedClusters) && !errors.Is(err, ErrCleanupFailed)
 }
+
+// Planned reports whether a cluster whose part of the run ended with err
+// got as far as a plan. A run that stopped before planning (Kubecost
+// unreachable, a start-up failure, a panic) or a cluster whose own planning
+// failed (a denied listing) has only the window in its plan; failed or
+// unfinished days and a failed clean-up come after the plan.
+func Planned(err error) bool {
+	return err == nil || errors.Is(err, ErrDaysFailed) || errors.Is(err, ErrCleanupFailed)
+}

@@ -12,13 +12,14 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/metrics"
 )
 
 // finish reports the run: metrics first, then the summary, so that the
 // summary is the last line whatever the push does (a push failure logs
 // its own warning, and the summary says how the push went).
-func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *metrics.Requests) {
+func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *kubecost.Counter) {
 	sum.Duration = time.Since(start)
 	pushed := pushMetrics(ctx, cfg, log, start, runID, sum, err, reqs)
 	// What is logged differs: a fleet's summary adds its clusters, and
@@ -29,7 +30,7 @@ func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start tim
 // pushMetrics pushes one group per cluster when a Pushgateway is
 // configured, and says how it went: "" (none configured), "ok" or
 // "failed". A failed push never changes the exit status.
-func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *metrics.Requests) string {
+func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *kubecost.Counter) string {
 	if cfg.PushgatewayURL == "" {
 		return ""
 	}
@@ -37,13 +38,30 @@ func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, star
 	outcome := "ok"
 	for _, c := range sum.Clusters {
 		arn, _ := exporter.ParseClusterARN(c.ARN)
-		perr := metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: arn.Name, Logger: log}.Push(ctx,
-			metrics.Run{Start: start, End: end, Cluster: c, Err: clusterErr(c, err), Requests: reqs, RunID: runID})
+		cerr := clusterErr(c, err)
+		noIdle := reqs.DaysWithoutIdle()
+		perr := metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: arn.Name, Logger: log}.Push(ctx, metrics.Run{
+			Start: start, End: end, Cluster: clusterMetrics(c, cerr), Err: cerr,
+			Requests: reqs.Counts(), DaysWithoutIdle: &noIdle, RunID: runID,
+		})
 		if perr != nil {
 			outcome = "failed"
 		}
 	}
 	return outcome
+}
+
+// clusterMetrics is what the metrics count of one cluster's part of the
+// run, which ended with err (clusterErr).
+func clusterMetrics(c app.ClusterResult, err error) metrics.Cluster {
+	written, rows, bytes := c.Written()
+	m := metrics.Cluster{Plan: c.Plan, Written: written, Failed: len(c.Failed()), Rows: rows, Bytes: bytes, Planned: app.Planned(err)}
+	for _, d := range c.Days {
+		if d.Err == nil {
+			m.Done = append(m.Done, d.Day)
+		}
+	}
+	return m
 }
 
 // clusterErr is what the run's outcome means for one cluster: its own

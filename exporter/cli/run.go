@@ -57,7 +57,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 		h.Now = time.Now
 	}
 	runID := metrics.RunID(lookup, start)
-	reqs := &metrics.Requests{}
+	reqs := &kubecost.Counter{}
 	sum := app.Summary{Clusters: clusterResults(cfg)}
 	// A panic still ends with a summary, after the stack is logged, so
 	// that the last line keeps its promise.
@@ -97,7 +97,9 @@ func pushConfigError(ctx context.Context, lookup func(string) (string, bool), st
 		return
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r := metrics.Run{Start: start, End: time.Now(), Err: err, RunID: metrics.RunID(lookup, start)}
+	// No client was built: every request count is zero, and days without
+	// idle were not counted.
+	r := metrics.Run{Start: start, End: time.Now(), Err: err, RunID: metrics.RunID(lookup, start), Requests: new(kubecost.Counter).Counts()}
 	for _, name := range config.NamedClusters(lookup) {
 		_ = metrics.Pusher{URL: u, Cluster: name, Logger: log}.Push(ctx, r)
 	}

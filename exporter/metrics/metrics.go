@@ -6,72 +6,46 @@ package metrics
 
 import (
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
 // Namespace prefixes every metric name.
 const Namespace = "kubecost_s3_exporter"
 
-var (
-	_ kubecost.Observer     = (*Requests)(nil)
-	_ kubecost.IdleObserver = (*Requests)(nil)
-)
-
-// Requests counts Kubecost requests by outcome, and the days that came
-// back without idle. It is the Observer given to the Kubecost client; the
-// zero value is ready to use.
-type Requests struct {
-	mu     sync.Mutex
-	counts map[kubecost.Outcome]int64
-	noIdle int64
-}
-
-// ObserveDayWithoutIdle implements kubecost.IdleObserver.
-func (r *Requests) ObserveDayWithoutIdle() {
-	r.mu.Lock()
-	r.noIdle++
-	r.mu.Unlock()
-}
-
-// DaysWithoutIdle returns how many days came back with allocations but no
-// idle row, though idle was asked for.
-func (r *Requests) DaysWithoutIdle() int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.noIdle
-}
-
-// ObserveRequest implements kubecost.Observer.
-func (r *Requests) ObserveRequest(o kubecost.Outcome) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.counts == nil {
-		r.counts = map[kubecost.Outcome]int64{}
-	}
-	r.counts[o]++
-}
-
-// Count returns how many requests ended with o.
-func (r *Requests) Count(o kubecost.Outcome) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.counts[o]
+// Cluster is what one run did for one cluster, as its metrics count it.
+// The command fills it from the run's summary: the metrics need nothing
+// else of the run or of the Kubecost client.
+type Cluster struct {
+	Plan    exporter.Plan // the window, Kubecost's days, the stored days, the days to export
+	Written int           // days this run wrote
+	Failed  int           // days that could not be exported
+	Rows    int64
+	Bytes   int64
+	Done    []time.Time // the days stored during the run (by it, or first by another run)
+	// Planned is whether the cluster got as far as a plan (app.Planned). A
+	// run that stopped before planning, or a cluster whose own planning
+	// failed, leaves only the window in Plan: it must push no
+	// archive_missing_days, which would read as "no hole" and reset the
+	// hole alert, so the last known count stays in the Pushgateway.
+	Planned bool
 }
 
 // Run is what one run reports for one cluster: a run of several clusters
 // pushes one group per cluster, so dashboards and alerts stay per cluster.
 type Run struct {
 	Start, End time.Time
-	Cluster    app.ClusterResult
-	Err        error     // nil when the run succeeded for this cluster
-	Requests   *Requests // the whole run's Kubecost requests; nil: no client was built
+	Cluster    Cluster
+	Err        error // nil when the run succeeded for this cluster
+	// Requests counts the whole run's Kubecost requests by outcome, every
+	// outcome listed (kubecost.Counter.Counts): one series each.
+	Requests map[string]int64
+	// DaysWithoutIdle counts the days Kubecost returned with allocations
+	// but no idle row, though idle was asked for; nil: no client counted.
+	DaysWithoutIdle *int64
 	// RunID identifies the scheduled run (see RunID): every pod attempt of
 	// one Job pushes the same run label, so the alerts count runs.
 	RunID string
@@ -82,7 +56,7 @@ type Run struct {
 // before the cluster's first known day (stored or offered by Kubecost) are
 // not counted, so a newly installed cluster does not look like a hole.
 // ok is false when the run never got as far as a plan.
-func MissingDays(p exporter.Plan, days []app.DayResult) (n int, ok bool) {
+func MissingDays(p exporter.Plan, done []time.Time) (n int, ok bool) {
 	if p.First.IsZero() || p.Last.Before(p.First) {
 		return 0, false
 	}
@@ -90,10 +64,8 @@ func MissingDays(p exporter.Plan, days []app.DayResult) (n int, ok bool) {
 	for _, d := range p.Present {
 		stored[d] = true
 	}
-	for _, d := range days {
-		if d.Err == nil {
-			stored[exporter.Midnight(d.Day)] = true
-		}
+	for _, d := range done {
+		stored[exporter.Midnight(d)] = true
 	}
 	known := slices.Concat(p.Present, p.Available)
 	if len(known) == 0 {
@@ -118,7 +90,6 @@ func Registry(r Run) *prometheus.Registry {
 	}
 	unix := func(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 	sum := r.Cluster
-	written, rows, bytes := sum.Written()
 	success := 0.0
 	if r.Err == nil {
 		success = 1
@@ -132,11 +103,11 @@ func Registry(r Run) *prometheus.Registry {
 	gauge("last_run_success", "1 when the last run succeeded (exit status 0), else 0.", success)
 	gauge("last_run_duration_seconds", "Duration of the last run.", r.End.Sub(r.Start).Seconds())
 	gauge("last_run_days_planned", "Days the last run planned to export.", float64(len(sum.Plan.Exports())))
-	gauge("last_run_days_written", "Days the last run wrote.", float64(written))
-	gauge("last_run_days_failed", "Days the last run failed to export.", float64(len(sum.Failed())))
-	gauge("last_run_rows_written", "Rows (allocations) the last run wrote.", float64(rows))
-	gauge("last_run_bytes_written", "Parquet bytes the last run wrote.", float64(bytes))
-	if n, ok := MissingDays(sum.Plan, sum.Days); ok && Planned(r.Err) {
+	gauge("last_run_days_written", "Days the last run wrote.", float64(sum.Written))
+	gauge("last_run_days_failed", "Days the last run failed to export.", float64(sum.Failed))
+	gauge("last_run_rows_written", "Rows (allocations) the last run wrote.", float64(sum.Rows))
+	gauge("last_run_bytes_written", "Parquet bytes the last run wrote.", float64(sum.Bytes))
+	if n, ok := MissingDays(sum.Plan, sum.Done); ok && sum.Planned {
 		gauge("archive_missing_days", "Days of the backfill window missing from the archive after the last run that planned.", float64(n))
 		if n == 0 {
 			// Like the success time, kept by later pushes that lack it: the
@@ -160,17 +131,13 @@ func Registry(r Run) *prometheus.Registry {
 		Namespace: Namespace, Name: "last_run_kubecost_requests",
 		Help: "Kubecost Allocation API requests of the last run, by outcome (ok, retried, split, failed).",
 	}, []string{"outcome"})
-	for _, o := range kubecost.Outcomes() {
-		var v int64
-		if r.Requests != nil {
-			v = r.Requests.Count(o)
-		}
-		req.WithLabelValues(string(o)).Set(float64(v))
+	for o, n := range r.Requests {
+		req.WithLabelValues(o).Set(float64(n))
 	}
 	reg.MustRegister(req)
-	if r.Requests != nil {
+	if r.DaysWithoutIdle != nil {
 		gauge("last_run_days_without_idle", "Days of the last run that Kubecost returned with allocations but no idle row, "+
-			"though idle was asked for (usually KUBECOST_API_FLAVOR does not match the server).", float64(r.Requests.DaysWithoutIdle()))
+			"though idle was asked for (usually KUBECOST_API_FLAVOR does not match the server).", float64(*r.DaysWithoutIdle))
 	}
 	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "build_info", Help: "Always 1; labels carry the exporter's version.",

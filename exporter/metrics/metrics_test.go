@@ -2,11 +2,12 @@ package metrics_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/metrics"
 )
 
@@ -22,12 +23,13 @@ func exports(days ...time.Time) []exporter.DayPlan {
 }
 
 func TestMissingDays(t *testing.T) {
-	ok := func(day int) app.DayResult { return app.DayResult{Day: d(day)} }
-	bad := func(day int) app.DayResult { return app.DayResult{Day: d(day), Err: errors.New("boom")} }
+	// The days a run stored: a failed day (bad) is not among them.
+	ok := func(day int) []time.Time { return []time.Time{d(day)} }
+	bad := func(int) []time.Time { return nil }
 	cases := []struct {
 		name string
 		plan exporter.Plan
-		days []app.DayResult
+		days [][]time.Time
 		want int
 		ok   bool
 	}{
@@ -35,9 +37,9 @@ func TestMissingDays(t *testing.T) {
 		{"all stored", exporter.Plan{First: d(1), Last: d(5), Available: []time.Time{d(1), d(2), d(3), d(4), d(5)},
 			Present: []time.Time{d(1), d(2), d(3), d(4), d(5)}}, nil, 0, true},
 		{"written and failed", exporter.Plan{First: d(1), Last: d(5), Available: []time.Time{d(1), d(2), d(3), d(4), d(5)},
-			Present: []time.Time{d(1), d(2)}, Days: exports(d(3), d(4), d(5))}, []app.DayResult{ok(3), bad(4), ok(5)}, 1, true},
+			Present: []time.Time{d(1), d(2)}, Days: exports(d(3), d(4), d(5))}, [][]time.Time{ok(3), bad(4), ok(5)}, 1, true},
 		{"new cluster: days before the first known day are not holes", exporter.Plan{First: d(1), Last: d(10),
-			Available: []time.Time{d(8), d(9), d(10)}, Days: exports(d(8), d(9), d(10))}, []app.DayResult{ok(8), ok(9), ok(10)}, 0, true},
+			Available: []time.Time{d(8), d(9), d(10)}, Days: exports(d(8), d(9), d(10))}, [][]time.Time{ok(8), ok(9), ok(10)}, 0, true},
 		{"Kubecost lost a day the archive never got", exporter.Plan{First: d(1), Last: d(5),
 			Available: []time.Time{d(4), d(5)}, Present: []time.Time{d(1), d(2), d(4), d(5)}}, nil, 1, true},
 		{"dry run", exporter.Plan{First: d(1), Last: d(3), Available: []time.Time{d(1), d(2), d(3)},
@@ -45,7 +47,7 @@ func TestMissingDays(t *testing.T) {
 		{"nothing anywhere", exporter.Plan{First: d(1), Last: d(3)}, nil, 0, true},
 	}
 	for _, tc := range cases {
-		got, ok := metrics.MissingDays(tc.plan, tc.days)
+		got, ok := metrics.MissingDays(tc.plan, slices.Concat(tc.days...))
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s: MissingDays = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
@@ -65,8 +67,8 @@ func TestRegistryRunSeries(t *testing.T) {
 		runLabel string
 		complete bool
 	}{
-		{"complete", metrics.Run{Start: start, End: end, Cluster: app.ClusterResult{Plan: full}, RunID: "kse-1"}, "kse-1", true},
-		{"hole", metrics.Run{Start: start, End: end, Cluster: app.ClusterResult{Plan: holed}, RunID: "kse-1"}, "kse-1", false},
+		{"complete", metrics.Run{Start: start, End: end, Cluster: metrics.Cluster{Plan: full, Planned: true}, RunID: "kse-1"}, "kse-1", true},
+		{"hole", metrics.Run{Start: start, End: end, Cluster: metrics.Cluster{Plan: holed, Planned: true}, RunID: "kse-1"}, "kse-1", false},
 		{"no plan, no RUN_ID", metrics.Run{Start: start, End: end, Err: errors.New("x")}, "2026-11-20T00:00:00Z", false},
 	}
 	for _, tc := range cases {
@@ -97,10 +99,11 @@ func TestRegistryRunSeries(t *testing.T) {
 // Days that came back without idle are counted by the Requests observer
 // (as the Kubecost client reports them) and pushed as a gauge.
 func TestDaysWithoutIdle(t *testing.T) {
-	reqs := &metrics.Requests{}
+	reqs := &kubecost.Counter{}
 	reqs.ObserveDayWithoutIdle()
 	reqs.ObserveDayWithoutIdle()
-	mfs, err := metrics.Registry(metrics.Run{Start: d(1), End: d(1), Requests: reqs}).Gather()
+	noIdle := reqs.DaysWithoutIdle()
+	mfs, err := metrics.Registry(metrics.Run{Start: d(1), End: d(1), Requests: reqs.Counts(), DaysWithoutIdle: &noIdle}).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,11 @@
 package metrics
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
 )
 
 // RunIDVar names the variable that identifies the scheduled run. The chart
@@ -32,15 +30,4 @@ func ParseURL(raw string) (string, error) {
 		return "", fmt.Errorf("metrics: PUSHGATEWAY_URL %s: accepted: %s", exporter.Redact(raw), exporter.BaseURLAccepted)
 	}
 	return raw, nil
-}
-
-// Planned reports whether a cluster whose part of the run ended with err
-// got as far as a plan. A run that stopped before planning (Kubecost
-// unreachable, a start-up failure, a panic) or a cluster whose own planning
-// failed (a denied listing) leaves only the window in its plan: it must
-// push no archive_missing_days, which would read as "no hole" and reset the
-// hole alert, so the last known count stays in the Pushgateway. Failed or
-// unfinished days and a failed clean-up come after the plan.
-func Planned(err error) bool {
-	return err == nil || errors.Is(err, app.ErrDaysFailed) || errors.Is(err, app.ErrCleanupFailed)
 }
