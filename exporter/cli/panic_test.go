@@ -26,7 +26,7 @@ func TestPanicEndsWithSummary(t *testing.T) {
 		return v, ok
 	}
 	var out bytes.Buffer
-	code := cli.RunWith(context.Background(), lookup, &out, cli.Hooks{Now: func() time.Time { return now }})
+	code := cli.RunWith(context.Background(), lookup, &out, cli.Hooks{Now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) }})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	last := lines[len(lines)-1]
 	if code != cli.ExitRuntime || !strings.Contains(last, "run summary: failed") || !strings.Contains(last, "internal error: boom in the AWS set-up") {

@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"bytes"
@@ -89,8 +89,7 @@ func TestConfigErrorPushesFailure(t *testing.T) {
 // attempt's start; the next Job's run replaces it. The alerts count these
 // series, so retries never count as runs (chart/alerts_test.go).
 func TestPodRetriesPushOneRun(t *testing.T) {
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 5, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 5})
 	gw := pushgw.Start(t)
 	dir := t.TempDir()
 	// A file where the month's directory goes: every day fails, exit 1.

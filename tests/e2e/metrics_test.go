@@ -1,8 +1,7 @@
-package cli_test
+package e2e_test
 
 import (
-	"bytes"
-	"context"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,13 +28,8 @@ func dirRun(t *testing.T, sim *kubecostsim.Server, dir string, gw *pushgw.Server
 		"LOG_FORMAT":            "json",
 		"PUSHGATEWAY_URL":       gw.URL,
 	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	var buf bytes.Buffer
-	code := cli.RunWith(context.Background(), func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		&buf, cli.Hooks{Now: func() time.Time { return now }})
-	return code, buf.String()
+	maps.Copy(env, extra)
+	return runEnv(env, nil)
 }
 
 var group = map[string]string{"job": "kubecost-s3-exporter", "cluster": "prod"}
@@ -54,8 +48,7 @@ func gauge(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels 
 // fails (the month's directory is blocked by a file), a run that recovers
 // after one retried Kubecost request, and a run with nothing to do.
 func TestRunPushesMetrics(t *testing.T) {
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 15})
 	gw := pushgw.Start(t)
 	dir := t.TempDir()
 	month := filepath.Join(dir, "account_id=111122223333", "region=us-east-1", "year=2026", "month=11")
@@ -157,8 +150,7 @@ func TestRunPushesMetrics(t *testing.T) {
 // TestDryRunReportsHoles: a dry run writes nothing, so every planned day is
 // still missing from the archive.
 func TestDryRunReportsHoles(t *testing.T) {
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 15})
 	gw := pushgw.Start(t)
 	if code, logs := dirRun(t, sim, t.TempDir(), gw, map[string]string{"DRY_RUN": "true"}); code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s", code, logs)
@@ -173,8 +165,7 @@ func TestDryRunReportsHoles(t *testing.T) {
 // TestPushFailureDoesNotFailTheRun: a Pushgateway answering 500 costs one
 // warning, never the exit status, and the password in its URL is not logged.
 func TestPushFailureDoesNotFailTheRun(t *testing.T) {
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 5, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 5})
 	gw := pushgw.Start(t)
 	gw.FailWith(http.StatusInternalServerError)
 	u := strings.Replace(gw.URL, "http://", "http://ops:s3cret@", 1)

@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"bytes"
@@ -71,18 +71,16 @@ func TestReportCLIErrors(t *testing.T) {
 func TestReportPendingFollowsSettle(t *testing.T) {
 	counts := map[int]int{}
 	for _, settle := range []int{24, 72} {
-		sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
-		t.Cleanup(sim.Close)
+		sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 15})
 		dir := t.TempDir()
 		env := map[string]string{"OUTPUT_DIR": dir, "CLUSTER_ID": clusterARN, "KUBECOST_API_ENDPOINT": sim.URL,
 			"BACKFILL_PERIOD_DAYS": "10", "SETTLE_HOURS": strconv.Itoa(settle), "LOG_FORMAT": "json"}
-		var logs bytes.Buffer
-		if code := cli.RunWith(context.Background(), func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-			&logs, cli.Hooks{Now: func() time.Time { return now }}); code != cli.ExitOK {
-			t.Fatalf("export: exit %d\n%s", code, logs.String())
+		code, logs := runEnv(env, nil)
+		if code != cli.ExitOK {
+			t.Fatalf("export: exit %d\n%s", code, logs)
 		}
 		var newest string
-		for d := range planReasons(t, logs.String()) {
+		for d := range planReasons(t, logs) {
 			newest = max(newest, d)
 		}
 		// The report is told the exporter's settings the way a user would:

@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"bytes"
@@ -43,8 +43,7 @@ func TestChainedRun(t *testing.T) {
 	fake.AllowWebIdentity(childARN, token)
 	fake.AllowAssumeRole(childARN, parentARN, awsfake.MinIOIssuer(m.Endpoint, m.Region, writer, secret))
 
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 3, RetentionDays: 15, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 3, RetentionDays: 15})
 
 	env := map[string]string{
 		"S3_BUCKET_NAME":              pipelineBucket,

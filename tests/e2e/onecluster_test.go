@@ -1,15 +1,9 @@
-package cli_test
+package e2e_test
 
 import (
-	"context"
-	"encoding/json"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
@@ -62,42 +56,4 @@ func TestOneClusterBothWays(t *testing.T) {
 	if fleetSum["clusters"] != float64(1) || singleSum["clusters"] != nil {
 		t.Errorf("clusters: %v as a fleet, %v alone; want 1 and absent", fleetSum["clusters"], singleSum["clusters"])
 	}
-}
-
-type storedObject struct {
-	etag string
-	meta map[string]string
-}
-
-// under lists the objects under prefix, keyed without it, with their
-// ETags and user metadata.
-func (h *harness) under(prefix string) map[string]storedObject {
-	h.t.Helper()
-	out := map[string]storedObject{}
-	for k := range h.objects() {
-		rel, ok := strings.CutPrefix(k, prefix)
-		if !ok {
-			continue
-		}
-		head, err := h.s3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)})
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		out[rel] = storedObject{aws.ToString(head.ETag), head.Metadata}
-	}
-	return out
-}
-
-// summaryOf decodes the run's last log line, which must be its summary.
-func summaryOf(t *testing.T, logs string) map[string]any {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(logs), "\n")
-	var last map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatalf("last log line is not JSON: %v\n%s", err, lines[len(lines)-1])
-	}
-	if !strings.HasPrefix(last["msg"].(string), "run summary") {
-		t.Fatalf("last line is not the summary: %s", lines[len(lines)-1])
-	}
-	return last
 }

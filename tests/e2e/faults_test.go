@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"net/http"
@@ -21,8 +21,7 @@ import (
 // else (the available-days query) to the healthy one. So a fault hits the
 // day data and not the planning.
 func dayFaults(t *testing.T, h *harness, f kubecostsim.Faults) *kubecostsim.Sim {
-	faulty := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }, Faults: f})
-	t.Cleanup(faulty.Close)
+	faulty := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 15, Faults: f})
 	healthy, _ := url.Parse(h.sim.URL)
 	bad, _ := url.Parse(faulty.URL)
 	good, sick := httputil.NewSingleHostReverseProxy(healthy), httputil.NewSingleHostReverseProxy(bad)

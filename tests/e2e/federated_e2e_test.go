@@ -1,8 +1,7 @@
-package cli_test
+package e2e_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -21,39 +20,9 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pushgw"
 )
 
-// fleetHarness is a harness whose Kubecost is a federated primary of
-// four clusters in two accounts and two regions (kubecostsim.DemoFleet).
-type fleetHarness struct {
-	*harness
-	fleet *kubecostsim.FleetServer
-}
-
-func newFleetHarness(t *testing.T, mod func(*kubecostsim.FleetConfig)) *fleetHarness {
-	h := newHarness(t)
-	cfg := kubecostsim.DemoFleet(h.now, kubecostsim.FlavorKubecost)
-	if mod != nil {
-		mod(&cfg)
-	}
-	fs := kubecostsim.NewFleetServer(cfg)
-	t.Cleanup(fs.Close)
-	delete(h.env, "CLUSTER_ID")
-	h.env["CLUSTER_ARNS"] = fs.Fleet.ClusterARNs()
-	h.env["KUBECOST_API_ENDPOINT"] = fs.URL
-	// The clusters are in two accounts; the bucket is in one of them.
-	h.env["S3_EXPECTED_BUCKET_OWNER"] = "111122223333"
-	h.env["CONCURRENCY"] = "3"
-	return &fleetHarness{harness: h, fleet: fs}
-}
-
-// layoutOf is the key layout of a member, from its ARN alone.
-func layoutOf(m kubecostsim.Member) exporter.Layout {
-	arn := strings.Split(m.ARN(), ":")
-	return exporter.Layout{Account: arn[4], Region: arn[3], Cluster: strings.TrimPrefix(arn[5], "cluster/")}
-}
-
 // wantFleetKeys is every member's available days among CCA's days, under
 // each member's own keys, computed here from the simulator alone.
-func (h *fleetHarness) wantFleetKeys(backfill int) map[string][]time.Time {
+func (h *harness) wantFleetKeys(backfill int) map[string][]time.Time {
 	at := h.now().Unix()
 	start := (at - int64(backfill-1)*86400) / 86400 * 86400
 	end := (at - 2*86400) / 86400 * 86400
@@ -169,7 +138,7 @@ func mapKeys(m map[string]object) []string {
 // checkFleetFile reads member m's file of day d with the independent
 // reader: rows and per-namespace totalCost equal the member's truth, and
 // every row names m's cluster as its ARN says.
-func (h *fleetHarness) checkFleetFile(t *testing.T, m kubecostsim.Member, d time.Time) {
+func (h *harness) checkFleetFile(t *testing.T, m kubecostsim.Member, d time.Time) {
 	t.Helper()
 	l := layoutOf(m)
 	key := l.Key(d, exporter.Snappy)
@@ -207,21 +176,6 @@ func (h *fleetHarness) checkFleetFile(t *testing.T, m kubecostsim.Member, d time
 			t.Errorf("%s: row %d has %s %q, want %q", key, i, col, vals[i], w)
 		}
 	}
-}
-
-// fleetSummary checks the federated run's last line.
-func fleetSummary(t *testing.T, logs string, written, failed int) map[string]any {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(logs), "\n")
-	var last map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatalf("last log line is not JSON: %v", err)
-	}
-	if !strings.HasPrefix(fmt.Sprint(last["msg"]), "run summary") || last["days_written"] != float64(written) ||
-		last["days_failed"] != float64(failed) || len(lines[len(lines)-1]) > 400 {
-		t.Errorf("summary %v, want days_written=%d days_failed=%d", last, written, failed)
-	}
-	return last
 }
 
 // An unmapped cluster is skipped with a warning naming it; a cluster whose

@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"bytes"
@@ -25,9 +25,7 @@ import (
 // The query CCA sends (idle=true&splitIdle=true...) is shown to lose the
 // idle cost on this server, so the test would catch a regression.
 func TestOpenCostIdle(t *testing.T) {
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 11, RetentionDays: 6, Flavor: kubecostsim.FlavorOpenCost,
-		Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 11, RetentionDays: 6, Flavor: kubecostsim.FlavorOpenCost})
 	out := t.TempDir()
 	env := map[string]string{
 		"CLUSTER_ID":            clusterARN,

@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"bytes"
@@ -23,18 +23,15 @@ import (
 // a directory, then deletes prod's file of 2026-11-15 to make a hole.
 func archive(t *testing.T) string {
 	t.Helper()
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 15})
 	dir := t.TempDir()
 	for _, arn := range []string{clusterARN, clusterARN + "-eu"} {
 		env := map[string]string{
 			"OUTPUT_DIR": dir, "CLUSTER_ID": arn, "KUBECOST_API_ENDPOINT": sim.URL,
 			"BACKFILL_PERIOD_DAYS": "20", "LABELS": labelKey, "LOG_FORMAT": "json",
 		}
-		var logs bytes.Buffer
-		if code := cli.RunWith(context.Background(), func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-			&logs, cli.Hooks{Now: func() time.Time { return now }}); code != cli.ExitOK {
-			t.Fatalf("export %s: exit %d\n%s", arn, code, logs.String())
+		if code, logs := runEnv(env, nil); code != cli.ExitOK {
+			t.Fatalf("export %s: exit %d\n%s", arn, code, logs)
 		}
 	}
 	hole := filepath.Join(dir, "account_id=111122223333/region=us-east-1/year=2026/month=11/2026-11-15_prod.snappy.parquet")
@@ -162,8 +159,7 @@ func TestReportFromS3(t *testing.T) {
 	env["AWS_REGION"] = "us-east-1"
 	s3page := makeReport(t, env, "-bucket", bucket)
 
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 15})
 	dir := t.TempDir()
 	denv := map[string]string{"OUTPUT_DIR": dir, "CLUSTER_ID": clusterARN, "KUBECOST_API_ENDPOINT": sim.URL,
 		"BACKFILL_PERIOD_DAYS": "20", "LABELS": labelKey, "LOG_FORMAT": "json"}

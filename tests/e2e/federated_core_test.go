@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"context"
@@ -27,17 +27,6 @@ import (
 // "data-platform" has a node that runs nothing, whose full idle cost is in
 // every other cluster's responses.
 
-func newCoreFleetHarness(t *testing.T, flavor kubecostsim.Flavor, mod func(*kubecostsim.FleetConfig)) *fleetHarness {
-	return newFleetHarness(t, func(c *kubecostsim.FleetConfig) {
-		*c = kubecostsim.DemoFleet(c.Now, flavor)
-		c.RealCore = true
-		c.Members[3].Config.IdleNodes = 1
-		if mod != nil {
-			mod(c)
-		}
-	})
-}
-
 // availQuery is the exporter's availability query of one day.
 func availQuery(d time.Time) url.Values {
 	return url.Values{"window": {d.Format(time.RFC3339) + "," + d.Add(24*time.Hour).Format(time.RFC3339)},
@@ -45,7 +34,7 @@ func availQuery(d time.Time) url.Values {
 }
 
 // dayTotalOf is the kubecost-day-total metadata of key.
-func (h *fleetHarness) dayTotalOf(t *testing.T, key string) float64 {
+func (h *harness) dayTotalOf(t *testing.T, key string) float64 {
 	t.Helper()
 	head, err := h.s3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
@@ -60,7 +49,7 @@ func (h *fleetHarness) dayTotalOf(t *testing.T, key string) float64 {
 
 // memberTotal is member id's truth for day d: its allocations and its own
 // idle, as the availability query sees them.
-func (h *fleetHarness) memberTotal(t *testing.T, id string, d time.Time) (total, idle float64) {
+func (h *harness) memberTotal(t *testing.T, id string, d time.Time) (total, idle float64) {
 	t.Helper()
 	tr, err := h.fleet.Fleet.TruthFor(id, availQuery(d))
 	if err != nil || len(tr) != 1 {

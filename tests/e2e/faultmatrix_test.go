@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 import (
 	"bufio"
@@ -313,11 +313,6 @@ func (m *matrix) uploads(t *testing.T, prefix string) []string {
 		}
 	}
 	return keys
-}
-
-func lastLine(logs string) string {
-	lines := strings.Split(strings.TrimSpace(logs), "\n")
-	return lines[len(lines)-1]
 }
 
 func TestS3FaultMatrix(t *testing.T) {

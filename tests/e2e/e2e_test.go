@@ -1,12 +1,10 @@
-package cli_test
+package e2e_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"math"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -20,140 +18,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/miniotest"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
 )
-
-const (
-	bucket     = "cca-data"
-	clusterARN = "arn:aws:eks:us-east-1:111122223333:cluster/prod"
-	aggregate  = "cluster,node,namespace,pod,container"
-	labelKey   = "app.kubernetes.io/name"
-)
-
-var now = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-
-// harness is one MinIO bucket and one simulator shared by a test's runs.
-type harness struct {
-	t     *testing.T
-	now   func() time.Time
-	s3    *s3.Client
-	minio *miniotest.Server
-	sim   *kubecostsim.Server
-	env   map[string]string
-	logs  bytes.Buffer
-}
-
-func newHarness(t *testing.T) *harness {
-	return newHarnessAt(t, func() time.Time { return now })
-}
-
-// newHarnessAt is newHarness with the clock of the simulator and of the
-// runs, for tests that run the exporter binary, which has the real clock.
-func newHarnessAt(t *testing.T, clock func() time.Time) *harness {
-	m := miniotest.Start(t)
-	m.CreateBucket(t, bucket)
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: clock})
-	t.Cleanup(sim.Close)
-
-	// The SDK reads static credentials from the process environment.
-	t.Setenv("AWS_ACCESS_KEY_ID", m.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", m.SecretKey)
-	t.Setenv("AWS_REGION", "us-east-1")
-	for _, k := range []string{"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_PROFILE", "AWS_SESSION_TOKEN"} {
-		t.Setenv(k, "")
-	}
-	env := map[string]string{
-		"S3_BUCKET_NAME":        bucket,
-		"CLUSTER_ID":            clusterARN,
-		"KUBECOST_API_ENDPOINT": sim.URL,
-		"BACKFILL_PERIOD_DAYS":  "20", // longer than the retention: Kubecost limits the plan
-		"LABELS":                labelKey,
-		"KUBECOST_MAX_RETRIES":  "1",
-		"AWS_ENDPOINT_URL_S3":   m.Endpoint,
-		// Nothing listens here: the identity check fails fast and is only a warning.
-		"AWS_ENDPOINT_URL_STS": "http://" + closedAddr(t),
-		"LOG_FORMAT":           "json",
-	}
-	for k, v := range env {
-		if strings.HasPrefix(k, "AWS_") {
-			t.Setenv(k, v)
-		}
-	}
-	return &harness{t: t, now: clock, s3: m.S3Client(t), minio: m, sim: sim, env: env}
-}
-
-func closedAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
-// run executes `kubecost-s3-exporter run` in-process and returns its exit
-// status and this run's log lines.
-func (h *harness) run(extra map[string]string) (int, string) {
-	h.t.Helper()
-	lookup := func(k string) (string, bool) {
-		if v, ok := extra[k]; ok {
-			return v, true
-		}
-		v, ok := h.env[k]
-		return v, ok
-	}
-	var buf bytes.Buffer
-	code := cli.RunWith(context.Background(), lookup, &buf, cli.Hooks{Now: h.now})
-	h.logs.Write(buf.Bytes())
-	return code, buf.String()
-}
-
-type object struct {
-	key, etag string
-	modified  time.Time
-}
-
-func (h *harness) objects() map[string]object { return h.objectsIn(bucket) }
-
-func (h *harness) objectsIn(bucket string) map[string]object {
-	h.t.Helper()
-	out := map[string]object{}
-	p := s3.NewListObjectsV2Paginator(h.s3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		for _, o := range page.Contents {
-			out[*o.Key] = object{*o.Key, aws.ToString(o.ETag), aws.ToTime(o.LastModified)}
-		}
-	}
-	return out
-}
-
-func (h *harness) put(key, body string) {
-	h.t.Helper()
-	_, err := h.s3.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(body)})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-func (h *harness) get(key string) []byte {
-	h.t.Helper()
-	out, err := h.s3.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer out.Body.Close()
-	b, err := io.ReadAll(out.Body)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return b
-}
 
 var prod = exporter.Layout{Account: "111122223333", Region: "us-east-1", Cluster: "prod"}
 
@@ -285,24 +151,6 @@ func mapsEqual(a, b map[string]object) bool {
 		}
 	}
 	return true
-}
-
-// assertSummary checks the run's last line (CONTRACT §5).
-func assertSummary(t *testing.T, logs string, planned, written int) {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(logs), "\n")
-	var last map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatalf("last log line is not JSON: %v\n%s", err, lines[len(lines)-1])
-	}
-	if !strings.HasPrefix(last["msg"].(string), "run summary") || last["days_planned"] != float64(planned) || last["days_written"] != float64(written) {
-		t.Errorf("summary %v, want days_planned=%d days_written=%d", last, planned, written)
-	}
-	for _, f := range []string{"rows", "bytes", "duration"} {
-		if _, ok := last[f]; !ok {
-			t.Errorf("summary lacks %s: %v", f, last)
-		}
-	}
 }
 
 // checkFile reads one day back with arrow-go and compares it with the
