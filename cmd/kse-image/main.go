@@ -3,10 +3,14 @@
 // OCI layout directory, pushes it to a registry, or both.
 //
 //	kse-image -version v1.2.3 -oci-layout .cache/image
-//	kse-image -version v1.2.3 -base gcr.io/distroless/static-debian12:nonroot \
+//	kse-image -version v1.2.3 -base gcr.io/distroless/static-debian12:nonroot@sha256:... \
 //	    -push ghcr.io/org/kubecost-s3-exporter:v1.2.3 -digest-file bin/image.digest
+//	kse-image -version v1.2.3 -check ghcr.io/org/kubecost-s3-exporter:v1.2.3
+//	kse-image -resolve-base gcr.io/distroless/static-debian12:nonroot
 //
-// It prints the index digest on stdout; logs go to stderr.
+// It prints the index digest on stdout (with -check, "published" or
+// "absent"; with -resolve-base, the pinned reference); logs go to stderr.
+// It never overwrites a tag that names other bytes.
 package main
 
 import (
@@ -25,6 +29,7 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/imagebuild"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
@@ -48,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Version, "version", "", "version stamped into the binary and the labels (required)")
 	fs.StringVar(&cfg.Revision, "revision", "", "git commit, the revision label")
 	fs.StringVar(&cfg.Source, "source", "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter", "repository URL, the source label")
-	fs.StringVar(&cfg.Licenses, "licenses", "NOASSERTION", "SPDX license expression, the licenses label")
+	fs.StringVar(&cfg.Licenses, "licenses", imagebuild.License, "SPDX license expression, the licenses label")
 	created := fs.String("created", "0", "image creation time: Unix seconds (the commit time makes builds reproducible) or RFC 3339")
 	fs.StringVar(&cfg.Base, "base", imagebuild.LocalBase, `base image: "local" (built from -ca-bundle) or a registry reference`)
 	fs.StringVar(&cfg.CABundleFile, "ca-bundle", imagebuild.CABundle, "PEM CA bundle for the local base (Debian's ca-certificates)")
@@ -57,15 +62,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	platforms := fs.String("platforms", "linux/amd64,linux/arm64", "comma-separated os/arch list")
 	ociLayout := fs.String("oci-layout", "", "write the index into this OCI layout directory")
 	push := fs.String("push", "", "comma-separated tags (one repository) to push the index and its SBOM to")
+	check := fs.String("check", "", "comma-separated tags: print published when all name this build, absent when none exists; fail when one names other bytes")
 	digestFile := fs.String("digest-file", "", "write the index digest (sha256:...) to this file")
+	resolve := fs.String("resolve-base", "", "print this base tag pinned to the digest it names now, and exit (make bump-base)")
+	fs.StringVar(&cfg.Run.Ref, "ref", "", "git ref built, for the provenance (refs/tags/vX.Y.Z)")
+	fs.StringVar(&cfg.Run.Workflow, "workflow", "", "workflow file that builds, for the provenance")
+	fs.StringVar(&cfg.Run.BuilderID, "builder-id", "local", "builder id of the provenance: the workflow at its ref")
+	fs.StringVar(&cfg.Run.InvocationID, "invocation-id", "", "the build run, for the provenance")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *ociLayout == "" && *push == "" {
-		return errors.New("nothing to do: give -oci-layout and/or -push")
+	if *resolve != "" {
+		pinned, err := imagebuild.ResolveBase(ctx, *resolve)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, pinned)
+		return err
+	}
+	if *ociLayout == "" && *push == "" && *check == "" {
+		return errors.New("nothing to do: give -oci-layout, -push or -check")
 	}
 	var err error
 	if cfg.Created, err = parseTime(*created); err != nil {
@@ -86,6 +105,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, err := imagebuild.WriteProvenance(cfg.BinDir, cfg.Version, res.Provenance); err != nil {
+		return err
+	}
 	digest, err := res.Index.Digest()
 	if err != nil {
 		return err
@@ -97,11 +119,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		log.Info("wrote OCI layout", "dir", *ociLayout)
 	}
-	if *push != "" {
-		if _, err := imagebuild.Push(ctx, res.Index, res.SBOM, strings.Split(*push, ",")...); err != nil {
+	if *check != "" {
+		state, err := checkTags(ctx, strings.Split(*check, ","), digest)
+		if err != nil {
 			return err
 		}
-		log.Info("pushed", "tags", *push, "digest", digest)
+		log.Info("checked", "tags", *check, "digest", digest, "state", state)
+		_, err = fmt.Fprintln(stdout, state)
+		return err
+	}
+	if *push != "" {
+		pr, err := imagebuild.Push(ctx, res.Index, res.SBOM, strings.Split(*push, ",")...)
+		if err != nil {
+			return err
+		}
+		log.Info("pushed", "tags", *push, "digest", digest, "already there", pr.Skipped)
 	}
 	if *digestFile != "" {
 		if err := os.WriteFile(*digestFile, []byte(digest.String()+"\n"), 0o644); err != nil {
@@ -110,6 +142,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintln(stdout, digest)
 	return err
+}
+
+// checkTags says whether every tag names digest ("published") or none
+// exists ("absent"); a tag naming other bytes, or a release half there, is
+// an error.
+func checkTags(ctx context.Context, refs []string, digest v1.Hash) (string, error) {
+	found := 0
+	for _, r := range refs {
+		tag, err := name.NewTag(r)
+		if err != nil {
+			return "", err
+		}
+		same, err := imagebuild.CheckTag(tag, digest, imagebuild.RemoteOptions(ctx)...)
+		if err != nil {
+			return "", err
+		}
+		if same {
+			found++
+		}
+	}
+	switch found {
+	case 0:
+		return "absent", nil
+	case len(refs):
+		return "published", nil
+	}
+	return "partial", nil
 }
 
 func parseTime(s string) (time.Time, error) {

@@ -35,9 +35,9 @@ func baseImage(ctx context.Context, cfg Config, p v1.Platform) (v1.Image, error)
 	if cfg.Base == LocalBase || cfg.Base == "" {
 		return localBase(cfg)
 	}
-	ref, err := name.ParseReference(cfg.Base)
+	ref, err := pinnedBase(cfg.Base)
 	if err != nil {
-		return nil, fmt.Errorf("imagebuild: base %s: %w", cfg.Base, err)
+		return nil, err
 	}
 	img, err := remote.Image(ref, remote.WithContext(ctx), remote.WithPlatform(p),
 		remote.WithAuthFromKeychain(authn.DefaultKeychain))
@@ -45,6 +45,31 @@ func baseImage(ctx context.Context, cfg Config, p v1.Platform) (v1.Image, error)
 		return nil, fmt.Errorf("imagebuild: pull base %s for %s/%s: %w", cfg.Base, p.OS, p.Architecture, err)
 	}
 	return img, nil
+}
+
+// pinnedBase parses a registry base, which must name its digest
+// (repo:tag@sha256:...): a tag alone would let the base change under one
+// commit, and with it the release's digests. `make bump-base` moves the pin.
+func pinnedBase(base string) (name.Digest, error) {
+	d, err := name.NewDigest(base)
+	if err != nil {
+		return name.Digest{}, fmt.Errorf("imagebuild: base %s: pin it by digest (repo:tag@sha256:..., see make bump-base): %w", base, err)
+	}
+	return d, nil
+}
+
+// ResolveBase returns ref pinned to the digest its tag names now (the
+// index, so every platform): what `make bump-base` writes into the Makefile.
+func ResolveBase(ctx context.Context, ref string) (string, error) {
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		return "", fmt.Errorf("imagebuild: resolve %s: %w", ref, err)
+	}
+	desc, err := remote.Head(tag, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain))
+	if err != nil {
+		return "", fmt.Errorf("imagebuild: resolve %s: %w", ref, err)
+	}
+	return tag.String() + "@" + desc.Digest.String(), nil
 }
 
 // localBase builds the base from the CA bundle of the build machine's

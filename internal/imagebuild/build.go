@@ -56,6 +56,8 @@ type Config struct {
 	ModuleDir    string // the repository root, where go build runs
 	BinDir       string // where the per-platform binaries are written
 	GoCommand    string // "go" unless set
+	// Run names the workflow run (or machine) for the provenance.
+	Run BuildRun
 }
 
 // LocalBase names the base image the build makes itself.
@@ -69,6 +71,8 @@ type Result struct {
 	Index    v1.ImageIndex
 	Binaries map[string]string // "linux/amd64" -> path of the binary
 	SBOM     []byte            // SPDX 2.3 JSON
+	// Provenance is the SLSA v1 predicate of the build (see Provenance).
+	Provenance []byte
 }
 
 // Build compiles the binary for every platform and assembles the index.
@@ -78,6 +82,14 @@ func Build(ctx context.Context, log *slog.Logger, cfg Config) (*Result, error) {
 	}
 	if len(cfg.Platforms) == 0 {
 		cfg.Platforms = DefaultPlatforms
+	}
+	if cfg.Run.BuilderID == "" {
+		return nil, fmt.Errorf("imagebuild: no builder id for the provenance")
+	}
+	if cfg.Base != LocalBase && cfg.Base != "" {
+		if _, err := pinnedBase(cfg.Base); err != nil {
+			return nil, err // before minutes of compiling
+		}
 	}
 	res := &Result{Binaries: map[string]string{}}
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
@@ -107,6 +119,9 @@ func Build(ctx context.Context, log *slog.Logger, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res.SBOM = sbom
+	if res.Provenance, err = Provenance(cfg, cfg.Run, res.Binaries); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

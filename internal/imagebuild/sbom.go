@@ -15,6 +15,15 @@ import (
 // as the artifact type of the manifest that attaches it to the index.
 const SBOMMediaType = "application/spdx+json"
 
+// License is the project's licence, an SPDX identifier: the default of the
+// licenses label, the binaries' declared licence in the SBOM and the chart's
+// annotation (the repository's LICENSE file holds the text).
+const License = "Apache-2.0"
+
+// goLicense is the Go distribution's licence (its LICENSE file is the
+// 3-clause BSD text), declared for the standard library package.
+const goLicense = "BSD-3-Clause"
+
 // spdxDoc is the part of SPDX 2.3 the SBOM fills in.
 type spdxDoc struct {
 	SPDXVersion       string             `json:"spdxVersion"`
@@ -42,6 +51,7 @@ type spdxPackage struct {
 	LicenseDeclared  string         `json:"licenseDeclared"`
 	Checksums        []spdxChecksum `json:"checksums,omitempty"`
 	ExternalRefs     []spdxRef      `json:"externalRefs,omitempty"`
+	Purpose          string         `json:"primaryPackagePurpose,omitempty"`
 	Comment          string         `json:"comment,omitempty"`
 }
 
@@ -63,7 +73,8 @@ type spdxRelationship struct {
 }
 
 // SPDX describes the binaries: one package per platform's binary (with its
-// SHA-256) and one per Go module linked into it, read from the module
+// SHA-256), one for the Go standard library of the toolchain that built
+// them, and one per Go module linked into them, read from the module
 // information the go command embeds, so the list is what was compiled and
 // nothing the tests alone use.
 func SPDX(cfg Config, binaries map[string]string) ([]byte, error) {
@@ -84,20 +95,28 @@ func SPDX(cfg Config, binaries map[string]string) ([]byte, error) {
 		platforms = append(platforms, p)
 	}
 	slices.Sort(platforms)
+	goVersion := ""
+	var binIDs []string
 	for _, p := range platforms {
 		bi, err := buildinfo.ReadFile(binaries[p])
 		if err != nil {
 			return nil, fmt.Errorf("imagebuild: build info of %s: %w", binaries[p], err)
 		}
+		if goVersion != "" && bi.GoVersion != goVersion {
+			return nil, fmt.Errorf("imagebuild: %s was built with %s, the others with %s", binaries[p], bi.GoVersion, goVersion)
+		}
+		goVersion = bi.GoVersion
 		sum, err := fileSHA256(binaries[p])
 		if err != nil {
 			return nil, err
 		}
 		id := "SPDXRef-Binary-" + strings.ReplaceAll(p, "/", "-")
+		binIDs = append(binIDs, id)
 		doc.Packages = append(doc.Packages, spdxPackage{
 			SPDXID: id, Name: "kubecost-s3-exporter", VersionInfo: cfg.Version,
 			DownloadLocation: cfg.Source, LicenseConcluded: "NOASSERTION", LicenseDeclared: orNoAssertion(cfg.Licenses),
 			Checksums: []spdxChecksum{{Algorithm: "SHA256", ChecksumValue: sum}},
+			Purpose:   "APPLICATION",
 			Comment:   fmt.Sprintf("%s binary built with %s", p, bi.GoVersion),
 		})
 		doc.Relationships = append(doc.Relationships, spdxRelationship{"SPDXRef-DOCUMENT", "DESCRIBES", id})
@@ -107,6 +126,12 @@ func SPDX(cfg Config, binaries map[string]string) ([]byte, error) {
 				m = d.Replace
 			}
 			modules[m.Path] = m.Version
+		}
+	}
+	if goVersion != "" {
+		doc.Packages = append(doc.Packages, stdlibPackage(goVersion))
+		for _, b := range binIDs {
+			doc.Relationships = append(doc.Relationships, spdxRelationship{b, "DEPENDS_ON", stdlibID})
 		}
 	}
 	paths := make([]string, 0, len(modules))
@@ -120,12 +145,37 @@ func SPDX(cfg Config, binaries map[string]string) ([]byte, error) {
 			SPDXID: id, Name: p, VersionInfo: modules[p], DownloadLocation: "NOASSERTION",
 			LicenseConcluded: "NOASSERTION", LicenseDeclared: "NOASSERTION",
 			ExternalRefs: []spdxRef{{"PACKAGE-MANAGER", "purl", "pkg:golang/" + p + "@" + modules[p]}},
+			Purpose:      "LIBRARY",
 		})
-		for _, plat := range platforms {
-			doc.Relationships = append(doc.Relationships, spdxRelationship{"SPDXRef-Binary-" + strings.ReplaceAll(plat, "/", "-"), "DEPENDS_ON", id})
+		for _, b := range binIDs {
+			doc.Relationships = append(doc.Relationships, spdxRelationship{b, "DEPENDS_ON", id})
 		}
 	}
 	return json.MarshalIndent(doc, "", "  ")
+}
+
+const stdlibID = "SPDXRef-Go-stdlib"
+
+// stdlibPackage is the standard library compiled into the binaries. Its
+// name and purl are the ones vulnerability scanners match Go standard
+// library advisories on (name "stdlib", pkg:golang/stdlib@<version without
+// "go">, as the Go vulnerability database's "stdlib" module), and the CPE
+// is the one NVD records Go advisories under. goVersion is the binary's
+// runtime version, "go1.26.8" (possibly with a suffix such as
+// " X:boringcrypto", which is dropped).
+func stdlibPackage(goVersion string) spdxPackage {
+	v, _, _ := strings.Cut(goVersion, " ")
+	bare := strings.TrimPrefix(v, "go")
+	return spdxPackage{
+		SPDXID: stdlibID, Name: "stdlib", VersionInfo: v,
+		DownloadLocation: "https://go.dev/dl/", LicenseConcluded: "NOASSERTION", LicenseDeclared: goLicense,
+		ExternalRefs: []spdxRef{
+			{"PACKAGE-MANAGER", "purl", "pkg:golang/stdlib@" + bare},
+			{"SECURITY", "cpe23Type", "cpe:2.3:a:golang:go:" + bare + ":*:*:*:*:*:*:*"},
+		},
+		Purpose: "LIBRARY",
+		Comment: "the Go standard library and runtime of the toolchain " + v + " that built the binaries",
+	}
 }
 
 func orNoAssertion(s string) string {
@@ -142,4 +192,25 @@ func fileSHA256(path string) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// toolchainOf returns the Go version that built the binaries ("go1.26.8"),
+// which must be one for all of them.
+func toolchainOf(binaries map[string]string) (string, error) {
+	v := ""
+	for _, path := range binaries {
+		bi, err := buildinfo.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("imagebuild: build info of %s: %w", path, err)
+		}
+		gv, _, _ := strings.Cut(bi.GoVersion, " ")
+		if v != "" && gv != v {
+			return "", fmt.Errorf("imagebuild: the binaries were built with %s and %s", v, gv)
+		}
+		v = gv
+	}
+	if v == "" {
+		return "", fmt.Errorf("imagebuild: no binary")
+	}
+	return v, nil
 }
