@@ -84,57 +84,109 @@ build:
 # placeholder, since helm needs SemVer.
 CHART_VERSION ?= $(shell v='$(VERSION)'; v="$${v#v}"; if [[ "$$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$$ ]]; then echo "$$v"; else echo 0.0.0-dev; fi)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-# The commit's time is the image's creation time: one commit, one digest.
+# The commit's time is the image's creation time and every chart entry's
+# mtime: one commit, one digest.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
-# The project has not declared a license yet; SPDX's word for that.
-LICENSES ?= NOASSERTION
+# SPDX identifier of the licence (LICENSE): the image label, the SBOM.
+LICENSES ?= Apache-2.0
 # Where `make image-push` and `make chart-push` publish. The chart's default
-# image.repository is IMAGE_REPO of the release.
+# image.repository is IMAGE_REPO, and its default tag (appVersion) VERSION.
 IMAGE_REPO ?= ghcr.io/kubecost-s3-exporter/kubecost-s3-exporter
 CHART_REPO ?= oci://ghcr.io/kubecost-s3-exporter/charts
-# "local" builds the base from Debian's CA bundle (no pull: what the tests
-# and `make image` use); the release sets distroless static.
+# The release's base: distroless static, pinned by digest so one commit
+# always builds on the same bytes. `make bump-base` moves the pin.
+RELEASE_BASE := gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
+# "local" builds the base from Debian's CA bundle with distroless's layout
+# (no pull: what the tests and `make image` use); "release" is RELEASE_BASE.
 IMAGE_BASE ?= local
-RELEASE_DIR := bin/release
+RELEASE_DIR ?= bin/release
+# The provenance names the workflow run from GitHub's variables; a build on
+# a maintainer's machine is "local".
+BUILD_REF ?= $(or $(GITHUB_REF),$(shell git symbolic-ref -q HEAD 2>/dev/null || echo HEAD))
+BUILDER_ID ?= $(if $(GITHUB_WORKFLOW_REF),$(GITHUB_SERVER_URL)/$(GITHUB_WORKFLOW_REF),local)
+WORKFLOW ?= $(if $(GITHUB_WORKFLOW_REF),$(firstword $(subst @, ,$(patsubst $(GITHUB_REPOSITORY)/%,%,$(GITHUB_WORKFLOW_REF)))),)
+INVOCATION_ID ?= $(if $(GITHUB_RUN_ID),$(GITHUB_SERVER_URL)/$(GITHUB_REPOSITORY)/actions/runs/$(GITHUB_RUN_ID)/attempts/$(GITHUB_RUN_ATTEMPT),)
 IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_EPOCH) \
-	-licenses '$(LICENSES)' -base $(IMAGE_BASE) -bin-dir $(RELEASE_DIR)
+	-licenses '$(LICENSES)' -base $(if $(filter release,$(IMAGE_BASE)),$(RELEASE_BASE),$(IMAGE_BASE)) -bin-dir $(RELEASE_DIR) \
+	-ref '$(BUILD_REF)' -workflow '$(WORKFLOW)' -builder-id '$(BUILDER_ID)' -invocation-id '$(INVOCATION_ID)'
+CHART_FLAGS = -chart chart -version $(CHART_VERSION) -app-version $(VERSION) -image-repo $(IMAGE_REPO) \
+	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR)
+# cosign's extra flags: the tests add --tlog-upload=false and plain-HTTP
+# registry flags for their offline run.
+COSIGN_FLAGS ?=
+
+.PHONY: release-build release-check bump-base
 
 # The linux/amd64 + linux/arm64 index into an OCI layout (.cache/image),
-# the binaries and the SPDX SBOM into bin/release. Only Go is needed.
+# the binaries, the SPDX SBOM and the SLSA provenance predicate into
+# RELEASE_DIR. Only Go is needed.
 image:
 	@mkdir -p $(RELEASE_DIR)
-	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout .cache/image -digest-file $(RELEASE_DIR)/image.digest
+	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout $(or $(OCI_LAYOUT),.cache/image) -digest-file $(RELEASE_DIR)/image.digest
 
 # The same build pushed to IMAGE_REPO as :VERSION, with the SBOM attached
-# as a referrer. Registry credentials come from ~/.docker/config.json.
+# as a referrer. A tag that already names this digest is left alone; one
+# naming another digest stops the push. Credentials: ~/.docker/config.json.
 image-push:
 	@mkdir -p $(RELEASE_DIR)
 	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -push $(IMAGE_REPO):$(VERSION) -digest-file $(RELEASE_DIR)/image.digest
 
+# The chart .tgz, byte for byte the same for one commit, pointing at
+# IMAGE_REPO:VERSION by default.
 chart-package:
-	@mkdir -p $(RELEASE_DIR)
-	@eval "$$(bash .ci/install-tools.sh helm)"; \
-	"$$HELM_BIN" package chart --version $(CHART_VERSION) --app-version $(VERSION) -d $(RELEASE_DIR)
+	$(GO) run ./cmd/kse-chart $(CHART_FLAGS)
 
-# Pushes the packaged chart and records its digest for `make sign`.
-chart-push: chart-package
-	@eval "$$(bash .ci/install-tools.sh helm)"; \
-	"$$HELM_BIN" push $(RELEASE_DIR)/kubecost-s3-exporter-$(CHART_VERSION).tgz $(CHART_REPO) 2>&1 | tee $(RELEASE_DIR)/chart-push.log; \
-	grep -oE 'sha256:[0-9a-f]{64}' $(RELEASE_DIR)/chart-push.log | head -1 >$(RELEASE_DIR)/chart.digest
+# Pushes the chart (the same rules as image-push) and records its digest
+# for `make sign`.
+chart-push:
+	$(GO) run ./cmd/kse-chart $(CHART_FLAGS) -push $(CHART_REPO) -digest-file $(RELEASE_DIR)/chart.digest
 
-# Signs the pushed image and chart by digest, and attests the SBOM. Without COSIGN_KEY cosign
+# Every release file, nothing pushed: what the reproducibility test builds
+# twice and compares.
+release-build: image chart-package release-assets
+
+# Before anything is pushed: fails when this version's image or chart tag
+# names other bytes; writes RELEASE_DIR/published ("image chart" when both
+# are there with these digests).
+release-check:
+	@img=$$($(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -check $(IMAGE_REPO):$(VERSION)); \
+	chart=$$($(GO) run ./cmd/kse-chart $(CHART_FLAGS) -check $(CHART_REPO)); \
+	echo "image $(IMAGE_REPO):$(VERSION): $$img; chart $(CHART_VERSION): $$chart"; \
+	{ [ "$$img" = published ] && printf 'image '; [ "$$chart" = published ] && printf 'chart'; true; } >$(RELEASE_DIR)/published
+
+# Signs the pushed image and chart by digest; attests the SBOM and the SLSA
+# provenance on the image; attests the provenance for each binary and signs
+# SHA256SUMS (bundles beside them, release assets). Without COSIGN_KEY cosign
 # signs keyless (the release workflow's OIDC identity); with it, with that key.
 sign:
 	@eval "$$(bash .ci/install-tools.sh cosign)"; \
 	key=$${COSIGN_KEY:+--key $$COSIGN_KEY}; \
-	"$$COSIGN_BIN" sign --yes $$key $(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
-	"$$COSIGN_BIN" attest --yes $$key --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json \
-		$(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
-	"$$COSIGN_BIN" sign --yes $$key $(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest)
+	image=$(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
+	"$$COSIGN_BIN" sign --yes $$key $(COSIGN_FLAGS) $$image; \
+	"$$COSIGN_BIN" attest --yes $$key $(COSIGN_FLAGS) --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json $$image; \
+	"$$COSIGN_BIN" attest --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).provenance.json $$image; \
+	"$$COSIGN_BIN" sign --yes $$key $(COSIGN_FLAGS) $(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest); \
+	for bin in $(RELEASE_DIR)/kubecost-s3-exporter_linux_*; do \
+		case "$$bin" in *.sigstore.json) continue;; esac; \
+		"$$COSIGN_BIN" attest-blob --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 \
+			--predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).provenance.json --bundle "$$bin.intoto.sigstore.json" "$$bin"; \
+	done; \
+	"$$COSIGN_BIN" sign-blob --yes $$key $(COSIGN_FLAGS) --bundle $(RELEASE_DIR)/SHA256SUMS.sigstore.json $(RELEASE_DIR)/SHA256SUMS
 
-# SHA256SUMS over the binaries, the SBOM and the chart, for the GitHub release.
+# SHA256SUMS over the binaries, the SBOM, the provenance and the chart, for
+# the GitHub release. sha256sum's order is the shell's sorted glob.
 release-assets:
-	cd $(RELEASE_DIR) && sha256sum kubecost-s3-exporter_* kubecost-s3-exporter-*.tgz >SHA256SUMS && cat SHA256SUMS
+	cd $(RELEASE_DIR) && sha256sum kubecost-s3-exporter_linux_amd64 kubecost-s3-exporter_linux_arm64 \
+		kubecost-s3-exporter_$(VERSION).spdx.json kubecost-s3-exporter_$(VERSION).provenance.json \
+		kubecost-s3-exporter-$(CHART_VERSION).tgz >SHA256SUMS && cat SHA256SUMS
+
+# Moves RELEASE_BASE to the digest distroless's tag names today (needs
+# network). Commit the Makefile change on its own: the image digest moves.
+BASE_TAG := $(firstword $(subst @, ,$(RELEASE_BASE)))
+bump-base:
+	@pinned=$$($(GO) run ./cmd/kse-image -resolve-base $(BASE_TAG)); \
+	sed -i.bak "s|^RELEASE_BASE := .*|RELEASE_BASE := $$pinned|" Makefile && rm -f Makefile.bak; \
+	echo "RELEASE_BASE := $$pinned"
 
 # demo and bench need only Go: no slow tool installs here.
 demo:

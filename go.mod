@@ -2,6 +2,8 @@ module github.com/kubecost-s3-exporter/kubecost-s3-exporter
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/aws/aws-sdk-go-v2 v1.47.7
@@ -92,6 +94,7 @@ require (
 	github.com/prometheus/prom2json v1.4.2 // indirect
 	github.com/rs/xid v1.6.0 // indirect
 	github.com/safchain/ethtool v0.5.10 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/secure-io/sio-go v0.3.1 // indirect
 	github.com/shirou/gopsutil/v3 v3.24.5 // indirect
 	github.com/shoenig/go-m1cpu v0.1.6 // indirect

@@ -53,7 +53,7 @@ func TestWorkflowMakeTargetsExist(t *testing.T) {
 	}
 	for wf, want := range map[string][]string{
 		"ci.yml":      {"test"},
-		"release.yml": {"image-push", "chart-push", "sign", "release-assets"},
+		"release.yml": {"test", "release-build", "release-check", "image-push", "chart-push", "sign"},
 	} {
 		for _, tgt := range want {
 			if !slices.Contains(used[wf], tgt) {

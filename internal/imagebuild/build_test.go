@@ -8,10 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/spdxcheck"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -23,7 +26,7 @@ func testConfig(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	return Config{
-		Version: "v1.2.3", Revision: "abc", Source: "https://example.com/repo", Licenses: "NOASSERTION",
+		Version: "v1.2.3", Revision: "abc", Source: "https://example.com/repo", Licenses: License,
 		Created: time.Unix(1700000000, 0).UTC(), Base: LocalBase, CABundleFile: ca,
 	}
 }
@@ -58,7 +61,7 @@ func TestAssembleLocalBase(t *testing.T) {
 		t.Errorf("config arch %s user %q entrypoint %q cmd %q", cf.Architecture, c.User, c.Entrypoint, c.Cmd)
 	}
 	if c.Labels["org.opencontainers.image.version"] != "v1.2.3" || c.Labels["org.opencontainers.image.revision"] != "abc" ||
-		c.Labels["org.opencontainers.image.source"] != cfg.Source || c.Labels["org.opencontainers.image.licenses"] != "NOASSERTION" {
+		c.Labels["org.opencontainers.image.source"] != cfg.Source || c.Labels["org.opencontainers.image.licenses"] != "Apache-2.0" {
 		t.Errorf("labels %v", c.Labels)
 	}
 	if !slices.Contains(c.Env, "SSL_CERT_FILE="+CABundle) {
@@ -127,12 +130,15 @@ func TestSPDX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := spdxcheck.Validate(doc); err != nil {
+		t.Errorf("not valid SPDX 2.3: %v", err)
+	}
 	var d struct {
 		SPDXVersion string
 		Packages    []struct {
-			Name         string
-			Checksums    []struct{ Algorithm, ChecksumValue string }
-			ExternalRefs []struct{ ReferenceLocator string }
+			Name, VersionInfo, LicenseDeclared string
+			Checksums                          []struct{ Algorithm, ChecksumValue string }
+			ExternalRefs                       []struct{ ReferenceLocator string }
 		}
 		Relationships []struct{ RelationshipType string }
 	}
@@ -142,8 +148,23 @@ func TestSPDX(t *testing.T) {
 	if d.SPDXVersion != "SPDX-2.3" || len(d.Packages) < 2 {
 		t.Fatalf("SBOM %s with %d packages", d.SPDXVersion, len(d.Packages))
 	}
-	if p := d.Packages[0]; p.Name != "kubecost-s3-exporter" || len(p.Checksums) != 1 || len(p.Checksums[0].ChecksumValue) != 64 {
+	if p := d.Packages[0]; p.Name != "kubecost-s3-exporter" || len(p.Checksums) != 1 || len(p.Checksums[0].ChecksumValue) != 64 || p.LicenseDeclared != "Apache-2.0" {
 		t.Errorf("binary package %+v", p)
+	}
+	goVersion := runtime.Version() // go build above ran this test's toolchain
+	i := slices.IndexFunc(d.Packages, func(p struct {
+		Name, VersionInfo, LicenseDeclared string
+		Checksums                          []struct{ Algorithm, ChecksumValue string }
+		ExternalRefs                       []struct{ ReferenceLocator string }
+	}) bool {
+		return p.Name == "stdlib"
+	})
+	if i < 0 {
+		t.Fatal("no stdlib package: scanners cannot see standard-library advisories")
+	}
+	if p := d.Packages[i]; p.VersionInfo != goVersion || len(p.ExternalRefs) != 2 ||
+		p.ExternalRefs[0].ReferenceLocator != "pkg:golang/stdlib@"+strings.TrimPrefix(goVersion, "go") || p.LicenseDeclared != "BSD-3-Clause" {
+		t.Errorf("stdlib package %+v, want version %s", p, goVersion)
 	}
 	found := false
 	for _, p := range d.Packages[1:] {
