@@ -111,9 +111,11 @@ IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_E
 	-ref '$(BUILD_REF)' -workflow '$(WORKFLOW)' -builder-id '$(BUILDER_ID)' -invocation-id '$(INVOCATION_ID)'
 CHART_FLAGS = -chart chart -version $(CHART_VERSION) -app-version $(VERSION) -image-repo $(IMAGE_REPO) \
 	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR)
-# cosign's extra flags: the tests add --tlog-upload=false and plain-HTTP
-# registry flags for their offline run.
+# cosign's extra flags, for every command and for those that talk to the
+# registry: the tests sign offline (--tlog-upload=false) against a
+# plain-HTTP registry.
 COSIGN_FLAGS ?=
+COSIGN_REGISTRY_FLAGS ?=
 
 .PHONY: release-build release-check bump-base
 
@@ -159,17 +161,19 @@ release-check:
 # SHA256SUMS (bundles beside them, release assets). Without COSIGN_KEY cosign
 # signs keyless (the release workflow's OIDC identity); with it, with that key.
 sign:
-	@eval "$$(bash .ci/install-tools.sh cosign)"; \
+	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
 	key=$${COSIGN_KEY:+--key $$COSIGN_KEY}; \
+	reg="$(COSIGN_FLAGS) $(COSIGN_REGISTRY_FLAGS)"; \
 	image=$(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
-	"$$COSIGN_BIN" sign --yes $$key $(COSIGN_FLAGS) $$image; \
-	"$$COSIGN_BIN" attest --yes $$key $(COSIGN_FLAGS) --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json $$image; \
-	"$$COSIGN_BIN" attest --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).provenance.json $$image; \
-	"$$COSIGN_BIN" sign --yes $$key $(COSIGN_FLAGS) $(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest); \
-	for bin in $(RELEASE_DIR)/kubecost-s3-exporter_linux_*; do \
-		case "$$bin" in *.sigstore.json) continue;; esac; \
-		"$$COSIGN_BIN" attest-blob --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 \
-			--predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).provenance.json --bundle "$$bin.intoto.sigstore.json" "$$bin"; \
+	chart=$(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest); \
+	pred=$(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).provenance.json; \
+	set -x; \
+	"$$COSIGN_BIN" sign --yes $$key $$reg $$image; \
+	"$$COSIGN_BIN" attest --yes $$key $$reg --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json $$image; \
+	"$$COSIGN_BIN" attest --yes $$key $$reg --type slsaprovenance1 --predicate $$pred $$image; \
+	"$$COSIGN_BIN" sign --yes $$key $$reg $$chart; \
+	for bin in $(RELEASE_DIR)/kubecost-s3-exporter_linux_amd64 $(RELEASE_DIR)/kubecost-s3-exporter_linux_arm64; do \
+		"$$COSIGN_BIN" attest-blob --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 --predicate $$pred --bundle "$$bin.intoto.sigstore.json" "$$bin"; \
 	done; \
 	"$$COSIGN_BIN" sign-blob --yes $$key $(COSIGN_FLAGS) --bundle $(RELEASE_DIR)/SHA256SUMS.sigstore.json $(RELEASE_DIR)/SHA256SUMS
 

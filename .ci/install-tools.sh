@@ -167,20 +167,31 @@ recipe_key() {
 # apt_install puts Debian's package on the machine unless /usr/bin/<name>
 # already exists. Without apt-get or root it fails; Require in the tests then
 # skips the browser test locally and fails it in CI.
+# KSE_APT_GET and KSE_APT_BIN_DIR stand in for apt-get and /usr/bin in the
+# script's own test (release/installtools_test.go).
+apt_bin_dir="${KSE_APT_BIN_DIR:-/usr/bin}"
 apt_install() {
 	local name="$1" start=$SECONDS
-	if [[ -x "/usr/bin/$name" ]]; then
-		log "$name: present /usr/bin/$name"
+	if [[ -x "$apt_bin_dir/$name" ]]; then
+		log "$name: present $apt_bin_dir/$name"
 		return 0
 	fi
-	if ! command -v apt-get >/dev/null || [[ "$(id -u)" != 0 ]]; then
-		log "$name: /usr/bin/$name missing and apt-get is unavailable or needs root; install the $name package"
+	if ! command -v "${KSE_APT_GET:-apt-get}" >/dev/null || { [[ -z "${KSE_APT_GET:-}" ]] && [[ "$(id -u)" != 0 ]]; }; then
+		log "$name: $apt_bin_dir/$name missing and apt-get is unavailable or needs root; install the $name package"
 		return 1
 	fi
 	local out="$logs_dir/$name.log"
 	mkdir -p "$logs_dir"
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$name"; } >"$out" 2>&1 || true
-	if [[ -x "/usr/bin/$name" ]]; then
+	# On a fresh machine another apt-get (unattended-upgrades, cloud-init)
+	# may hold the dpkg lock; apt-get then fails at once. Wait for it instead,
+	# up to KSE_APT_LOCK_TIMEOUT seconds.
+	local lock_timeout="${KSE_APT_LOCK_TIMEOUT:-600}"
+	log "$name: apt-get install (waits up to ${lock_timeout}s for the dpkg lock if another apt-get holds it)"
+	{
+		"${KSE_APT_GET:-apt-get}" -o DPkg::Lock::Timeout="$lock_timeout" update -qq &&
+			DEBIAN_FRONTEND=noninteractive "${KSE_APT_GET:-apt-get}" -o DPkg::Lock::Timeout="$lock_timeout" install -y -qq "$name"
+	} >"$out" 2>&1 || true
+	if [[ -x "$apt_bin_dir/$name" ]]; then
 		log "$name: installed with apt-get in $((SECONDS - start))s"
 		return 0
 	fi
@@ -201,7 +212,7 @@ for name in "${requested[@]}"; do
 	IFS='|' read -r pkg var recipe recipe_pkg <<<"$spec"
 	if [[ "$pkg" == apt:* ]]; then
 		if apt_install "${pkg#apt:}"; then
-			env_lines+=("$(printf '%s=%q' "$var" "/usr/bin/${pkg#apt:}")")
+			env_lines+=("$(printf '%s=%q' "$var" "$apt_bin_dir/${pkg#apt:}")")
 		elif [[ -n "${CI:-}" ]]; then
 			exit 1
 		fi

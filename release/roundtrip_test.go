@@ -3,19 +3,18 @@ package release_test
 import (
 	"archive/tar"
 	"debug/elf"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/chartpack"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/imagebuild"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubetest"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/tooltest"
@@ -33,8 +32,17 @@ const (
 	clusterARN   = "arn:aws:eks:us-east-1:111122223333:cluster/prod"
 )
 
+// buildRun is the release workflow run the test's provenance names.
+var buildRun = imagebuild.BuildRun{
+	Ref:          "refs/tags/" + version,
+	Workflow:     ".github/workflows/release.yml",
+	BuilderID:    "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/.github/workflows/release.yml@refs/tags/" + version,
+	InvocationID: "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/actions/runs/1/attempts/1",
+}
+
 // TestRegistryRoundTrip is the release on one machine: build the index,
-// push image and chart, sign both, pull them back, install from the
+// push image and chart, sign and attest them with `make sign`, pull
+// everything back and verify it as a user would, install from the
 // registry. The steps share the pushed artifacts, so they run in order.
 func TestRegistryRoundTrip(t *testing.T) {
 	helm := tooltest.Require(t, "helm", "HELM_BIN")
@@ -43,57 +51,129 @@ func TestRegistryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	relDir := t.TempDir() // the release's RELEASE_DIR
 
 	// The image, built as `make image-push` builds it, on the local base.
 	start := time.Now()
 	cfg := imagebuild.Config{
 		Version: version, Revision: "0123456789abcdef0123456789abcdef01234567",
-		Source: "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter", Licenses: "NOASSERTION",
+		Source: "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter", Licenses: imagebuild.License,
 		Created: time.Unix(1700000000, 0).UTC(), Base: imagebuild.LocalBase,
-		ModuleDir: repoRoot, BinDir: t.TempDir(),
+		ModuleDir: repoRoot, BinDir: relDir, Run: buildRun,
 	}
 	res, err := imagebuild.Build(t.Context(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	imageRepo := reg + "/kubecost-s3-exporter"
-	digest, err := imagebuild.Push(t.Context(), res.Index, res.SBOM, imageRepo+":"+version, imageRepo+":latest")
+	pushed, err := imagebuild.Push(t.Context(), res.Index, res.SBOM, imageRepo+":"+version, imageRepo+":latest")
 	if err != nil {
 		t.Fatal(err)
 	}
+	digest := pushed.Digest
 	t.Logf("built and pushed %s@%s in %s", imageRepo, digest, time.Since(start).Round(time.Second))
 
+	t.Run("a re-run pushes nothing; other bytes under the tag fail before any push", func(t *testing.T) {
+		checkRepush(t, imageRepo, res)
+	})
 	t.Run("index: both platforms, user, entrypoint, labels, the binaries", func(t *testing.T) {
 		checkIndex(t, imageRepo+":"+version, digest, cfg)
 	})
-	t.Run("SBOM attached as a referrer of the index", func(t *testing.T) {
-		checkSBOM(t, imageRepo, digest)
+	t.Run("SBOM: OCI 1.1 artifact read through the referrers fallback tag, valid SPDX 2.3", func(t *testing.T) {
+		checkSBOM(t, reg, imageRepo, digest, res)
 	})
 
-	// The chart, packaged and pushed as the release does.
-	chartDir := t.TempDir()
-	helmEnv := helmHome(t)
-	out := run(t, helmEnv, false, helm, "package", filepath.Join(repoRoot, "chart"), "--version", chartVersion, "--app-version", version, "-d", chartDir)
-	tgz := filepath.Join(chartDir, "kubecost-s3-exporter-"+chartVersion+".tgz")
-	if _, err := os.Stat(tgz); err != nil {
-		t.Fatalf("helm package wrote no %s: %v\n%s", tgz, err, out)
+	// The chart, packaged and pushed as `make chart-push` does, with the
+	// pushed repository as its default image.
+	chart, err := chartpack.Package(filepath.Join(repoRoot, "chart"), chartpack.Options{
+		Version: chartVersion, AppVersion: version, ImageRepository: imageRepo, Created: cfg.Created,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	out = run(t, helmEnv, false, helm, "push", tgz, "oci://"+reg+"/charts", "--plain-http")
-	m := regexp.MustCompile(`Digest: (sha256:[0-9a-f]{64})`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("helm push printed no digest:\n%s", out)
+	chartRepo := "oci://" + reg + "/charts"
+	chartDigest, _, err := chart.Push(chartRepo, cfg.Created, remote.WithContext(t.Context()))
+	if err != nil {
+		t.Fatal(err)
 	}
-	chartRef := reg + "/charts/kubecost-s3-exporter"
-	chartDigest := m[1]
+	t.Run("chart: a re-run pushes nothing; another package under the version fails", func(t *testing.T) {
+		checkChartRepush(t, chart, chartRepo, chartDigest, repoRoot, cfg.Created)
+	})
+	writeReleaseDir(t, relDir, digest.String(), chartDigest.String(), chart, res)
 
-	t.Run("cosign: image and chart signed offline, verified, a re-pointed tag fails", func(t *testing.T) {
+	t.Run("make sign; cosign verifies signatures, SLSA provenance and SHA256SUMS offline; tampering fails", func(t *testing.T) {
 		cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
-		checkSignatures(t, cosign, imageRepo, digest.String(), chartRef, chartDigest, res)
+		checkSigned(t, cosign, signedRelease{
+			repoRoot: repoRoot, relDir: relDir, imageRepo: imageRepo, digest: digest.String(),
+			chartRepo: chartRepo, chartDigest: chartDigest.String(), cfg: cfg, res: res,
+		})
 	})
 
-	t.Run("chart installed from the registry runs the pushed digest", func(t *testing.T) {
+	t.Run("chart installed from the registry runs the pushed image by default", func(t *testing.T) {
 		checkInstall(t, helm, reg, imageRepo, digest.String())
 	})
+}
+
+// checkRepush: pushing the same index again writes nothing; an index with
+// other bytes under the same tag stops before any write, and the tag still
+// names the release.
+func checkRepush(t *testing.T, imageRepo string, res *imagebuild.Result) {
+	again, err := imagebuild.Push(t.Context(), res.Index, res.SBOM, imageRepo+":"+version, imageRepo+":latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Skipped) != 2 {
+		t.Errorf("re-pushing the same index rewrote tags: skipped only %v", again.Skipped)
+	}
+	other := mutate.Annotations(res.Index, map[string]string{"rebuilt": "differently"}).(v1.ImageIndex)
+	_, err = imagebuild.Push(t.Context(), other, res.SBOM, imageRepo+":new-tag", imageRepo+":"+version)
+	if !errors.Is(err, imagebuild.ErrTagMoved) {
+		t.Fatalf("pushing other bytes under %s: %v, want ErrTagMoved", version, err)
+	}
+	for _, tag := range []string{version, "new-tag"} {
+		ref, _ := name.NewTag(imageRepo + ":" + tag)
+		d, err := remote.Head(ref, remote.WithContext(t.Context()))
+		switch {
+		case tag == version && (err != nil || d.Digest != again.Digest):
+			t.Errorf("%s moved to %v (%v)", tag, d, err)
+		case tag == "new-tag" && err == nil:
+			t.Errorf("the failed push wrote %s before failing", tag)
+		}
+	}
+}
+
+func checkChartRepush(t *testing.T, chart *chartpack.Chart, chartRepo string, chartDigest v1.Hash, repoRoot string, created time.Time) {
+	d, was, err := chart.Push(chartRepo, created, remote.WithContext(t.Context()))
+	if err != nil || !was || d != chartDigest {
+		t.Errorf("re-push: %s already there %v, %v; want %s, true", d, was, err, chartDigest)
+	}
+	other, err := chartpack.Package(filepath.Join(repoRoot, "chart"), chartpack.Options{
+		Version: chartVersion, AppVersion: version, ImageRepository: "elsewhere.example/kse", Created: created,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.Push(chartRepo, created, remote.WithContext(t.Context())); !errors.Is(err, imagebuild.ErrTagMoved) {
+		t.Errorf("pushing another package as %s: %v, want ErrTagMoved", chartVersion, err)
+	}
+}
+
+// writeReleaseDir leaves in relDir what `make image-push chart-push
+// release-assets` leave for `make sign`.
+func writeReleaseDir(t *testing.T, relDir, digest, chartDigest string, chart *chartpack.Chart, res *imagebuild.Result) {
+	if _, err := imagebuild.WriteFiles(relDir, version, res.SBOM); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := imagebuild.WriteProvenance(relDir, version, res.Provenance); err != nil {
+		t.Fatal(err)
+	}
+	for f, data := range map[string]string{
+		"image.digest": digest + "\n", "chart.digest": chartDigest + "\n", chart.FileName(): string(chart.Archive),
+	} {
+		if err := os.WriteFile(filepath.Join(relDir, f), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func helmHome(t *testing.T) []string {
@@ -234,114 +314,6 @@ func extract(t *testing.T, img v1.Image) map[string][]byte {
 	}
 }
 
-// checkSBOM finds the SPDX document among the index's referrers.
-func checkSBOM(t *testing.T, repo string, digest v1.Hash) {
-	ref, err := name.NewDigest(repo + "@" + digest.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	refs, err := remote.Referrers(ref, remote.WithContext(t.Context()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := refs.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range im.Manifests {
-		if d.ArtifactType != imagebuild.SBOMMediaType {
-			continue
-		}
-		img, err := remote.Image(ref.Context().Digest(d.Digest.String()), remote.WithContext(t.Context()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		layers, err := img.Layers()
-		if err != nil || len(layers) != 1 {
-			t.Fatalf("SBOM artifact: %d layers, %v", len(layers), err)
-		}
-		rc, err := layers[0].Uncompressed()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rc.Close()
-		var doc struct {
-			SPDXVersion string
-			Packages    []struct{ Name, VersionInfo string }
-		}
-		if err := json.NewDecoder(rc).Decode(&doc); err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, p := range doc.Packages {
-			names = append(names, p.Name)
-		}
-		if doc.SPDXVersion != "SPDX-2.3" || !slices.Contains(names, "github.com/aws/aws-sdk-go-v2/service/s3") {
-			t.Errorf("SBOM %s with packages %v", doc.SPDXVersion, names)
-		}
-		for _, n := range names {
-			if forbidden(n) {
-				t.Errorf("SBOM lists %s, a test-only module", n)
-			}
-		}
-		return
-	}
-	t.Fatalf("no %s referrer of %s among %d", imagebuild.SBOMMediaType, ref, len(im.Manifests))
-}
-
-// checkSignatures signs with a key pair made here; the password reaches
-// cosign through its environment only. No transparency log: signing and
-// verifying are offline.
-func checkSignatures(t *testing.T, cosign, imageRepo, digest, chartRef, chartDigest string, res *imagebuild.Result) {
-	idx := res.Index
-	dir := t.TempDir()
-	env := []string{"COSIGN_PASSWORD=test-only-password", "COSIGN_YES=true", "HOME=" + dir, "TUF_ROOT=" + filepath.Join(dir, "tuf")}
-	key, pub := filepath.Join(dir, "cosign.key"), filepath.Join(dir, "cosign.pub")
-	run(t, env, false, cosign, "generate-key-pair", "--output-key-prefix", filepath.Join(dir, "cosign"))
-	insecure := []string{"--allow-http-registry", "--allow-insecure-registry"}
-	sign := func(ref string) {
-		run(t, env, false, cosign, append([]string{"sign", "--key", key, "--tlog-upload=false", ref}, insecure...)...)
-	}
-	verify := func(ref string, wantErr bool) string {
-		return run(t, env, wantErr, cosign, append([]string{"verify", "--key", pub, "--insecure-ignore-tlog=true", ref}, insecure...)...)
-	}
-	sign(imageRepo + "@" + digest)
-	sign(chartRef + "@" + chartDigest)
-	verify(imageRepo+"@"+digest, false)
-	verify(imageRepo+":"+version, false)
-	verify(chartRef+"@"+chartDigest, false)
-	verify(chartRef+":"+chartVersion, false)
-
-	// The SBOM as a signed attestation too, as `make sign` makes it.
-	sbom := filepath.Join(dir, "sbom.spdx.json")
-	if err := os.WriteFile(sbom, res.SBOM, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(t, env, false, cosign, append([]string{"attest", "--key", key, "--tlog-upload=false", "--type", "spdxjson", "--predicate", sbom, imageRepo + "@" + digest}, insecure...)...)
-	out := run(t, env, false, cosign, append([]string{"verify-attestation", "--key", pub, "--insecure-ignore-tlog=true", "--type", "spdxjson", imageRepo + "@" + digest}, insecure...)...)
-	if !strings.Contains(out, `"payloadType":"application/vnd.in-toto+json"`) {
-		t.Errorf("verify-attestation printed no in-toto envelope:\n%s", tail(out, 2000))
-	}
-
-	// Re-point the tag at an index nobody signed: verification by tag fails.
-	tampered := mutate.Annotations(idx, map[string]string{"tampered": "true"}).(v1.ImageIndex)
-	tag, err := name.NewTag(imageRepo + ":" + version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := remote.WriteIndex(tag, tampered, remote.WithContext(t.Context())); err != nil {
-		t.Fatal(err)
-	}
-	out = verify(imageRepo+":"+version, true)
-	if !strings.Contains(out, "no signatures found") && !strings.Contains(out, "no matching signatures") {
-		t.Errorf("verifying the re-pointed tag failed for another reason:\n%s", out)
-	}
-	// Put the signed index back for the install.
-	if err := remote.WriteIndex(tag, idx, remote.WithContext(t.Context())); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // checkInstall installs the chart from the registry on a real API server,
 // with the image by digest, and checks every pod spec names that digest.
 func checkInstall(t *testing.T, helm, reg, imageRepo, digest string) {
@@ -349,10 +321,12 @@ func checkInstall(t *testing.T, helm, reg, imageRepo, digest string) {
 	k.AddNode(t, "node-a")
 	k.CreateNamespace(t, "kse")
 	env := append(helmHome(t), "KUBECONFIG="+k.Kubeconfig)
+	// No image.repository: the chart's default is the repository it was
+	// released with (IMAGE_REPO). The digest pins the run to the signed bytes.
 	out := run(t, env, false, helm, "install", "kse", "oci://"+reg+"/charts/kubecost-s3-exporter",
 		"--version", chartVersion, "--plain-http", "-n", "kse", "--wait", "--timeout", "60s",
 		"--set", "exporter.clusterId="+clusterARN, "--set", "exporter.s3BucketName=cost-archive",
-		"--set", "image.repository="+imageRepo, "--set", "image.digest="+digest)
+		"--set", "image.digest="+digest)
 	if !strings.Contains(out, "CHART VERSION: "+chartVersion) && !strings.Contains(out, "STATUS: deployed") {
 		t.Errorf("helm install output:\n%s", out)
 	}

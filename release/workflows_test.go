@@ -65,10 +65,11 @@ func TestWorkflowMakeTargetsExist(t *testing.T) {
 
 func TestMakeInvocations(t *testing.T) {
 	for in, want := range map[string][]string{
-		"make test":                           {"test"},
-		"make image-push VERSION=v1 && x":     {"image-push"},
-		"cd x; make -C . sign release-assets": {"sign", "release-assets"},
-		"echo make-believe":                   nil,
+		"make test":                            {"test"},
+		"make image-push VERSION=v1 && x":      {"image-push"},
+		"cd x; make -C . sign release-assets":  {"sign", "release-assets"},
+		"echo make-believe":                    nil,
+		"make release-check\nif [ x ]; then\n": {"release-check"},
 	} {
 		if got := makeInvocations(in); !slices.Equal(got, want) {
 			t.Errorf("makeInvocations(%q) = %q, want %q", in, got, want)
@@ -109,7 +110,7 @@ func runSteps(t *testing.T, path string) []string {
 	return out
 }
 
-var makeCall = regexp.MustCompile(`(?:^|[;&|\s])make((?:\s+[^\s;&|]+)*)`)
+var makeCall = regexp.MustCompile(`(?m)(?:^|[;&|\s])make((?:[ \t]+[^\s;&|]+)*)`)
 
 // makeInvocations returns the targets of every make command in a script:
 // the words after `make` that are neither flags, their values, nor
