@@ -79,6 +79,12 @@ func TestRegistryRoundTrip(t *testing.T) {
 	t.Run("index: both platforms, user, entrypoint, labels, the binaries", func(t *testing.T) {
 		checkIndex(t, imageRepo+":"+version, digest, cfg)
 	})
+	t.Run("make bump-base: a base tag resolves to the digest it names", func(t *testing.T) {
+		pinned, err := imagebuild.ResolveBase(t.Context(), imageRepo+":"+version)
+		if want := imageRepo + ":" + version + "@" + digest.String(); err != nil || pinned != want {
+			t.Errorf("ResolveBase = %q, %v; want %q", pinned, err, want)
+		}
+	})
 	t.Run("SBOM: OCI 1.1 artifact read through the referrers fallback tag, valid SPDX 2.3", func(t *testing.T) {
 		checkSBOM(t, reg, imageRepo, digest, res)
 	})

@@ -94,6 +94,9 @@ func workflowViolations(data []byte, toolchain string) []string {
 				if v := fmt.Sprint(s.With["go-version"]); "go"+v != toolchain {
 					badf("job %s step %d: setup-go go-version %q, go.mod's toolchain is %s", name, i+1, v, toolchain)
 				}
+				if len(w) > 0 && s.With["cache"] != false {
+					badf("job %s step %d: setup-go restores its module cache in a job with write permissions (cache: false)", name, i+1)
+				}
 			case "actions/cache", "actions/cache/restore":
 				if len(w) > 0 {
 					badf("job %s step %d: restores a cache in a job with write permissions", name, i+1)
@@ -216,6 +219,10 @@ jobs:
       - uses: actions/checkout@11d5960a326750d5838078e36cf38b85af677262 # v4.4.0
         with:
           persist-credentials: false
+      - uses: actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff # v5.6.0
+        with:
+          go-version: "1.26.8"
+          cache: false
       - run: make image-push
 `
 
@@ -242,6 +249,7 @@ func TestWorkflowRulesCatch(t *testing.T) {
 		{"publish without the test job", "    needs: test\n", "", "without needing a job that runs make test"},
 		{"publish after a job that tests nothing", "      - run: make test\n", "      - run: make check\n", "without needing a job that runs make test"},
 		{"cache in the publishing job", "      - run: make image-push\n", "      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 # v4.3.0\n      - run: make image-push\n", "restores a cache in a job with write permissions"},
+		{"setup-go cache in the publishing job", "          cache: false\n", "", "setup-go restores its module cache"},
 		{"two publishing jobs", "    permissions:\n      contents: read\n", "    permissions:\n      id-token: write\n", "in 2 jobs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
