@@ -25,23 +25,8 @@ import (
 //   - actions/checkout keeps no credentials in .git/config;
 //   - setup-go installs exactly go.mod's toolchain line.
 func workflowViolations(data []byte, toolchain string) []string {
-	var bad []string
+	bad := unpinnedActions(data)
 	badf := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
-	for n, line := range strings.Split(string(data), "\n") {
-		m := usesLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		ref := m[1]
-		if strings.HasPrefix(ref, "./") || strings.HasPrefix(ref, "docker://") {
-			continue
-		}
-		if !pinnedRef.MatchString(ref) {
-			badf("line %d: %s is not pinned by a full commit SHA", n+1, ref)
-		} else if !versionComment.MatchString(m[2]) {
-			badf("line %d: %s has no version comment (# vX.Y.Z)", n+1, ref)
-		}
-	}
 	var wf struct {
 		Permissions any `json:"permissions"`
 		Jobs        map[string]struct {
@@ -106,6 +91,28 @@ func workflowViolations(data []byte, toolchain string) []string {
 	}
 	if len(publishers) > 1 {
 		badf("packages/id-token write in %d jobs (%v); one job publishes", len(publishers), publishers)
+	}
+	return bad
+}
+
+// unpinnedActions reads the raw lines, since the version comments are
+// lost in YAML decoding.
+func unpinnedActions(data []byte) []string {
+	var bad []string
+	for n, line := range strings.Split(string(data), "\n") {
+		m := usesLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		ref := m[1]
+		if strings.HasPrefix(ref, "./") || strings.HasPrefix(ref, "docker://") {
+			continue
+		}
+		if !pinnedRef.MatchString(ref) {
+			bad = append(bad, fmt.Sprintf("line %d: %s is not pinned by a full commit SHA", n+1, ref))
+		} else if !versionComment.MatchString(m[2]) {
+			bad = append(bad, fmt.Sprintf("line %d: %s has no version comment (# vX.Y.Z)", n+1, ref))
+		}
 	}
 	return bad
 }

@@ -46,51 +46,64 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// options are the command line beyond the build's Config.
+type options struct {
+	created, platforms, ociLayout, push, check, digestFile, resolve string
+}
+
+func parseFlags(args []string, stderr io.Writer) (imagebuild.Config, options, error) {
 	fs := flag.NewFlagSet("kse-image", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := imagebuild.Config{}
+	var cfg imagebuild.Config
+	var o options
 	fs.StringVar(&cfg.Version, "version", "", "version stamped into the binary and the labels (required)")
 	fs.StringVar(&cfg.Revision, "revision", "", "git commit, the revision label")
 	fs.StringVar(&cfg.Source, "source", "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter", "repository URL, the source label")
 	fs.StringVar(&cfg.Licenses, "licenses", imagebuild.License, "SPDX license expression, the licenses label")
-	created := fs.String("created", "0", "image creation time: Unix seconds (the commit time makes builds reproducible) or RFC 3339")
-	fs.StringVar(&cfg.Base, "base", imagebuild.LocalBase, `base image: "local" (built from -ca-bundle) or a registry reference`)
+	fs.StringVar(&o.created, "created", "0", "image creation time: Unix seconds (the commit time makes builds reproducible) or RFC 3339")
+	fs.StringVar(&cfg.Base, "base", imagebuild.LocalBase, `base image: "local" (built from -ca-bundle) or a registry reference pinned by digest`)
 	fs.StringVar(&cfg.CABundleFile, "ca-bundle", imagebuild.CABundle, "PEM CA bundle for the local base (Debian's ca-certificates)")
 	fs.StringVar(&cfg.ModuleDir, "C", ".", "repository root")
-	fs.StringVar(&cfg.BinDir, "bin-dir", "bin/release", "where the per-platform binaries and the SBOM are written")
-	platforms := fs.String("platforms", "linux/amd64,linux/arm64", "comma-separated os/arch list")
-	ociLayout := fs.String("oci-layout", "", "write the index into this OCI layout directory")
-	push := fs.String("push", "", "comma-separated tags (one repository) to push the index and its SBOM to")
-	check := fs.String("check", "", "comma-separated tags: print published when all name this build, absent when none exists; fail when one names other bytes")
-	digestFile := fs.String("digest-file", "", "write the index digest (sha256:...) to this file")
-	resolve := fs.String("resolve-base", "", "print this base tag pinned to the digest it names now, and exit (make bump-base)")
+	fs.StringVar(&cfg.BinDir, "bin-dir", "bin/release", "where the per-platform binaries, the SBOM and the provenance are written")
+	fs.StringVar(&o.platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated os/arch list")
+	fs.StringVar(&o.ociLayout, "oci-layout", "", "write the index into this OCI layout directory")
+	fs.StringVar(&o.push, "push", "", "comma-separated tags (one repository) to push the index and its SBOM to")
+	fs.StringVar(&o.check, "check", "", "comma-separated tags: print published when all name this build, absent when none exists; fail when one names other bytes")
+	fs.StringVar(&o.digestFile, "digest-file", "", "write the index digest (sha256:...) to this file")
+	fs.StringVar(&o.resolve, "resolve-base", "", "print this base tag pinned to the digest it names now, and exit (make bump-base)")
 	fs.StringVar(&cfg.Run.Ref, "ref", "", "git ref built, for the provenance (refs/tags/vX.Y.Z)")
 	fs.StringVar(&cfg.Run.Workflow, "workflow", "", "workflow file that builds, for the provenance")
 	fs.StringVar(&cfg.Run.BuilderID, "builder-id", "local", "builder id of the provenance: the workflow at its ref")
 	fs.StringVar(&cfg.Run.InvocationID, "invocation-id", "", "the build run, for the provenance")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return cfg, o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *resolve != "" {
-		pinned, err := imagebuild.ResolveBase(ctx, *resolve)
+	return cfg, o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if o.resolve != "" {
+		pinned, err := imagebuild.ResolveBase(ctx, o.resolve)
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintln(stdout, pinned)
 		return err
 	}
-	if *ociLayout == "" && *push == "" && *check == "" {
+	if o.ociLayout == "" && o.push == "" && o.check == "" {
 		return errors.New("nothing to do: give -oci-layout, -push or -check")
 	}
-	var err error
-	if cfg.Created, err = parseTime(*created); err != nil {
+	if cfg.Created, err = parseTime(o.created); err != nil {
 		return err
 	}
-	if cfg.Platforms, err = parsePlatforms(*platforms); err != nil {
+	if cfg.Platforms, err = parsePlatforms(o.platforms); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(cfg.BinDir, 0o755); err != nil {
@@ -113,30 +126,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log.Info("image index", "digest", digest, "sbom", sbomPath)
-	if *ociLayout != "" {
-		if err := imagebuild.WriteLayout(*ociLayout, res.Index); err != nil {
+	if o.ociLayout != "" {
+		if err := imagebuild.WriteLayout(o.ociLayout, res.Index); err != nil {
 			return err
 		}
-		log.Info("wrote OCI layout", "dir", *ociLayout)
+		log.Info("wrote OCI layout", "dir", o.ociLayout)
 	}
-	if *check != "" {
-		state, err := checkTags(ctx, strings.Split(*check, ","), digest)
+	if o.check != "" {
+		state, err := checkTags(ctx, strings.Split(o.check, ","), digest)
 		if err != nil {
 			return err
 		}
-		log.Info("checked", "tags", *check, "digest", digest, "state", state)
+		log.Info("checked", "tags", o.check, "digest", digest, "state", state)
 		_, err = fmt.Fprintln(stdout, state)
 		return err
 	}
-	if *push != "" {
-		pr, err := imagebuild.Push(ctx, res.Index, res.SBOM, strings.Split(*push, ",")...)
+	if o.push != "" {
+		pr, err := imagebuild.Push(ctx, res.Index, res.SBOM, strings.Split(o.push, ",")...)
 		if err != nil {
 			return err
 		}
-		log.Info("pushed", "tags", *push, "digest", digest, "already there", pr.Skipped)
+		log.Info("pushed", "tags", o.push, "digest", digest, "already there", pr.Skipped)
 	}
-	if *digestFile != "" {
-		if err := os.WriteFile(*digestFile, []byte(digest.String()+"\n"), 0o644); err != nil {
+	if o.digestFile != "" {
+		if err := os.WriteFile(o.digestFile, []byte(digest.String()+"\n"), 0o644); err != nil {
 			return err
 		}
 	}
