@@ -106,6 +106,9 @@ func TestRegistryRoundTrip(t *testing.T) {
 		checkChartRepush(t, chart, chartRepo, chartDigest, repoRoot, cfg.Created)
 	})
 	writeReleaseDir(t, relDir, digest.String(), chartDigest.String(), chart, res)
+	t.Run("make release-check: a re-run finds both published; a rebuild with other bytes fails", func(t *testing.T) {
+		checkReleaseCheck(t, repoRoot, imageRepo, chartRepo)
+	})
 
 	t.Run("make sign; cosign verifies signatures, SLSA provenance and SHA256SUMS offline; tampering fails", func(t *testing.T) {
 		cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
@@ -161,6 +164,26 @@ func checkChartRepush(t *testing.T, chart *chartpack.Chart, chartRepo string, ch
 	}
 	if _, _, err := other.Push(chartRepo, created, remote.WithContext(t.Context())); !errors.Is(err, imagebuild.ErrTagMoved) {
 		t.Errorf("pushing another package as %s: %v, want ErrTagMoved", chartVersion, err)
+	}
+}
+
+// checkReleaseCheck runs the workflow's step before any push: the same
+// build finds image and chart published (the workflow then does nothing);
+// a build of other bytes (another creation time) fails, naming the tag.
+func checkReleaseCheck(t *testing.T, repoRoot, imageRepo, chartRepo string) {
+	dir := t.TempDir()
+	vars := func(epoch string) []string {
+		return []string{"-C", repoRoot, "release-check", "VERSION=" + version, "CHART_VERSION=" + chartVersion,
+			"REVISION=0123456789abcdef0123456789abcdef01234567", "SOURCE_DATE_EPOCH=" + epoch,
+			"IMAGE_REPO=" + imageRepo, "CHART_REPO=" + chartRepo, "RELEASE_DIR=" + dir, "OCI_LAYOUT=" + filepath.Join(dir, "layout")}
+	}
+	run(t, nil, false, "make", vars("1700000000")...)
+	if got, err := os.ReadFile(filepath.Join(dir, "published")); err != nil || string(got) != "image chart" {
+		t.Errorf("published = %q, %v; want \"image chart\"", got, err)
+	}
+	out := run(t, nil, true, "make", vars("1700000001")...)
+	if !strings.Contains(out, imagebuild.ErrTagMoved.Error()) {
+		t.Errorf("release-check of other bytes failed for another reason:\n%s", tail(out, 2000))
 	}
 }
 
