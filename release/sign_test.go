@@ -122,8 +122,10 @@ func checkTampering(t *testing.T, verify func(bool, ...string) string, r signedR
 	if err := os.WriteFile(forged, forgeBundle(t, amd+".intoto.sigstore.json", r.cfg.Revision, strings.Repeat("f", 40)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	verify(true, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", forged, amd)
-	verify(true, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", amd+".intoto.sigstore.json", arm)
+	failsWith(t, "forged provenance", "accepted signatures do not match threshold",
+		verify(true, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", forged, amd))
+	failsWith(t, "arm64 binary, amd64 bundle", "no matching subject digest",
+		verify(true, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", amd+".intoto.sigstore.json", arm))
 
 	sums, err := os.ReadFile(filepath.Join(r.relDir, "SHA256SUMS"))
 	if err != nil {
@@ -133,7 +135,8 @@ func checkTampering(t *testing.T, verify func(bool, ...string) string, r signedR
 	if err := os.WriteFile(edited, []byte(strings.Replace(string(sums), string(sums[:8]), "00000000", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	verify(true, "verify-blob", "--bundle", filepath.Join(r.relDir, "SHA256SUMS.sigstore.json"), edited)
+	failsWith(t, "edited SHA256SUMS", "invalid signature",
+		verify(true, "verify-blob", "--bundle", filepath.Join(r.relDir, "SHA256SUMS.sigstore.json"), edited))
 
 	// Re-point the tag at an index nobody signed: verification by tag fails.
 	tampered := mutate.Annotations(r.res.Index, map[string]string{"tampered": "true"}).(v1.ImageIndex)
@@ -144,14 +147,22 @@ func checkTampering(t *testing.T, verify func(bool, ...string) string, r signedR
 	if err := remote.WriteIndex(tag, tampered, remote.WithContext(t.Context())); err != nil {
 		t.Fatal(err)
 	}
-	out := verify(true, append([]string{"verify", r.imageRepo + ":" + version}, insecure...)...)
-	if !strings.Contains(out, "no signatures found") && !strings.Contains(out, "no matching signatures") {
-		t.Errorf("verifying the re-pointed tag failed for another reason:\n%s", out)
-	}
-	verify(true, append([]string{"verify-attestation", "--type", "slsaprovenance1", r.imageRepo + ":" + version}, insecure...)...)
+	failsWith(t, "re-pointed tag", "no signatures found",
+		verify(true, append([]string{"verify", r.imageRepo + ":" + version}, insecure...)...))
+	failsWith(t, "provenance of the re-pointed tag", "no matching attestations",
+		verify(true, append([]string{"verify-attestation", "--type", "slsaprovenance1", r.imageRepo + ":" + version}, insecure...)...))
 	// Put the signed index back for the install.
 	if err := remote.WriteIndex(tag, r.res.Index, remote.WithContext(t.Context())); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// failsWith: a verification failed for the reason wanted, not a typo'd
+// flag or an unreachable registry.
+func failsWith(t *testing.T, what, want, out string) {
+	t.Helper()
+	if !strings.Contains(out, want) {
+		t.Errorf("%s: cosign failed without %q:\n%s", what, want, tail(out, 2000))
 	}
 }
 

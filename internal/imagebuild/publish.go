@@ -21,12 +21,11 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// The OCI 1.1 empty descriptor: the config of an artifact that has none.
-// Its content is always the two bytes "{}".
-const (
-	EmptyMediaType types.MediaType = "application/vnd.oci.empty.v1+json"
-	emptyJSON                      = "{}"
-)
+// EmptyMediaType is the OCI 1.1 empty descriptor's media type: the config
+// of an artifact that has none, whose content is always emptyJSON.
+const EmptyMediaType types.MediaType = "application/vnd.oci.empty.v1+json"
+
+const emptyJSON = "{}"
 
 // ErrTagMoved is returned when a tag already names another digest: a
 // release is never overwritten with different bytes.
