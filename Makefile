@@ -173,9 +173,9 @@ sign:
 	"$$COSIGN_BIN" attest --yes $$key $$reg --type slsaprovenance1 --predicate $$pred $$image; \
 	"$$COSIGN_BIN" sign --yes $$key $$reg $$chart; \
 	for bin in $(RELEASE_DIR)/kubecost-s3-exporter_linux_amd64 $(RELEASE_DIR)/kubecost-s3-exporter_linux_arm64; do \
-		"$$COSIGN_BIN" attest-blob --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 --predicate $$pred --bundle "$$bin.intoto.sigstore.json" "$$bin"; \
+		"$$COSIGN_BIN" attest-blob --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 --predicate $$pred --bundle "$$bin.intoto.cosign.bundle" "$$bin"; \
 	done; \
-	"$$COSIGN_BIN" sign-blob --yes $$key $(COSIGN_FLAGS) --bundle $(RELEASE_DIR)/SHA256SUMS.sigstore.json $(RELEASE_DIR)/SHA256SUMS
+	"$$COSIGN_BIN" sign-blob --yes $$key $(COSIGN_FLAGS) --bundle $(RELEASE_DIR)/SHA256SUMS.cosign.bundle $(RELEASE_DIR)/SHA256SUMS
 
 # SHA256SUMS over the binaries, the SBOM, the provenance and the chart, for
 # the GitHub release. sha256sum's order is the shell's sorted glob.

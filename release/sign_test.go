@@ -98,12 +98,12 @@ func checkSigned(t *testing.T, cosign string, r signedRelease) {
 	// Each binary's provenance, and the signed SHA256SUMS.
 	for _, p := range []string{"linux_amd64", "linux_arm64"} {
 		bin := filepath.Join(r.relDir, "kubecost-s3-exporter_"+p)
-		bundle := bin + ".intoto.sigstore.json"
+		bundle := bin + ".intoto.cosign.bundle"
 		verify(false, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", bundle, bin)
 		checkProvenance(t, bundleStatement(t, bundle), fileSHA256(t, bin), r.cfg.Revision, toolchain)
 	}
 	sums := filepath.Join(r.relDir, "SHA256SUMS")
-	verify(false, "verify-blob", "--bundle", sums+".sigstore.json", sums)
+	verify(false, "verify-blob", "--bundle", sums+".cosign.bundle", sums)
 	checkSums(t, readDir(t, r.relDir))
 
 	t.Run("tampering fails", func(t *testing.T) {
@@ -118,14 +118,14 @@ func checkTampering(t *testing.T, verify func(bool, ...string) string, r signedR
 	dir := t.TempDir()
 	amd := filepath.Join(r.relDir, "kubecost-s3-exporter_linux_amd64")
 	arm := filepath.Join(r.relDir, "kubecost-s3-exporter_linux_arm64")
-	forged := filepath.Join(dir, "forged.sigstore.json")
-	if err := os.WriteFile(forged, forgeBundle(t, amd+".intoto.sigstore.json", r.cfg.Revision, strings.Repeat("f", 40)), 0o644); err != nil {
+	forged := filepath.Join(dir, "forged.cosign.bundle")
+	if err := os.WriteFile(forged, forgeBundle(t, amd+".intoto.cosign.bundle", r.cfg.Revision, strings.Repeat("f", 40)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	failsWith(t, "forged provenance", "accepted signatures do not match threshold",
 		verify(true, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", forged, amd))
 	failsWith(t, "arm64 binary, amd64 bundle", "no matching subject digest",
-		verify(true, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", amd+".intoto.sigstore.json", arm))
+		verify(true, "verify-blob-attestation", "--type", "slsaprovenance1", "--bundle", amd+".intoto.cosign.bundle", arm))
 
 	sums, err := os.ReadFile(filepath.Join(r.relDir, "SHA256SUMS"))
 	if err != nil {
@@ -136,7 +136,7 @@ func checkTampering(t *testing.T, verify func(bool, ...string) string, r signedR
 		t.Fatal(err)
 	}
 	failsWith(t, "edited SHA256SUMS", "invalid signature",
-		verify(true, "verify-blob", "--bundle", filepath.Join(r.relDir, "SHA256SUMS.sigstore.json"), edited))
+		verify(true, "verify-blob", "--bundle", filepath.Join(r.relDir, "SHA256SUMS.cosign.bundle"), edited))
 
 	// Re-point the tag at an index nobody signed: verification by tag fails.
 	tampered := mutate.Annotations(r.res.Index, map[string]string{"tampered": "true"}).(v1.ImageIndex)
