@@ -106,7 +106,10 @@ BUILD_REF ?= $(or $(GITHUB_REF),$(shell git symbolic-ref -q HEAD 2>/dev/null || 
 BUILDER_ID ?= $(if $(GITHUB_WORKFLOW_REF),$(GITHUB_SERVER_URL)/$(GITHUB_WORKFLOW_REF),local)
 WORKFLOW ?= $(if $(GITHUB_WORKFLOW_REF),$(firstword $(subst @, ,$(patsubst $(GITHUB_REPOSITORY)/%,%,$(GITHUB_WORKFLOW_REF)))),)
 INVOCATION_ID ?= $(if $(GITHUB_RUN_ID),$(GITHUB_SERVER_URL)/$(GITHUB_REPOSITORY)/actions/runs/$(GITHUB_RUN_ID)/attempts/$(GITHUB_RUN_ATTEMPT),)
-IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_EPOCH) \
+# The repository the source label, the SBOM and the provenance name: the
+# fork's own on a fork's workflow.
+SOURCE_URL ?= $(if $(GITHUB_REPOSITORY),$(GITHUB_SERVER_URL)/$(GITHUB_REPOSITORY),https://github.com/kubecost-s3-exporter/kubecost-s3-exporter)
+IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_EPOCH) -source $(SOURCE_URL) \
 	-licenses '$(LICENSES)' -base $(if $(filter release,$(IMAGE_BASE)),$(RELEASE_BASE),$(IMAGE_BASE)) -bin-dir $(RELEASE_DIR) \
 	-ref '$(BUILD_REF)' -workflow '$(WORKFLOW)' -builder-id '$(BUILDER_ID)' -invocation-id '$(INVOCATION_ID)'
 CHART_FLAGS = -chart chart -version $(CHART_VERSION) -app-version $(VERSION) -image-repo $(IMAGE_REPO) \

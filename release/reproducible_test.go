@@ -26,6 +26,7 @@ func releaseVars(imageRepo string) []string {
 		"VERSION=" + version, "CHART_VERSION=" + chartVersion,
 		"REVISION=0123456789abcdef0123456789abcdef01234567", "SOURCE_DATE_EPOCH=1700000000",
 		"BUILD_REF=refs/tags/" + version, "IMAGE_REPO=" + imageRepo,
+		"SOURCE_URL=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter",
 		"BUILDER_ID=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/.github/workflows/release.yml@refs/tags/" + version,
 		"WORKFLOW=.github/workflows/release.yml",
 		"INVOCATION_ID=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/actions/runs/1/attempts/1",

@@ -175,7 +175,8 @@ func checkReleaseCheck(t *testing.T, repoRoot, imageRepo, chartRepo string) {
 	vars := func(epoch string) []string {
 		return []string{"-C", repoRoot, "release-check", "VERSION=" + version, "CHART_VERSION=" + chartVersion,
 			"REVISION=0123456789abcdef0123456789abcdef01234567", "SOURCE_DATE_EPOCH=" + epoch,
-			"IMAGE_REPO=" + imageRepo, "CHART_REPO=" + chartRepo, "RELEASE_DIR=" + dir, "OCI_LAYOUT=" + filepath.Join(dir, "layout")}
+			"IMAGE_REPO=" + imageRepo, "CHART_REPO=" + chartRepo, "RELEASE_DIR=" + dir, "OCI_LAYOUT=" + filepath.Join(dir, "layout"),
+			"SOURCE_URL=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter"}
 	}
 	run(t, nil, false, "make", vars("1700000000")...)
 	if got, err := os.ReadFile(filepath.Join(dir, "published")); err != nil || string(got) != "image chart" {
