@@ -44,6 +44,11 @@ type attemptError struct {
 	retry      bool
 	big        bool
 	retryAfter time.Duration
+	// gateway says a proxy answered for the server (502, 504): Kubecost
+	// 3.x's frontend nginx cuts an answer slower than its
+	// proxy_read_timeout with a 504, so the same window asked again takes
+	// as long again; see gatewayCut.
+	gateway bool
 }
 
 func (e *attemptError) Error() string { return e.err.Error() }
@@ -74,6 +79,9 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
+	for k, vs := range c.opts.Headers {
+		req.Header[k] = vs
+	}
 	if c.opts.BearerToken != "" {
 		req.Header.Set("Authorization", "Bearer "+c.opts.BearerToken)
 	}
@@ -197,11 +205,11 @@ func (c *Client) statusError(resp *http.Response, body io.Reader) error {
 	}
 	err := fmt.Errorf("%s returned HTTP %s", redactURL(c.opts.URL), resp.Status)
 	if msg != "" {
-		err = fmt.Errorf("%w: %s", err, sanitize(msg, 512))
+		err = fmt.Errorf("%w: %s", err, hideSecrets(sanitize(msg, 512), c.secrets))
 	}
 	switch resp.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		err = fmt.Errorf("%w (Kubecost requires authentication: check the bearer token, KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME)", err)
+		err = fmt.Errorf("%w (%s)", err, c.authHint())
 	case http.StatusNotFound:
 		err = fmt.Errorf("%w (%s)", err, endpointHint)
 	}
@@ -214,6 +222,7 @@ func statusAttemptError(err error, code int, after time.Duration) *attemptError 
 		retry:      code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests,
 		big:        code >= 500 || code == http.StatusRequestTimeout,
 		retryAfter: after,
+		gateway:    code == http.StatusBadGateway || code == http.StatusGatewayTimeout,
 	}
 }
 
@@ -238,7 +247,7 @@ func (c *Client) checkJSON(resp *http.Response, br *bufio.Reader) error {
 		}
 		head, _ := br.Peek(256)
 		return permanent("%s returned %s, not a JSON object, starting %q; %s",
-			redactURL(c.opts.URL), contentType(resp), snippet(head), endpointHint)
+			redactURL(c.opts.URL), contentType(resp), hideSecrets(snippet(head), c.secrets), endpointHint)
 	}
 }
 

@@ -63,6 +63,10 @@ type Options struct {
 	ReadTimeout    time.Duration // response headers, and the longest pause while reading a body; default 60s
 	TLS            *tls.Config   // nil: Go's defaults
 	BearerToken    string        // sent as "Authorization: Bearer ..."; never logged
+	// Headers are sent on every request (KUBECOST_HTTP_HEADERS_FILE):
+	// the credentials of an SSO-enabled Kubecost. Their values are never
+	// logged and are hidden in every error.
+	Headers http.Header
 
 	Projection *schema.Projection // required: label slots and derived properties
 	Logger     *slog.Logger       // nil: discard
@@ -146,6 +150,7 @@ type Client struct {
 	total    Stats
 	seq      atomic.Int64 // request ids for logs
 	idleWarn idleWarnings
+	secrets  []string // header values and token, hidden in errors
 }
 
 // New validates opts and returns a Client. It makes no network call.
@@ -172,6 +177,10 @@ func New(opts Options) (*Client, error) {
 	if _, ok := flavorParams[opts.Flavor]; !ok {
 		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: kubecost, cost-model, opencost)", opts.Flavor)
 	}
+	if opts.BearerToken != "" && opts.Headers.Get("Authorization") != "" {
+		return nil, fmt.Errorf("kubecost: a bearer token and an Authorization header in %s: give one of them", HeadersSetting)
+	}
+	opts.Headers = opts.Headers.Clone()
 	opts.ClusterFilter = cmp.Or(opts.ClusterFilter, FilterV2)
 	if err := opts.ClusterFilter.check(opts.Flavor); err != nil {
 		return nil, err
@@ -184,7 +193,8 @@ func New(opts Options) (*Client, error) {
 	if opts.Step != time.Hour {
 		opts.Paginate = false
 	}
-	c := &Client{opts: opts, url: u, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)), bare: schema.NewProjection("", "", nil, nil)}
+	c := &Client{opts: opts, url: u, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)), bare: schema.NewProjection("", "", nil, nil),
+		secrets: secrets(opts.Headers, opts.BearerToken)}
 	c.http = &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -436,7 +446,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 		dirty := got > 0
 		canSplit := j.split && ae.big && w.end.Sub(w.start) >= 2*minSplit
 		switch {
-		case canSplit && (dirty || w.halved || w.attempts >= c.opts.Retries):
+		case canSplit && (dirty || w.halved || ae.gateway || w.attempts >= c.opts.Retries):
 			// Big hourly windows are what make Kubecost time out or run out
 			// of memory; halves are cheaper than more full-size retries.
 			halves := c.halve(*w)
@@ -492,7 +502,7 @@ func (c *Client) observe(o Outcome) {
 func (c *Client) giveUp(j *job, w window, err *attemptError) error {
 	if err.big && !j.split && j.full && w.end.Sub(w.start) > time.Hour {
 		return fmt.Errorf("kubecost: get %s: %w (after %d retries; a daily query cannot be split without changing the rows: "+
-			"set GRANULARITY=hourly with KUBECOST_ALLOCATION_API_PAGINATE=true to query one hour at a time)", w, err, w.attempts)
+			"set GRANULARITY=hourly with KUBECOST_ALLOCATION_API_PAGINATE=true to query one hour at a time%s)", w, err, w.attempts, gatewayHint(err))
 	}
 	return fmt.Errorf("kubecost: get %s: %w (after %d retries)", w, err, w.attempts)
 }
