@@ -1,0 +1,119 @@
+package kubecost
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
+)
+
+func TestParseHeaders(t *testing.T) {
+	h, err := ParseHeaders([]byte("# service account of the exporter\r\n\nx-api-key:  k3y-value \r\nX-Forwarded-User: exporter\n   \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Get("X-Api-Key") != "k3y-value" || h.Get("X-Forwarded-User") != "exporter" || len(h) != 2 {
+		t.Errorf("parsed %v", h)
+	}
+	// Every refusal names its line and never the value or the line's text.
+	const secret = "hunter2-s3cr3t"
+	for _, tc := range []struct{ in, want string }{
+		{"X-API-KEY " + secret, "line 1: want \"Name: value\""},
+		{"# c\nBad Name: " + secret, "line 2: header name \"Bad Name\" is not an HTTP token"},
+		{" X-API-KEY: " + secret, "line 1: header name"},
+		{"X-API-KEY:   ", "line 1: header X-Api-Key has an empty value"},
+		{"X-API-KEY: a\x01" + secret, "line 1: the value of header X-Api-Key holds a control character"},
+		{"X-API-KEY: " + secret + "\nx-api-key: " + secret, "line 2: header X-Api-Key is already set on line 1"},
+		{"Host: " + secret, "line 1: header Host is set by the exporter itself"},
+		{"Content-Length: 3", "line 1: header Content-Length"},
+		{"\n# nothing\n", "holds no header"},
+	} {
+		_, err := ParseHeaders([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), HeadersSetting) {
+			t.Errorf("%q: error %v, want %q naming %s", tc.in, err, tc.want, HeadersSetting)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("%q: error shows the value: %v", tc.in, err)
+		}
+	}
+	if _, err := HeadersFile(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), HeadersSetting) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestHeadersSentAndRefusals: the headers reach the 3.x aggregator
+// through the frontend on every request (availability and days); without
+// them the error is a 401 naming the setting, with a wrong value a 403
+// naming it, and no error shows the value, even when the server echoes it.
+func TestHeadersSentAndRefusals(t *testing.T) {
+	srv := kubecostsim.NewGen3Server(simConfig(), kubecostsim.Gen3Config{RequireHeader: "X-API-KEY: right-k3y"})
+	t.Cleanup(srv.Close)
+	file := filepath.Join(t.TempDir(), "headers")
+	if err := os.WriteFile(file, []byte("X-API-KEY: right-k3y\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := HeadersFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, logs := newClient(t, srv.URL+"/model/allocation", func(o *Options) { o.Headers = h })
+	if _, err := c.AvailableDays(context.Background(), testDay, testDay.AddDate(0, 0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	var sink memSink
+	if err := c.FetchDay(context.Background(), testDay, &sink); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Sim.Requests()
+	for _, r := range reqs {
+		if r.Header.Get("X-Api-Key") != "right-k3y" {
+			t.Errorf("request %s without the header", r.Query.Get("window"))
+		}
+	}
+	if len(reqs) < 2 || len(sink.rows) == 0 {
+		t.Fatalf("%d requests, %d rows", len(reqs), len(sink.rows))
+	}
+	if strings.Contains(logs.String(), "right-k3y") {
+		t.Errorf("the header value is logged:\n%s", logs.String())
+	}
+
+	for _, tc := range []struct {
+		headers http.Header
+		want    string
+	}{
+		{nil, "401 Unauthorized"},
+		{http.Header{"X-Api-Key": {"wrong-k3y"}}, "403 Forbidden"},
+	} {
+		c, _ := newClient(t, srv.URL+"/model/allocation", func(o *Options) { o.Headers = tc.headers })
+		err := c.FetchDay(context.Background(), testDay, &memSink{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), HeadersSetting) {
+			t.Errorf("headers %v: error %v, want %s naming %s", tc.headers, err, tc.want, HeadersSetting)
+		}
+	}
+
+	// A server that echoes the refused key in its message.
+	echo := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"code":403,"message":"invalid API key ` + r.Header.Get("X-Api-Key") + `"}`))
+	})
+	c, _ = newClient(t, echo.URL, func(o *Options) { o.Headers = http.Header{"X-Api-Key": {"leaky-k3y"}} })
+	err = c.FetchDay(context.Background(), testDay, &memSink{})
+	if err == nil || strings.Contains(err.Error(), "leaky-k3y") || !strings.Contains(err.Error(), "invalid API key REDACTED") {
+		t.Errorf("echoed key: %v", err)
+	}
+}
+
+func TestHeadersAndBearerConflict(t *testing.T) {
+	_, err := New(Options{URL: "http://x/model/allocation", Aggregate: "cluster", Step: time.Hour,
+		Projection: testProjection(), BearerToken: "t", Headers: http.Header{"Authorization": {"Basic x"}}})
+	if err == nil || !strings.Contains(err.Error(), HeadersSetting) {
+		t.Errorf("error %v", err)
+	}
+}
