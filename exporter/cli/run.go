@@ -28,6 +28,9 @@ type Hooks struct {
 	// WallClock dates the clean-up of abandoned uploads (see app.Options);
 	// the fault tests move it an hour on instead of waiting.
 	WallClock func() time.Time
+	// Candidates replaces kubecost.Candidates for discovery: tests cannot
+	// resolve the cluster DNS names it returns.
+	Candidates func(namespace, release string) []kubecost.Candidate
 }
 
 // timeoutSetting is the variable that bounds AWS calls, named in errors.
@@ -69,7 +72,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 			code = ExitRuntime
 		}
 	}()
-	opts, err := wire(ctx, cfg, lookup, log, reqs)
+	opts, err := wire(ctx, cfg, lookup, log, reqs, h)
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
 	} else {
@@ -127,7 +130,7 @@ type parts struct {
 // wireParts builds the store and the Kubecost client from a validated
 // config; proj completes the client's own rows. AWS is touched only when
 // something needs it, so OUTPUT_DIR runs work without credentials.
-func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer, proj *schema.Projection) (parts, error) {
+func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer, proj *schema.Projection, h Hooks) (parts, error) {
 	home := cfg.Home()
 	var id *awsauth.Identity
 	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
@@ -143,6 +146,9 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 	}
 	tlsCfg, token, err := kubecostAuth(ctx, cfg, id)
 	if err != nil {
+		return parts{}, err
+	}
+	if err := discover(ctx, cfg, tlsCfg, token, log, h); err != nil {
 		return parts{}, err
 	}
 	p := parts{codec: exporter.Codec(cfg.Compression)}
@@ -166,7 +172,7 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
 		Paginate: bool(cfg.Paginate), Retries: cfg.Retries, MaxValueBytes: cfg.MaxValueBytes,
 		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
-		TLS: tlsCfg, BearerToken: token, Projection: proj, Logger: log, Observer: obs,
+		TLS: tlsCfg, BearerToken: token, Headers: cfg.Headers(), Projection: proj, Logger: log, Observer: obs,
 		ClusterFilter: kubecost.ClusterFilter(cfg.ClusterFilter),
 	})
 	return p, err
@@ -176,7 +182,7 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 // cfg.Members() with its own projection (eksClusterName and clusterid from
 // its ARN), keys and fingerprint, all sharing one store, one Kubecost
 // client and one availability query. A single cluster is a fleet of one.
-func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer) (app.Options, error) {
+func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer, h Hooks) (app.Options, error) {
 	members := cfg.Members()
 	// The client projects the rows of a query without a cluster filter:
 	// only a single cluster's query is one.
@@ -184,7 +190,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	if !cfg.Federated() {
 		clientProj = schema.NewProjection(members[0].ARN, members[0].Name, cfg.LabelKeys(), cfg.AnnotationKeys())
 	}
-	p, err := wireParts(ctx, cfg, lookup, log, obs, clientProj)
+	p, err := wireParts(ctx, cfg, lookup, log, obs, clientProj, h)
 	if err != nil {
 		return app.Options{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
 // Config is the whole configuration. The env tags are the contract's
@@ -35,7 +37,9 @@ type Config struct {
 	FailOnUnmapped Flag   `env:"FAIL_ON_UNMAPPED_CLUSTERS" default:"false" desc:"federated: exit 1 when Kubecost reports clusters the map lacks (the mapped ones are still exported); default: warn and skip them"`
 	ClusterFilter  string `env:"KUBECOST_CLUSTER_FILTER" default:"v2" desc:"federated: how a cluster-day query names its cluster: v2 (filter=cluster:\"<id>\", Kubecost 2.x, OpenCost) or v1 (filterClusters=<id>, Kubecost 1.x)"`
 
-	KubecostAPIEndpoint string  `env:"KUBECOST_API_ENDPOINT" default:"http://kubecost-cost-analyzer.kubecost:9090" desc:"Kubecost base URL"`
+	KubecostAPIEndpoint string  `env:"KUBECOST_API_ENDPOINT" desc:"Kubecost base URL; unset: found among http://<release>-frontend.<namespace>:9090 (Kubecost 3.x), then http://<release>-cost-analyzer.<namespace>:9090 (1.x/2.x)"`
+	KubecostNamespace   string  `env:"KUBECOST_NAMESPACE" default:"kubecost" desc:"with KUBECOST_API_ENDPOINT unset: the namespace Kubecost is installed in"`
+	KubecostRelease     string  `env:"KUBECOST_RELEASE" default:"kubecost" desc:"with KUBECOST_API_ENDPOINT unset: Kubecost's Helm release name"`
 	KubecostAPIFlavor   string  `env:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
 	KubecostAPIPath     string  `env:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
 	BackfillPeriodDays  int     `env:"BACKFILL_PERIOD_DAYS" default:"15" desc:"days to look back, integer >= 3"`
@@ -44,7 +48,7 @@ type Config struct {
 	Granularity         string  `env:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
 	Paginate            Flag    `env:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
 	ConnectionTimeout   Seconds `env:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
-	ReadTimeout         Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0"`
+	ReadTimeout         Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0 (Kubecost 3.x's frontend cuts answers itself after its frontend.timeoutSeconds, 300 s by default, with a 504)"`
 	TLSVerify           Flag    `env:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
 	Retries             int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 	MaxValueBytes       int     `env:"MAX_VALUE_BYTES" default:"1048576" desc:"the most bytes of one string or number in a Kubecost response, 4096-1073741824; a larger value fails the day (default 1 MiB: Kubernetes allows at most 256 KiB of annotations per object)"`
@@ -53,6 +57,7 @@ type Config struct {
 	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`
 	BearerFile     string `env:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
 	BearerSecret   string `env:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
+	HeadersFile    string `env:"KUBECOST_HTTP_HEADERS_FILE" desc:"file of 'Name: value' lines sent as headers on every Kubecost request (credentials of an SSO-enabled Kubecost, e.g. X-API-KEY); values are never logged"`
 
 	IRSAParentRoleARN   string  `env:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
 	ExpectedBucketOwner string  `env:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
@@ -81,6 +86,10 @@ type Config struct {
 	// stays free of I/O; mapFileErr is why it could not be read.
 	mapFile    []byte
 	mapFileErr error
+	// headers is KUBECOST_HTTP_HEADERS_FILE as Load read and parsed it;
+	// headersErr is why it could not be (see headers.go).
+	headers    http.Header
+	headersErr error
 }
 
 // Flag is a boolean spelled yes/no/y/n/true/false in any case, as the
@@ -150,6 +159,9 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	}
 	if c.ClusterMapFile != "" {
 		c.mapFile, c.mapFileErr = readMapFile(c.ClusterMapFile)
+	}
+	if c.HeadersFile != "" {
+		c.headers, c.headersErr = kubecost.HeadersFile(c.HeadersFile)
 	}
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"cmp"
-	"strings"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -75,8 +73,7 @@ func (c *Config) AggregateParam() string {
 
 // AllocationURL is the full URL of the Allocation API.
 func (c *Config) AllocationURL() string {
-	path := cmp.Or(c.KubecostAPIPath, FlavorPath(c.KubecostAPIFlavor))
-	return strings.TrimRight(c.KubecostAPIEndpoint, "/") + path
+	return c.AllocationURLAt(c.KubecostAPIEndpoint)
 }
 
 // SecretRegion is the region of the Secrets Manager secrets.

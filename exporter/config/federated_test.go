@@ -95,7 +95,7 @@ func TestFederatedInvalidCombinations(t *testing.T) {
 		{map[string]string{"CLUSTER_ID": unset, "CLUSTER_MAP_FILE": write("badarn.json", `{"a": "arn:aws:eks:eu-west-1:1:cluster/a"}`)},
 			"CLUSTER_MAP_FILE", `cluster "a": "arn:aws:eks:eu-west-1:1:cluster/a" is not an EKS cluster ARN`},
 		{map[string]string{"CLUSTER_ID": unset, "CLUSTER_ARNS": twoAccounts}, "S3_EXPECTED_BUCKET_OWNER", "clusters are in several accounts (111122223333, 444455556666)"},
-		{map[string]string{"KUBECOST_API_FLAVOR": "opencost", "KUBECOST_CLUSTER_FILTER": "v1"}, "KUBECOST_CLUSTER_FILTER", "OpenCost does not read filterClusters"},
+		{map[string]string{"KUBECOST_API_FLAVOR": "opencost", "KUBECOST_API_ENDPOINT": "http://opencost.opencost:9003", "KUBECOST_CLUSTER_FILTER": "v1"}, "KUBECOST_CLUSTER_FILTER", "OpenCost does not read filterClusters"},
 		{map[string]string{"CLUSTER_ID": unset, "CLUSTER_ARNS": arns, "IRSA_PARENT_IAM_ROLE_ARN": "arn:aws-cn:iam::222233334444:role/w"},
 			"IRSA_PARENT_IAM_ROLE_ARN", "roles cannot be assumed across partitions"},
 	}

@@ -19,8 +19,11 @@ func TestUsageListsEveryVariable(t *testing.T) {
 			t.Errorf("--help misses %s", v.Name)
 		}
 	}
-	if !strings.Contains(b.String(), "http://kubecost-cost-analyzer.kubecost:9090") {
-		t.Errorf("--help misses the endpoint default:\n%s", b.String())
+	// The endpoint's default is discovery: --help says where it looks.
+	for _, want := range []string{"http://<release>-frontend.<namespace>:9090", "http://<release>-cost-analyzer.<namespace>:9090"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("--help misses the discovery of %s:\n%s", want, b.String())
+		}
 	}
 }
 

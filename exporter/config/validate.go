@@ -168,6 +168,9 @@ func rules() []Rule {
 			}
 		}},
 		{"KUBECOST_API_ENDPOINT", checkEndpoint},
+		{"KUBECOST_NAMESPACE", matches(func(c *Config) string { return c.KubecostNamespace }, dnsLabelRE, dnsLabelAccepted)},
+		{"KUBECOST_RELEASE", matches(func(c *Config) string { return c.KubecostRelease }, releaseRE, releaseAccepted)},
+		{"KUBECOST_HTTP_HEADERS_FILE", checkHeadersFile},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
 		{"KUBECOST_API_PATH", checkAPIPath},
 		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, exporter.MinBackfillDays, maxBackfillDays)},
@@ -249,6 +252,10 @@ func checkCluster(c *Config, bad badFunc) {
 }
 
 func checkEndpoint(c *Config, bad badFunc) {
+	if c.KubecostAPIEndpoint == "" {
+		checkDiscovery(c, bad)
+		return
+	}
 	if !exporter.IsBaseURL(c.KubecostAPIEndpoint) {
 		bad(c.KubecostAPIEndpoint, "accepted: %s", exporter.BaseURLAccepted)
 	}

@@ -64,6 +64,9 @@ func TestValidValues(t *testing.T) {
 			"arn:aws:eks:us-east-1:111122223333:cluster/" + strings.Repeat("c", 100)},
 		"KUBECOST_API_ENDPOINT": {"http://kubecost-cost-analyzer.kubecost:9090", "https://kubecost.example.com",
 			"http://10.0.0.1:9003/", "https://kubecost.example.com/prefix/path"},
+		"KUBECOST_NAMESPACE":                   {"kubecost", "finops-1", strings.Repeat("n", 63)},
+		"KUBECOST_RELEASE":                     {"kubecost", "kc", "my-cost-analyzer", strings.Repeat("r", 53)},
+		"KUBECOST_HTTP_HEADERS_FILE":           writeHeaderFiles(t),
 		"KUBECOST_API_FLAVOR":                  {"kubecost", "cost-model", "opencost"},
 		"KUBECOST_API_PATH":                    {"/model/allocation", "/allocation/compute", "/"},
 		"BACKFILL_PERIOD_DAYS":                 {"3", "15", "3650"},
@@ -117,7 +120,9 @@ func TestValidValues(t *testing.T) {
 		}
 	}
 	// Variables only valid alongside another.
-	with := map[string]map[string]string{"S3_SSE_KMS_KEY_ID": {"S3_SSE": "aws:kms"}}
+	with := map[string]map[string]string{"S3_SSE_KMS_KEY_ID": {"S3_SSE": "aws:kms"},
+		// Only a Kubecost frontend is found without its URL.
+		"KUBECOST_API_FLAVOR": {"KUBECOST_API_ENDPOINT": "http://opencost.opencost:9003"}}
 	maps.Copy(with, federatedWith)
 	for name, values := range good {
 		for _, value := range values {
@@ -196,6 +201,11 @@ func TestInvalidValues(t *testing.T) {
 		{"KUBECOST_API_ENDPOINT", "http://", "accepted: http://<host>"},
 		{"KUBECOST_API_ENDPOINT", "http://kubecost:9090?window=1d", "accepted: http://<host>"},
 		{"KUBECOST_API_ENDPOINT", "http://kubecost:9090#x", "accepted: http://<host>"},
+		{"KUBECOST_NAMESPACE", "Kubecost", "accepted: a Kubernetes namespace name"},
+		{"KUBECOST_NAMESPACE", strings.Repeat("n", 64), "accepted: a Kubernetes namespace name"},
+		{"KUBECOST_RELEASE", "kubecost.prod", "accepted: a Helm release name"},
+		{"KUBECOST_RELEASE", strings.Repeat("r", 54), "accepted: a Helm release name"},
+		{"KUBECOST_HTTP_HEADERS_FILE", "/nonexistent/headers", "no such file"},
 		{"KUBECOST_API_FLAVOR", "OpenCost", "accepted: kubecost, cost-model, opencost"},
 		{"KUBECOST_API_PATH", "model/allocation", "accepted: a path starting with /"},
 		{"KUBECOST_API_PATH", "/model/allocation?x=1", "accepted: a path starting with /"},
@@ -417,7 +427,7 @@ func TestEmptyMeansDefault(t *testing.T) {
 	if c.BackfillPeriodDays != 15 || !bool(c.TLSVerify) || c.Aggregation != "container" || c.ConnectionTimeout.Duration().Seconds() != 10 {
 		t.Errorf("defaults not applied: %+v", c)
 	}
-	if c.KubecostAPIEndpoint != "http://kubecost-cost-analyzer.kubecost:9090" || c.Compression != "snappy" || c.Granularity != "daily" {
+	if !c.Discovering() || c.KubecostNamespace != "kubecost" || c.KubecostRelease != "kubecost" || c.Compression != "snappy" || c.Granularity != "daily" {
 		t.Errorf("defaults not applied: %+v", c)
 	}
 }
@@ -519,7 +529,7 @@ func TestDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.SecretRegion() != "eu-west-1" || c2.AllocationURL() != "http://kubecost-cost-analyzer.kubecost:9090/custom" {
-		t.Errorf("SecretRegion() = %q, AllocationURL() = %q", c2.SecretRegion(), c2.AllocationURL())
+	if c2.SecretRegion() != "eu-west-1" || c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/") != "http://kubecost-frontend.kubecost:9090/custom" {
+		t.Errorf("SecretRegion() = %q, AllocationURLAt() = %q", c2.SecretRegion(), c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/"))
 	}
 }

@@ -1,0 +1,78 @@
+package config
+
+import (
+	"cmp"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
+)
+
+// Finding Kubecost. With KUBECOST_API_ENDPOINT unset, the run asks the
+// places a Helm install of Kubecost answers (kubecost.Candidates) under
+// KUBECOST_NAMESPACE and KUBECOST_RELEASE, Kubecost 3.x's frontend first:
+// a user who installed Kubecost today runs 3.x, whose chart has no
+// cost-analyzer service, the default this variable had before.
+
+// releaseRE is a Helm release name: Helm 3 accepts at most 53
+// characters of a DNS label, so that the chart's "-suffix" names fit. A
+// namespace is a DNS label (dnsLabelRE).
+var releaseRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,51}[a-z0-9])?$`)
+
+const (
+	dnsLabelAccepted = "a Kubernetes namespace name (1-63 of a-z 0-9 -, starting and ending with a letter or digit)"
+	releaseAccepted  = "a Helm release name (1-53 of a-z 0-9 -, starting and ending with a letter or digit)"
+)
+
+// Discovering reports whether the run must find Kubecost itself.
+func (c *Config) Discovering() bool { return c.KubecostAPIEndpoint == "" }
+
+// Candidates are the base URLs discovery tries, in order.
+func (c *Config) Candidates() []kubecost.Candidate {
+	return kubecost.Candidates(c.KubecostNamespace, c.KubecostRelease)
+}
+
+// AllocationPath is the path appended to the base URL.
+func (c *Config) AllocationPath() string {
+	return cmp.Or(c.KubecostAPIPath, FlavorPath(c.KubecostAPIFlavor))
+}
+
+// AllocationURLAt is the Allocation API's URL under base, for a run that
+// found its base URL by discovery.
+func (c *Config) AllocationURLAt(base string) string {
+	return strings.TrimRight(base, "/") + c.AllocationPath()
+}
+
+// Headers are the parsed KUBECOST_HTTP_HEADERS_FILE, nil when unset.
+// Call it only on a validated Config.
+func (c *Config) Headers() http.Header { return c.headers.Clone() }
+
+// checkDiscovery: discovery knows where Kubecost's Helm chart puts its
+// API, not where an OpenCost or a bare cost-model container listens.
+func checkDiscovery(c *Config, bad badFunc) {
+	// An unknown flavour is KUBECOST_API_FLAVOR's error alone.
+	if c.KubecostAPIFlavor != "kubecost" && slices.Contains(Flavors(), c.KubecostAPIFlavor) {
+		bad("", "required with KUBECOST_API_FLAVOR=%s: the URL of the server (only a Kubecost frontend, flavour kubecost, is found without it)",
+			c.KubecostAPIFlavor)
+	}
+}
+
+// checkHeadersFile reports why the headers file could not be read or
+// parsed; the error names a line, never a value.
+func checkHeadersFile(c *Config, bad badFunc) {
+	if c.HeadersFile == "" {
+		return
+	}
+	if c.headersErr != nil {
+		msg := strings.TrimPrefix(c.headersErr.Error(), "kubecost: ")
+		msg = strings.TrimPrefix(msg, kubecost.HeadersSetting+": ")
+		msg = strings.TrimPrefix(msg, kubecost.HeadersSetting+" ")
+		bad(c.HeadersFile, "%s", msg)
+		return
+	}
+	if c.headers.Get("Authorization") != "" && (c.BearerFile != "" || c.BearerSecret != "") {
+		bad(c.HeadersFile, "an Authorization header and a bearer token (KUBECOST_BEARER_TOKEN_*): give one of them")
+	}
+}
