@@ -31,6 +31,8 @@ var envOf = map[string]string{
 	"s3BucketName":              "S3_BUCKET_NAME",
 	"s3Prefix":                  "S3_PREFIX",
 	"kubecostApiEndpoint":       "KUBECOST_API_ENDPOINT",
+	"kubecostNamespace":         "KUBECOST_NAMESPACE",
+	"kubecostRelease":           "KUBECOST_RELEASE",
 	"kubecostApiFlavor":         "KUBECOST_API_FLAVOR",
 	"kubecostApiPath":           "KUBECOST_API_PATH",
 	"backfillPeriodDays":        "BACKFILL_PERIOD_DAYS",
@@ -48,6 +50,7 @@ var envOf = map[string]string{
 	"bearerTokenFile":           "KUBECOST_BEARER_TOKEN_FILE",
 	"bearerTokenSecretName":     "KUBECOST_BEARER_TOKEN_SECRET_NAME",
 	"bearerTokenExistingSecret": "KUBECOST_BEARER_TOKEN_FILE",
+	"httpHeadersExistingSecret": "KUBECOST_HTTP_HEADERS_FILE",
 	"irsaParentRoleArn":         "IRSA_PARENT_IAM_ROLE_ARN",
 	"expectedBucketOwner":       "S3_EXPECTED_BUCKET_OWNER",
 	"sse":                       "S3_SSE",
@@ -217,7 +220,7 @@ func TestChartDefaultsMatchExporter(t *testing.T) {
 		}
 		got := renderScalar(def)
 		switch {
-		case key == "bearerTokenExistingSecret" || key == "logFormat" || key == "clusterArns" || key == "clusterMapConfigMap":
+		case key == "bearerTokenExistingSecret" || key == "httpHeadersExistingSecret" || key == "logFormat" || key == "clusterArns" || key == "clusterMapConfigMap":
 		case got != v.Default:
 			t.Errorf("values.yaml exporter.%s = %q, but the exporter's default for %s is %q", key, got, name, v.Default)
 		}
@@ -246,6 +249,8 @@ func TestEveryVariableReachable(t *testing.T) {
 	for _, args := range [][]string{
 		{"--values", "ci/full-values.yaml"},
 		{"--values", "ci/full-values.yaml", "--set", "exporter.bearerTokenSecretName=", "--set", "exporter.bearerTokenExistingSecret.name=token"},
+		// The headers file comes from a Secret only (headers_test.go).
+		{"--values", "ci/full-values.yaml", "--set", "exporter.httpHeadersExistingSecret.name=kubecost-api-key"},
 		// The federated map, inline or from a ConfigMap, instead of clusterId.
 		{"--values", "ci/full-values.yaml", "--set", "exporter.clusterId=", "--set", "exporter.clusterArns.prod-eu-1=arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu"},
 		{"--values", "ci/full-values.yaml", "--set", "exporter.clusterId=", "--set", "exporter.clusterMapConfigMap.name=fleet"},

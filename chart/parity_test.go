@@ -43,6 +43,9 @@ func (s set) env() (string, string) {
 		case "clusterMapConfigMap":
 			return envOf[s.key], "/etc/kubecost-s3-exporter/cluster-map/" + fmt.Sprint(v["key"])
 		}
+		if s.key == "httpHeadersExistingSecret" {
+			return envOf[s.key], "/var/run/secrets/kubecost-s3-exporter/http-headers/" + fmt.Sprint(v["key"])
+		}
 		return envOf[s.key], "/var/run/secrets/kubecost-s3-exporter/bearer-token/" + fmt.Sprint(v["key"])
 	}
 	return envOf[s.key], renderScalar(s.val)
@@ -210,6 +213,20 @@ func parityCases() []parityCase {
 		one("bearerTokenSecretName", "kubecost/token", true),
 		one("bearerTokenSecretName", "kubecost token", false),
 		one("bearerTokenExistingSecret", map[string]any{"name": "kubecost-token", "key": "token"}, true),
+		// The headers Secret: a valid one is rendered as a path the
+		// exporter reads at start (headers_test.go); a bad key is refused
+		// by the schema, and the exporter finds no such file.
+		one("httpHeadersExistingSecret", map[string]any{"name": "kubecost-api-key", "key": "bad key!"}, false),
+		// Discovery (KUBECOST_API_ENDPOINT empty) and where it looks.
+		one("kubecostApiEndpoint", "", true),
+		{[]set{{"kubecostApiEndpoint", ""}, {"kubecostApiFlavor", "opencost"}}, false},
+		{[]set{{"kubecostApiEndpoint", "http://opencost.opencost:9003"}, {"kubecostApiFlavor", "opencost"}}, true},
+		one("kubecostNamespace", "finops-1", true),
+		one("kubecostNamespace", "FinOps", false),
+		one("kubecostNamespace", strings.Repeat("n", 64), false),
+		one("kubecostRelease", "my-cost-analyzer", true),
+		one("kubecostRelease", "kubecost.prod", false),
+		one("kubecostRelease", strings.Repeat("r", 54), false),
 		// Roles.
 		one("irsaParentRoleArn", "arn:aws:iam::444455556666:role/parent", true),
 		one("irsaParentRoleArn", "arn:aws:iam::444455556666:role/cca/team-a/parent", true),

@@ -6,7 +6,8 @@ config.Vars().
 {{- define "kse.exporterDefaults" -}}
 FAIL_ON_UNMAPPED_CLUSTERS: "false"
 KUBECOST_CLUSTER_FILTER: v2
-KUBECOST_API_ENDPOINT: http://kubecost-cost-analyzer.kubecost:9090
+KUBECOST_NAMESPACE: kubecost
+KUBECOST_RELEASE: kubecost
 KUBECOST_API_FLAVOR: kubecost
 BACKFILL_PERIOD_DAYS: "15"
 SETTLE_HOURS: "48"
@@ -46,6 +47,9 @@ LOG_FORMAT: auto
 {{- include "kse.validateClusterArns" . }}
 {{- if and (eq $e.clusterFilter "v1") (eq $e.kubecostApiFlavor "opencost") }}
 {{- fail "exporter.clusterFilter v1 (filterClusters) is not read by OpenCost: use v2 with exporter.kubecostApiFlavor opencost" }}
+{{- end }}
+{{- if and (not $e.kubecostApiEndpoint) (ne $e.kubecostApiFlavor "kubecost") }}
+{{- fail (printf "exporter.kubecostApiEndpoint is required with exporter.kubecostApiFlavor %s: only a Kubecost frontend (flavour kubecost) is found without it" $e.kubecostApiFlavor) }}
 {{- end }}
 {{- if not $e.outputDir }}
 {{- $_ := required "exporter.s3BucketName is required (unless exporter.outputDir is set): the destination S3 bucket" $e.s3BucketName }}
@@ -100,6 +104,10 @@ they differ from the exporter's default.
 {{- if $e.bearerTokenExistingSecret.name }}
 {{- $bearerFile = printf "%s/%s" (include "kse.bearerTokenDir" .) $e.bearerTokenExistingSecret.key }}
 {{- end }}
+{{- $headersFile := "" }}
+{{- if $e.httpHeadersExistingSecret.name }}
+{{- $headersFile = printf "%s/%s" (include "kse.httpHeadersDir" .) $e.httpHeadersExistingSecret.key }}
+{{- end }}
 {{- $vars := list
   (list "S3_BUCKET_NAME" $e.s3BucketName)
   (list "S3_PREFIX" $e.s3Prefix)
@@ -109,6 +117,8 @@ they differ from the exporter's default.
   (list "FAIL_ON_UNMAPPED_CLUSTERS" $e.failOnUnmappedClusters)
   (list "KUBECOST_CLUSTER_FILTER" $e.clusterFilter)
   (list "KUBECOST_API_ENDPOINT" $e.kubecostApiEndpoint)
+  (list "KUBECOST_NAMESPACE" $e.kubecostNamespace)
+  (list "KUBECOST_RELEASE" $e.kubecostRelease)
   (list "KUBECOST_API_FLAVOR" $e.kubecostApiFlavor)
   (list "KUBECOST_API_PATH" $e.kubecostApiPath)
   (list "BACKFILL_PERIOD_DAYS" $e.backfillPeriodDays)
@@ -125,6 +135,7 @@ they differ from the exporter's default.
   (list "KUBECOST_CA_CERTIFICATE_SECRET_REGION" $e.caCertificateSecretRegion)
   (list "KUBECOST_BEARER_TOKEN_FILE" $bearerFile)
   (list "KUBECOST_BEARER_TOKEN_SECRET_NAME" $e.bearerTokenSecretName)
+  (list "KUBECOST_HTTP_HEADERS_FILE" $headersFile)
   (list "IRSA_PARENT_IAM_ROLE_ARN" $e.irsaParentRoleArn)
   (list "S3_EXPECTED_BUCKET_OWNER" $e.expectedBucketOwner)
   (list "S3_SSE" $e.sse)

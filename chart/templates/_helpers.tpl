@@ -121,6 +121,7 @@ does not trigger an export.
 {{- end }}
 
 {{- define "kse.bearerTokenDir" -}}/var/run/secrets/kubecost-s3-exporter/bearer-token{{- end }}
+{{- define "kse.httpHeadersDir" -}}/var/run/secrets/kubecost-s3-exporter/http-headers{{- end }}
 
 {{/*
 A map of metadata (annotations or labels) made of the chart's keys and the

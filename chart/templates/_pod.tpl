@@ -95,6 +95,11 @@ containers:
         mountPath: {{ include "kse.bearerTokenDir" . }}
         readOnly: true
       {{- end }}
+      {{- if .Values.exporter.httpHeadersExistingSecret.name }}
+      - name: http-headers
+        mountPath: {{ include "kse.httpHeadersDir" . }}
+        readOnly: true
+      {{- end }}
       {{- if .Values.exporter.clusterMapConfigMap.name }}
       - name: cluster-map
         mountPath: {{ include "kse.clusterMapDir" . }}
@@ -110,6 +115,17 @@ volumes:
   {{- with .Values.exporter.bearerTokenExistingSecret }}
   {{- if .name }}
   - name: bearer-token
+    secret:
+      secretName: {{ .name }}
+      defaultMode: 0440
+      items:
+        - key: {{ .key }}
+          path: {{ .key }}
+  {{- end }}
+  {{- end }}
+  {{- with .Values.exporter.httpHeadersExistingSecret }}
+  {{- if .name }}
+  - name: http-headers
     secret:
       secretName: {{ .name }}
       defaultMode: 0440

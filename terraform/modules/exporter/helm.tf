@@ -11,6 +11,10 @@ locals {
       irsaParentRoleArn = local.cross_account ? aws_iam_role.parent[0].arn : ""
       labels            = var.labels
       annotations       = var.annotations
+      # Empty: the exporter finds Kubecost (3.x frontend, then 1.x/2.x).
+      kubecostApiEndpoint = var.kubecost_api_endpoint
+      kubecostNamespace   = var.kubecost_namespace
+      kubecostRelease     = var.kubecost_release
       # Federated clusters may be in several accounts: name the bucket's.
     }, local.federated ? { expectedBucketOwner = local.pipeline_account_id } : {})
     serviceAccount = {
@@ -32,6 +36,9 @@ locals {
     IRSA_PARENT_IAM_ROLE_ARN = local.cross_account ? aws_iam_role.parent[0].arn : ""
     LABELS                   = join(", ", var.labels)
     ANNOTATIONS              = join(", ", var.annotations)
+    KUBECOST_API_ENDPOINT    = var.kubecost_api_endpoint
+    KUBECOST_NAMESPACE       = var.kubecost_namespace
+    KUBECOST_RELEASE         = var.kubecost_release
   }
 }
 

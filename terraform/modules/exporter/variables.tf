@@ -248,3 +248,36 @@ variable "federated_clusters" {
     error_message = "federated_clusters lists an id or an ARN twice."
   }
 }
+
+variable "kubecost_api_endpoint" {
+  description = "Kubecost base URL (exporter.kubecostApiEndpoint, KUBECOST_API_ENDPOINT), used as it is. Empty: the exporter finds Kubecost, trying http://<release>-frontend.<namespace>:9090 (Kubecost 3.x), then http://<release>-cost-analyzer.<namespace>:9090 (1.x/2.x), with kubecost_namespace and kubecost_release."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.kubecost_api_endpoint == "" || can(regex("^https?://[^/?#\\s@]+(/[^?#\\s]*)?$", var.kubecost_api_endpoint))
+    error_message = "kubecost_api_endpoint must be empty (discovery) or http(s)://<host>[:port][/path] without query or fragment."
+  }
+}
+
+variable "kubecost_namespace" {
+  description = "With kubecost_api_endpoint empty: the namespace Kubecost is installed in (exporter.kubecostNamespace, KUBECOST_NAMESPACE)."
+  type        = string
+  default     = "kubecost"
+
+  validation {
+    condition     = can(regex("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", var.kubecost_namespace))
+    error_message = "kubecost_namespace must be a Kubernetes namespace name (DNS label)."
+  }
+}
+
+variable "kubecost_release" {
+  description = "With kubecost_api_endpoint empty: Kubecost's Helm release name (exporter.kubecostRelease, KUBECOST_RELEASE)."
+  type        = string
+  default     = "kubecost"
+
+  validation {
+    condition     = can(regex("^[a-z0-9]([-a-z0-9]{0,51}[a-z0-9])?$", var.kubecost_release))
+    error_message = "kubecost_release must be a Helm release name: at most 53 lowercase letters, digits and hyphens."
+  }
+}
