@@ -26,7 +26,8 @@ import (
 // endpointHint tells a user what to check when the URL answers with
 // something that is not the Allocation API.
 const endpointHint = "check KUBECOST_API_ENDPOINT (and KUBECOST_API_FLAVOR/KUBECOST_API_PATH): it must point at the " +
-	"Kubecost cost-analyzer service, port 9090 for Kubecost (e.g. http://kubecost-cost-analyzer.kubecost:9090); " +
+	"Kubecost frontend, port 9090 (Kubecost 3.x: http://kubecost-frontend.kubecost:9090; 1.x/2.x: " +
+	"http://kubecost-cost-analyzer.kubecost:9090), or be unset to find it; " +
 	"an HTML page means the request reached a UI, an ingress or a login page instead of the API"
 
 var errStalled = errors.New("stalled")
