@@ -49,8 +49,10 @@ type Gen3Config struct {
 	// another value 403, as the aggregator's auth middleware does.
 	RequireHeader string
 	// ComputePerHour is how long the aggregator takes per hour of the
-	// asked window before it answers: what makes a day's query outlast
-	// the frontend's timeout while its hours do not.
+	// asked window before it answers a pod- or container-level query:
+	// what makes a day's query outlast the frontend's timeout while its
+	// hours do not. Cluster totals (the availability query) answer at
+	// once, as a real aggregator's do next to a big cluster's rows.
 	ComputePerHour time.Duration
 }
 
@@ -172,7 +174,7 @@ func (a *aggregator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if a.g.ComputePerHour > 0 {
+	if agg := r.URL.Query().Get("aggregate"); a.g.ComputePerHour > 0 && (strings.Contains(agg, "pod") || strings.Contains(agg, "container")) {
 		if h := windowHours(r.URL.Query().Get("window")); h > 0 {
 			t := time.NewTimer(time.Duration(h) * a.g.ComputePerHour)
 			select {
