@@ -129,8 +129,9 @@ func parityCases() []parityCase {
 		one("kubecostApiEndpoint", "http://", false),
 		one("kubecostApiEndpoint", "http://kubecost?x=1", false),
 		one("kubecostApiEndpoint", "http://kubecost#x", false),
-		one("kubecostApiFlavor", "opencost", true),
-		one("kubecostApiFlavor", "cost-model", true),
+		// Other flavours than kubecost need their URL (not discovered).
+		{[]set{{"kubecostApiFlavor", "opencost"}, {"kubecostApiEndpoint", "http://opencost.opencost:9003"}}, true},
+		{[]set{{"kubecostApiFlavor", "cost-model"}, {"kubecostApiEndpoint", "http://kubecost-aggregator.kubecost:9004"}}, true},
 		one("kubecostApiFlavor", "OpenCost", false),
 		one("kubecostApiPath", "/allocation/compute", true),
 		one("kubecostApiPath", "allocation", false),
