@@ -49,6 +49,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		})
 	}
 	sim := New(fl.cfg)
+	if fl.gen3 {
+		return serveGen3(ctx, sim, fl, stdout, log)
+	}
 	if fl.render != "" {
 		return renderOne(sim, fl.render, fl.out, stdout, log)
 	}
@@ -78,6 +81,8 @@ type cliFlags struct {
 	plainErrors              bool
 	federated                bool
 	realCore                 bool
+	gen3                     bool
+	gen3cfg                  Gen3Config
 }
 
 func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
@@ -88,6 +93,10 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&fl.listen, "listen", "127.0.0.1:0", "listen address")
 	fs.BoolVar(&fl.federated, "federated", false, "serve a federated primary of four clusters in two accounts and regions (prints CLUSTER_ARNS=...); -cluster and the size flags are ignored")
 	fs.BoolVar(&fl.realCore, "real-core", false, "with -federated: treat idle as the real core does (other clusters' idle rows in filtered responses, idle merged across clusters without splitIdle, NaN usage as null)")
+	fs.BoolVar(&fl.gen3, "gen3", false, "serve Kubecost 3.x: the printed URL is the frontend, proxying /model/ to an aggregator on another port (printed as AGGREGATOR=...)")
+	fs.DurationVar(&fl.gen3cfg.Timeout, "frontend-timeout", 300*time.Second, "with -gen3: the frontend's proxy_read_timeout (frontend.timeoutSeconds); slower answers are cut with 504")
+	fs.StringVar(&fl.gen3cfg.RequireHeader, "require-header", "", "with -gen3: 'Name: value' the aggregator's API requires (SSO on): 401 without, 403 with another value")
+	fs.DurationVar(&fl.gen3cfg.ComputePerHour, "compute-per-hour", 0, "with -gen3: how long the aggregator computes per hour of a pod- or container-level window")
 	fs.Int64Var(&cfg.Seed, "seed", 0, "cluster generator seed")
 	fs.StringVar(&cfg.ClusterName, "cluster", "cluster-one", "Kubecost cluster id")
 	fs.StringVar(&fl.flavor, "flavor", "kubecost", "server to simulate: kubecost (/model/allocation, /allocation) or opencost (/allocation/compute, /allocation)")
@@ -168,6 +177,9 @@ func (fl *cliFlags) resolve() error {
 	}
 	if fl.plainErrors {
 		f.ErrorStyle = ErrorPlain
+	}
+	if fl.gen3 && (fl.federated || fl.cfg.Flavor != FlavorKubecost || fl.render != "" || fl.serveFile != "") {
+		return errors.New("-gen3 serves one Kubecost 3.x cluster: not with -federated, -flavor opencost, -render or -serve-file")
 	}
 	if fl.federated && (fl.render != "" || fl.serveFile != "") {
 		return errors.New("-federated serves the demo fleet: -render and -serve-file are single-cluster only")

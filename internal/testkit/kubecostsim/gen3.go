@@ -63,35 +63,18 @@ type Gen3Server struct {
 	Aggregator *httptest.Server
 	Sim        *Sim
 	URL        string // Frontend.URL
-
-	mu        sync.Mutex
-	cut       int // answers the frontend cut with 504
-	transport *http.Transport
+	proxy      *gen3Proxy
 }
 
 // NewGen3Server starts the aggregator and the frontend on 127.0.0.1.
 // cfg.Flavor must be FlavorKubecost (the default).
 func NewGen3Server(cfg Config, g Gen3Config) *Gen3Server {
-	if g.Timeout <= 0 {
-		g.Timeout = 300 * time.Second
-	}
 	sim := New(cfg)
 	s := &Gen3Server{Sim: sim}
-	s.Aggregator = httptest.NewServer(&aggregator{sim: sim, g: g})
+	s.Aggregator = httptest.NewServer(NewGen3Aggregator(sim, g))
 	up, _ := url.Parse(s.Aggregator.URL)
-	s.transport = &http.Transport{ResponseHeaderTimeout: g.Timeout}
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			// proxy_pass with a URI ("/") replaces the location's prefix.
-			r.SetURL(up)
-			r.Out.URL.Path = "/" + strings.TrimPrefix(r.In.URL.Path, "/model/")
-			r.Out.URL.RawPath = ""
-			r.SetXForwarded()
-		},
-		Transport:    &idleCutter{rt: s.transport, idle: g.Timeout},
-		ErrorHandler: s.gatewayError,
-	}
-	s.Frontend = httptest.NewServer(&frontend{proxy: proxy})
+	s.proxy = newGen3Proxy(up, g)
+	s.Frontend = httptest.NewServer(s.proxy)
 	s.URL = s.Frontend.URL
 	return s
 }
@@ -99,27 +82,67 @@ func NewGen3Server(cfg Config, g Gen3Config) *Gen3Server {
 // Close stops both servers.
 func (s *Gen3Server) Close() {
 	s.Frontend.Close()
-	s.transport.CloseIdleConnections()
+	s.proxy.transport.CloseIdleConnections()
 	s.Aggregator.Close()
 }
 
 // Cut returns how many answers the frontend cut with a 504.
-func (s *Gen3Server) Cut() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cut
+func (s *Gen3Server) Cut() int { return s.proxy.Cut() }
+
+// NewGen3Aggregator is the 3.x aggregator's API port (9004) over sim.
+func NewGen3Aggregator(sim *Sim, g Gen3Config) http.Handler { return &aggregator{sim: sim, g: g} }
+
+// NewGen3Frontend is the 3.x frontend proxying /model/ to the aggregator
+// at aggregatorURL; Gen3Config.Timeout is its proxy_read_timeout.
+func NewGen3Frontend(aggregatorURL *url.URL, g Gen3Config) http.Handler {
+	return newGen3Proxy(aggregatorURL, g)
+}
+
+// gen3Proxy is the frontend's nginx: its server block and upstream.
+type gen3Proxy struct {
+	frontend
+	transport *http.Transport
+
+	mu  sync.Mutex
+	cut int // answers cut with 504
+}
+
+func newGen3Proxy(up *url.URL, g Gen3Config) *gen3Proxy {
+	if g.Timeout <= 0 {
+		g.Timeout = 300 * time.Second
+	}
+	p := &gen3Proxy{transport: &http.Transport{ResponseHeaderTimeout: g.Timeout}}
+	p.proxy = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			// proxy_pass with a URI ("/") replaces the location's prefix.
+			r.SetURL(up)
+			r.Out.URL.Path = "/" + strings.TrimPrefix(r.In.URL.Path, "/model/")
+			r.Out.URL.RawPath = ""
+			r.SetXForwarded()
+		},
+		Transport:    &idleCutter{rt: p.transport, idle: g.Timeout},
+		ErrorHandler: p.gatewayError,
+	}
+	return p
+}
+
+// Cut returns how many answers the frontend cut with a 504.
+func (p *gen3Proxy) Cut() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cut
 }
 
 // gatewayError answers as nginx does when the upstream fails: 504 with
 // the frontend's custom_504.html after proxy_read_timeout, 502 when the
 // aggregator refused or dropped the connection.
-func (s *Gen3Server) gatewayError(w http.ResponseWriter, _ *http.Request, err error) {
+func (p *gen3Proxy) gatewayError(w http.ResponseWriter, _ *http.Request, err error) {
 	var ne net.Error
 	w.Header().Set("Content-Type", "text/html")
 	if errors.As(err, &ne) && ne.Timeout() {
-		s.mu.Lock()
-		s.cut++
-		s.mu.Unlock()
+		p.mu.Lock()
+		p.cut++
+		p.mu.Unlock()
 		w.WriteHeader(http.StatusGatewayTimeout)
 		io.WriteString(w, "<!DOCTYPE html>\n<html><head><title>Request timed out</title></head>"+
 			"<body><h1>The request took too long</h1><p>Kubecost did not answer in time.</p></body></html>\n")
@@ -131,7 +154,7 @@ func (s *Gen3Server) gatewayError(w http.ResponseWriter, _ *http.Request, err er
 }
 
 // frontend is the 3.x frontend's nginx server block.
-type frontend struct{ proxy http.Handler }
+type frontend struct{ proxy *httputil.ReverseProxy }
 
 func (f *frontend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
