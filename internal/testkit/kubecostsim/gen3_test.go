@@ -2,7 +2,10 @@ package kubecostsim
 
 import (
 	"bytes"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +105,30 @@ func TestGen3UpstreamDown(t *testing.T) {
 	resp, _, err := get(t, http.DefaultClient, s.URL, "/model/allocation", dayQuery())
 	if err != nil || resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("%v %v, want 502", err, resp)
+	}
+}
+
+// TestGen3CutsStalledBody: proxy_read_timeout is between two reads, so an
+// upstream that pauses longer inside a body has the client's connection
+// cut: the client sees a short body and an error, not a clean end.
+func TestGen3CutsStalledBody(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"code":200,"data":[`)
+		http.NewResponseController(w).Flush()
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, `null]}`)
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	front := httptest.NewServer(NewGen3Frontend(u, Gen3Config{Timeout: 200 * time.Millisecond}))
+	defer front.Close()
+	resp, body, err := get(t, http.DefaultClient, front.URL, "/model/allocation", dayQuery())
+	if err == nil || resp.StatusCode != 200 || string(body) != `{"code":200,"data":[` {
+		t.Fatalf("status %v, body %q, err %v: want the start of the body, then a broken connection", resp, body, err)
 	}
 }
