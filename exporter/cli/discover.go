@@ -17,10 +17,11 @@ func discover(ctx context.Context, cfg *config.Config, tlsCfg *tls.Config, token
 	if !cfg.Discovering() {
 		return nil
 	}
-	cands := cfg.Candidates()
+	candidates := kubecost.Candidates
 	if h.Candidates != nil {
-		cands = h.Candidates(cfg.KubecostNamespace, cfg.KubecostRelease)
+		candidates = h.Candidates
 	}
+	cands := candidates(cfg.KubecostNamespace, cfg.KubecostRelease)
 	base, err := kubecost.Discover(ctx, cands, kubecost.DiscoverOptions{
 		Path: cfg.AllocationPath(), TLS: tlsCfg, Headers: cfg.Headers(), BearerToken: token,
 		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
 // Config is the whole configuration. The env tags are the contract's
@@ -161,7 +160,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		c.mapFile, c.mapFileErr = readMapFile(c.ClusterMapFile)
 	}
 	if c.HeadersFile != "" {
-		c.headers, c.headersErr = kubecost.HeadersFile(c.HeadersFile)
+		c.headers, c.headersErr = readHeadersFile(c.HeadersFile)
 	}
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs

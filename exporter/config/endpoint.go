@@ -7,11 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Finding Kubecost. With KUBECOST_API_ENDPOINT unset, the run asks the
-// places a Helm install of Kubecost answers (kubecost.Candidates) under
+// places a Helm install of Kubecost answers (kubecost.Candidates, asked by
+// cli) under
 // KUBECOST_NAMESPACE and KUBECOST_RELEASE, Kubecost 3.x's frontend first:
 // a user who installed Kubecost today runs 3.x, whose chart has no
 // cost-analyzer service, the default this variable had before.
@@ -28,11 +29,6 @@ const (
 
 // Discovering reports whether the run must find Kubecost itself.
 func (c *Config) Discovering() bool { return c.KubecostAPIEndpoint == "" }
-
-// Candidates are the base URLs discovery tries, in order.
-func (c *Config) Candidates() []kubecost.Candidate {
-	return kubecost.Candidates(c.KubecostNamespace, c.KubecostRelease)
-}
 
 // AllocationPath is the path appended to the base URL.
 func (c *Config) AllocationPath() string {
@@ -59,6 +55,16 @@ func checkDiscovery(c *Config, bad badFunc) {
 	}
 }
 
+// readHeadersFile reads and parses KUBECOST_HTTP_HEADERS_FILE for Load,
+// so that Validate reports a bad file without I/O of its own.
+func readHeadersFile(path string) (http.Header, error) {
+	b, err := readMapFile(path) // the same size cap: a headers file is a few lines
+	if err != nil {
+		return nil, err
+	}
+	return exporter.ParseHeaders(b)
+}
+
 // checkHeadersFile reports why the headers file could not be read or
 // parsed; the error names a line, never a value.
 func checkHeadersFile(c *Config, bad badFunc) {
@@ -66,10 +72,8 @@ func checkHeadersFile(c *Config, bad badFunc) {
 		return
 	}
 	if c.headersErr != nil {
-		msg := strings.TrimPrefix(c.headersErr.Error(), "kubecost: ")
-		msg = strings.TrimPrefix(msg, kubecost.HeadersSetting+": ")
-		msg = strings.TrimPrefix(msg, kubecost.HeadersSetting+" ")
-		bad(c.HeadersFile, "%s", msg)
+		msg := strings.TrimPrefix(c.headersErr.Error(), exporter.HeadersSetting+": ")
+		bad(c.HeadersFile, "%s", strings.TrimPrefix(msg, exporter.HeadersSetting+" "))
 		return
 	}
 	if c.headers.Get("Authorization") != "" && (c.BearerFile != "" || c.BearerSecret != "") {

@@ -1,8 +1,9 @@
-package cli_test
+package e2e_test
 
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,15 +48,11 @@ func clusterDNS(t *testing.T, names map[string]string) func(ns, release string) 
 // runHooks is harness.run with discovery's candidates replaced.
 func (h *harness) runHooks(extra map[string]string, cands func(ns, release string) []kubecost.Candidate) (int, string) {
 	h.t.Helper()
-	lookup := func(k string) (string, bool) {
-		if v, ok := extra[k]; ok {
-			return v, true
-		}
-		v, ok := h.env[k]
-		return v, ok
-	}
+	env := maps.Clone(h.env)
+	maps.Copy(env, extra)
 	var buf bytes.Buffer
-	code := cli.RunWith(context.Background(), lookup, &buf, cli.Hooks{Now: h.now, Candidates: cands})
+	code := cli.RunWith(context.Background(), func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		&buf, cli.Hooks{Now: h.now, Candidates: cands})
 	h.logs.Write(buf.Bytes())
 	return code, buf.String()
 }

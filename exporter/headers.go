@@ -1,0 +1,103 @@
+package exporter
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// HeadersSetting is the variable that names the request headers file for
+// Kubecost, named in errors so that a user knows what to fix.
+const HeadersSetting = "KUBECOST_HTTP_HEADERS_FILE"
+
+// reservedHeaders are the headers a headers file may not set: net/http
+// writes them itself (framing, the connection, the host), or the client
+// depends on them (Accept: the JSON check), and a wrong value would break
+// every request in ways that do not look like a credentials problem.
+var reservedHeaders = map[string]bool{
+	"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Connection": true,
+	"Keep-Alive": true, "Upgrade": true, "Te": true, "Trailer": true, "Proxy-Connection": true,
+	"Accept": true, "Accept-Encoding": true,
+}
+
+// ParseHeaders parses the request headers file (HeadersSetting):
+// "Name: value" lines, the credentials an SSO-enabled Kubecost wants (an
+// X-API-KEY, an Authorization header, a cookie a proxy checks). Blank
+// lines and lines starting with '#' are skipped; the value is trimmed of
+// surrounding spaces. Parsing is strict, because a header silently
+// dropped is a 401 an hour later: a line without a colon, a name that is
+// not an HTTP token, an empty value, a control character, a header given
+// twice or one net/http owns is an error naming the line. No error ever
+// holds a value, nor the text of a line: it may be a secret.
+func ParseHeaders(data []byte) (http.Header, error) {
+	h := http.Header{}
+	first := map[string]int{} // canonical name → line it was set on
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRight(sc.Text(), "\r")
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("%s line %d: want \"Name: value\", found no colon", HeadersSetting, n)
+		}
+		if !isToken(name) {
+			return nil, fmt.Errorf("%s line %d: the header name is not an HTTP token (letters, digits and !#$%%&'*+-.^_`|~, no spaces)",
+				HeadersSetting, n)
+		}
+		canon := http.CanonicalHeaderKey(name)
+		value = strings.TrimSpace(value)
+		switch {
+		case reservedHeaders[canon]:
+			return nil, fmt.Errorf("%s line %d: header %s is set by the exporter itself and cannot be given", HeadersSetting, n, canon)
+		case value == "":
+			return nil, fmt.Errorf("%s line %d: header %s has an empty value", HeadersSetting, n, canon)
+		case !validValue(value):
+			return nil, fmt.Errorf("%s line %d: the value of header %s holds a control character", HeadersSetting, n, canon)
+		case first[canon] > 0:
+			return nil, fmt.Errorf("%s line %d: header %s is already set on line %d", HeadersSetting, n, canon, first[canon])
+		}
+		first[canon] = n
+		h.Set(canon, value)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", HeadersSetting, err)
+	}
+	if len(h) == 0 {
+		return nil, fmt.Errorf("%s holds no header (want \"Name: value\" lines)", HeadersSetting)
+	}
+	return h, nil
+}
+
+// isToken reports whether s is an RFC 9110 token, what a field name is.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validValue reports whether s may be sent as a field value: no control
+// characters but tab (a CR or LF would start another header line).
+func validValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
