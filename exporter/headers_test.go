@@ -37,4 +37,3 @@ func TestParseHeaders(t *testing.T) {
 		}
 	}
 }
-
