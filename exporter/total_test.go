@@ -24,7 +24,7 @@ func TestRoundTotalPrintsNoNoise(t *testing.T) {
 		{tenth, "1", true},
 		{[]float64{-0.1, -0.2}, "-0.3", true},
 		{[]float64{1234567.25, 0.25}, "1234567.5", false}, // 'g' printed 1.2345675e+06
-		{[]float64{0.0000004}, "0", true}, // below a millionth
+		{[]float64{0.0000004}, "0", true},                 // below a millionth
 		{nil, "0", false},
 	} {
 		var raw float64

@@ -126,7 +126,7 @@ func TestAnswerWindowChecked(t *testing.T) {
 		wrong bool
 	}{
 		{"the day asked", 24 * time.Hour, []arow{container(1, testDay)}, false},
-		{"the day before", 24 * time.Hour, []arow{container(1, testDay.Add(-24 * time.Hour))}, true},
+		{"the day before", 24 * time.Hour, []arow{container(1, testDay.Add(-24*time.Hour))}, true},
 		{"an hour of a daily query", 24 * time.Hour, []arow{{name: "c/n/ns/p/ctr", props: fullProps, start: testDay, step: time.Hour}}, true},
 		{"hours of an hourly query", time.Hour, []arow{{name: "c/n/ns/p/ctr", props: fullProps, start: testDay, step: time.Hour},
 			{name: "c/n/ns/p/ctr", props: fullProps, start: testDay.Add(23 * time.Hour), step: time.Hour}}, false},
