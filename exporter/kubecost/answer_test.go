@@ -208,3 +208,43 @@ func TestAvailabilityAnswerChecked(t *testing.T) {
 		t.Errorf("one container row per cluster: err = %v; a name of the container aggregation is not a cluster", err)
 	}
 }
+
+// A server that ignores the cluster filter answers a cluster-day with
+// other clusters' rows: retried (a Kubecost 3.x filter may "stick",
+// #4508), then an error that names the configured server and what it
+// takes, and that stops the run (exporter.ErrServerUnsupported).
+func TestFilterIgnoredNamesServer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		flavor Flavor
+		want   []string
+	}{
+		{FlavorOpenCost, []string{"OpenCost ignored the cluster filter", "OpenCost reads filter on /allocation/compute from 1.115", "opencost/opencost#3155"}},
+		{FlavorKubecost, []string{"Kubecost ignored the cluster filter", "from 1.96", "KUBECOST_CLUSTER_FILTER=v1"}},
+		{FlavorCostModel, []string{"Kubecost's cost-model ignored the cluster filter"}},
+	} {
+		t.Run(string(tc.flavor), func(t *testing.T) {
+			t.Parallel()
+			h := &fleetHandler{}
+			srv := serve(t, h.ServeHTTP)
+			c, _ := newClient(t, srv.URL, func(o *Options) { o.Step, o.Flavor, o.Retries = 24*time.Hour, tc.flavor, 1 })
+			err := c.ForCluster("b", testProjection()).FetchDay(context.Background(), testDay.Add(24*time.Hour), &memSink{})
+			if !errors.Is(err, ErrFilterIgnored) || !errors.Is(err, ErrOtherAnswer) || !errors.Is(err, exporter.ErrServerUnsupported) {
+				t.Fatalf("err = %v, want ErrFilterIgnored, ErrOtherAnswer and ErrServerUnsupported", err)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("err = %v\nwant it to say %q", err, s)
+				}
+			}
+			if strings.Contains(err.Error(), "retried by the next run") || (tc.flavor == FlavorOpenCost && strings.Contains(err.Error(), "Kubecost")) {
+				t.Errorf("err = %v names the wrong server or promises a retry", err)
+			}
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if len(h.queries) != 2 {
+				t.Errorf("%d queries, want 2 (one retry)", len(h.queries))
+			}
+		})
+	}
+}
