@@ -52,10 +52,11 @@ func (c *Client) checkIdle(day time.Time, cluster string, n *idleCount, cc *answ
 			o.ObserveDayWithoutIdle()
 		}
 		c.idleWarn.missing.Do(func() {
-			c.log.Warn("Kubecost returned a day with allocations but no idle row, although the query asked for idle: "+
-				"the server probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
+			c.log.Warn("the server returned a day with allocations but no idle row, although the query asked for idle: "+
+				"it probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
 				"check KUBECOST_API_FLAVOR against the server (reported once per run, counted in the metrics)",
-				"day", day.Format(time.DateOnly), "cluster", cluster, "flavor", string(c.opts.Flavor), "rows", n.rows)
+				"day", day.Format(time.DateOnly), "cluster", cluster, "flavor", string(c.opts.Flavor),
+				"server", c.opts.Flavor.server(), "rows", n.rows)
 		})
 	}
 	if cluster == "" {
