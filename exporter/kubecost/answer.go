@@ -106,15 +106,10 @@ type answerCheck struct {
 
 	// perSet, for the availability query (aggregate=cluster), fails a row
 	// not named after its cluster, or a second row of one cluster in one
-	// set: the answer is of a finer aggregation. It holds one entry per
-	// cluster and day.
+	// set: the answer is of a finer aggregation.
 	perSet bool
-	seen   map[clusterSet]struct{}
-}
-
-type clusterSet struct {
-	id    string
-	start int64
+	set    int64               // start of the set seen holds the clusters of
+	seen   map[string]struct{} // clusters of the current set
 }
 
 func newAnswerCheck(sink exporter.RecordSink, server, aggregate string) *answerCheck {
@@ -140,27 +135,42 @@ func (c *answerCheck) Write(r *schema.Record) error {
 			return err
 		}
 	}
-	named := isServerNamed(r.Name)
-	if !named {
-		for i, k := range c.keys {
-			if r.Props[k] == "" {
-				return c.other(r, fmt.Sprintf("it has no %s, although aggregate=%s asks for it", c.keyNames[i], c.aggregate))
-			}
+	for i, k := range c.keys {
+		// The name is looked at only when a property is missing: the
+		// common row costs a few comparisons.
+		if r.Props[k] == "" && !isServerNamed(r.Name) {
+			return c.other(r, fmt.Sprintf("it has no %s, although aggregate=%s asks for it", c.keyNames[i], c.aggregate))
 		}
 	}
-	if c.perSet && !named {
-		// The core names an aggregated row after its aggregated
-		// properties (GenerateKey): by cluster, the cluster id.
-		if id := r.Props[schema.PropCluster]; r.Name != id {
-			return c.other(r, fmt.Sprintf("its name is not its cluster %q: the answer is not aggregated by cluster", id))
+	if c.perSet {
+		if err := c.oneOfCluster(r); err != nil {
+			return err
 		}
-		k := clusterSet{r.Props[schema.PropCluster], r.Start}
-		if _, dup := c.seen[k]; dup {
-			return c.other(r, fmt.Sprintf("it is the second row of cluster %q in one set: the answer is not aggregated by cluster", k.id))
-		}
-		c.seen[k] = struct{}{}
 	}
 	return c.sink.Write(r)
+}
+
+// oneOfCluster checks a row of the availability answer: named after its
+// cluster, as the core names a row aggregated by cluster (GenerateKey),
+// and the only one of its cluster in its set. Sets come one after the
+// other, so only the current set's clusters are remembered.
+func (c *answerCheck) oneOfCluster(r *schema.Record) error {
+	if isServerNamed(r.Name) {
+		return nil
+	}
+	id := r.Props[schema.PropCluster]
+	if r.Name != id {
+		return c.other(r, fmt.Sprintf("its name is not its cluster %q: the answer is not aggregated by cluster", id))
+	}
+	if r.Start != c.set {
+		clear(c.seen)
+		c.set = r.Start
+	}
+	if _, dup := c.seen[id]; dup {
+		return c.other(r, fmt.Sprintf("it is the second row of cluster %q in one set: the answer is not aggregated by cluster", id))
+	}
+	c.seen[id] = struct{}{}
+	return nil
 }
 
 // ofCluster reports whether r, a row of a cluster-day, goes to the sink:

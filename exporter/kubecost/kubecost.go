@@ -311,7 +311,7 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 	// The plan trusts this answer's days and totals: it must be one row
 	// per cluster and day, not a stale answer of a finer aggregation.
 	j.check = newAnswerCheck(days, c.opts.Flavor.server(), j.aggregate)
-	j.check.perSet, j.check.seen = true, map[clusterSet]struct{}{}
+	j.check.perSet, j.check.seen = true, map[string]struct{}{}
 	st, err := c.run(ctx, j, j.check)
 	c.record(st)
 	if err != nil && !errors.Is(err, ErrNoData) {
