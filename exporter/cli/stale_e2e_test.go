@@ -68,3 +68,46 @@ func TestStaleAnswerNeverStored(t *testing.T) {
 		checkFile(t, h, proj, d)
 	}
 }
+
+// The same against a federated primary, where the stale answer keeps the
+// availability query's filter too (none): a cluster-day comes back as
+// every cluster's total. It is told from a server that ignores the filter
+// (rows of the shape asked, of other clusters), so the day fails alone
+// and the run goes on; the next run completes the fleet, each
+// cluster-day equal to its cluster's truth.
+func TestStaleAnswerNeverStoredFederated(t *testing.T) {
+	h := newFleetHarness(t, nil)
+	h.fleet.Fleet.SetStaleAnswers(3)
+	extra := map[string]string{"BACKFILL_PERIOD_DAYS": "5", "KUBECOST_MAX_RETRIES": "1", "CONCURRENCY": "1"}
+	want := h.wantFleetKeys(5)
+	n := 0
+	for _, days := range want {
+		n += len(days)
+	}
+
+	code, logs := h.run(extra)
+	if code != cli.ExitRuntime || !strings.Contains(logs, "answered another query than the one asked") {
+		t.Fatalf("run 1 exit %d, want 1 naming the stale answer\n%s", code, logs)
+	}
+	if strings.Contains(logs, "ignored the cluster filter") || strings.Contains(logs, "so the run stops") {
+		t.Errorf("a stale answer was taken for an ignored filter\n%s", logs)
+	}
+	if left := h.fleet.Fleet.StaleAnswersLeft(); left != 0 {
+		t.Fatalf("%d stale answers left: the test did not meet them", left)
+	}
+	fleetSummary(t, logs, n-1, 1)
+
+	code, logs = h.run(extra)
+	if code != cli.ExitOK {
+		t.Fatalf("run 2 exit %d\n%s", code, logs)
+	}
+	fleetSummary(t, logs, 1, 0)
+	if got := len(h.objects()); got != n {
+		t.Errorf("%d objects, want %d", got, n)
+	}
+	for _, m := range h.fleet.Fleet.Members() {
+		for _, d := range want[m.Config.ClusterName] {
+			h.checkFleetFile(t, m, d)
+		}
+	}
+}

@@ -40,13 +40,40 @@ func (s *Sim) StaleAnswersLeft() int {
 	return s.stale.left
 }
 
-// answerFor returns the query the Sim answers for v: v itself, or, while
-// stale answers are left and v aggregates by container, v with the
-// previous query's sticky parameters.
+// answerFor returns the query the Sim answers for v (staleAnswers.answer).
 func (s *Sim) answerFor(v url.Values) url.Values {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := &s.stale
+	return s.stale.answer(v)
+}
+
+// SetStaleAnswers is Sim.SetStaleAnswers for a federated primary: the
+// stale answer keeps the previous query's filter too, so a cluster-day
+// asked after the availability query comes back unfiltered, with one row
+// per cluster.
+func (f *Fleet) SetStaleAnswers(n int) {
+	f.mu.Lock()
+	f.stale.left = max(n, 0)
+	f.mu.Unlock()
+}
+
+// StaleAnswersLeft is how many stale answers SetStaleAnswers has left.
+func (f *Fleet) StaleAnswersLeft() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stale.left
+}
+
+func (f *Fleet) answerFor(v url.Values) url.Values {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stale.answer(v)
+}
+
+// answer returns v itself, or, while stale answers are left and v
+// aggregates by container, v with the previous query's sticky parameters.
+// The caller holds the server's lock.
+func (st *staleAnswers) answer(v url.Values) url.Values {
 	if st.left > 0 && st.prev != nil && isContainerQuery(v) && st.prev.Get("aggregate") != v.Get("aggregate") {
 		st.left--
 		out := url.Values{}
