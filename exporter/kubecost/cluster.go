@@ -80,9 +80,10 @@ func (s *ClusterSource) AvailableDays(ctx context.Context, from, to time.Time) (
 // FetchDay streams this cluster's allocations of the UTC day starting at
 // day into sink. A row of another cluster means the server ignored the
 // filter (an OpenCost or Kubecost too old to read it, or a v1 filter that
-// matched a name): the day fails rather than file another cluster's costs
-// under this one's keys. Idle rows of other clusters are the exception:
-// the core lets unshared idle skip the filter (see clusterCheck).
+// matched a name): after its retries the day fails rather than file
+// another cluster's costs under this one's keys, and the error stops the
+// run (exporter.ErrServerUnsupported). Idle rows of other clusters are the exception:
+// the core lets unshared idle skip the filter (see answerCheck).
 func (s *ClusterSource) FetchDay(ctx context.Context, day time.Time, sink exporter.RecordSink) error {
 	_, err := s.c.fetchDay(ctx, day, s.id, &s.decoders, sink)
 	return err
