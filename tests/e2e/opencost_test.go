@@ -1,8 +1,6 @@
-package cli_test
+package e2e_test
 
 import (
-	"bytes"
-	"context"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,19 +24,16 @@ func TestOpenCostProviderID(t *testing.T) {
 	for _, withID := range []bool{true, false} {
 		name := map[bool]string{true: "with providerID (1.118 and older)", false: "without providerID (1.119+)"}[withID]
 		t.Run(name, func(t *testing.T) {
-			cfg := kubecostsim.Config{Seed: 11, RetentionDays: 6, Flavor: kubecostsim.FlavorOpenCost, Now: func() time.Time { return now }}
+			cfg := kubecostsim.Config{Seed: 11, RetentionDays: 6, Flavor: kubecostsim.FlavorOpenCost}
 			cfg.Quirks.NoProviderID = !withID
-			sim := kubecostsim.NewServer(cfg)
-			t.Cleanup(sim.Close)
+			sim := newSim(t, cfg)
 			out := t.TempDir()
-			env := map[string]string{
+			code, logs := runEnv(map[string]string{
 				"CLUSTER_ID": clusterARN, "KUBECOST_API_ENDPOINT": sim.URL, "KUBECOST_API_FLAVOR": "opencost",
 				"BACKFILL_PERIOD_DAYS": "5", "OUTPUT_DIR": out, "LOG_FORMAT": "json",
-			}
-			var logs bytes.Buffer
-			lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-			if code := cli.RunWith(context.Background(), lookup, &logs, cli.Hooks{Now: func() time.Time { return now }}); code != cli.ExitOK {
-				t.Fatalf("exit %d\n%s", code, logs.String())
+			}, nil)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d\n%s", code, logs)
 			}
 			days := expectedDays(sim, 5)
 			if len(days) == 0 {
