@@ -32,7 +32,7 @@ var ErrOtherAnswer = errors.New("the server answered another query than the one 
 // __unmounted__" (an unmounted volume has no node: costmodel's
 // getUnmountedPodForCluster) are such rows too. They may lack any
 // aggregated property.
-var serverNamed = []string{"__idle__", "__unallocated__", "__unmounted__", "__shared__", "__external__"}
+var serverNamed = []string{schema.IdleName, schema.UnallocatedName, schema.UnmountedName, schema.SharedName, schema.ExternalName}
 
 func isServerNamed(name string) bool {
 	for _, s := range serverNamed {
