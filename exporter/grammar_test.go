@@ -81,7 +81,7 @@ var definitions = []struct {
 		return s == "properties.labels." || s == "properties.annotations."
 	}},
 	{"Kubecost's special allocation names", "exporter/schema/names.go", func(s string) bool {
-		return slices.Contains([]string{"__idle__", "__shared__", "__unmounted__", "__unallocated__"}, s)
+		return slices.Contains([]string{"__idle__", "__shared__", "__unmounted__", "__unallocated__", "__external__"}, s)
 	}},
 	// A call f("CLUSTER_ARNS") reads the variable, whose pairs only config parses.
 	{"the CLUSTER_ARNS variable's reader", "exporter/config/clusters.go", func(s string) bool { return s == "call:CLUSTER_ARNS" }},

@@ -264,6 +264,30 @@ func codecRank(c Codec) int {
 	return len(Codecs())
 }
 
-// FormatTotal renders a day total for MetaDayTotal, exactly: parsing it
-// back gives the same float64, so an unchanged day never reads as drifted.
-func FormatTotal(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// FormatTotal renders a day total for MetaDayTotal and the logs, exactly:
+// parsing it back gives the same float64, so an unchanged day never reads
+// as drifted. Plain decimals ('f'), not 'g', whose shortest form turns
+// totals of a million dollars or more into 1.234567e+06. A total made by
+// RoundTotal prints with at most 6 decimals.
+func FormatTotal(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// RoundTotal rounds a day total (a sum of thousands of costs) to a
+// millionth of a dollar.
+//
+// Why round rather than sum with compensation: the noise in a sum such as
+// 78.29131000000001 is not only the adding's. The costs are decimal
+// fractions a float64 cannot hold, so even their exact sum, rounded once,
+// is often not the decimal total (0.1+0.2 summed exactly is still
+// 0.30000000000000004): compensation would print noise less often, not
+// never. Rounding to fixed decimals removes it, and the decimals lost are
+// far below anything the total is used for: a drift smaller than
+// DRIFT_TOLERANCE (0.1% by default) is ignored anyway, and a cost of a
+// millionth of a dollar is below what the servers price. The rounded
+// value is what is compared, stored and logged, so all three agree.
+// Totals of more than about a billion dollars keep their float64 digits.
+func RoundTotal(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e9 {
+		return v
+	}
+	return math.Round(v*1e6) / 1e6
+}

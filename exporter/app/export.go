@@ -25,9 +25,15 @@ type task struct {
 // exportTasks exports the tasks in order with at most concurrency at once.
 // A failed day does not stop the others: each uploaded day is progress the
 // next run keeps.
+//
+// A day that fails with exporter.ErrServerUnsupported stops the run: every
+// other day would fail the same way, so they are not tried, and each
+// carries that error.
 func exportTasks(ctx context.Context, tasks []task, concurrency int) []DayResult {
 	n := max(concurrency, 1)
 	results := make([]DayResult, len(tasks))
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(n, len(tasks)); w++ {
@@ -36,12 +42,15 @@ func exportTasks(ctx context.Context, tasks []task, concurrency int) []DayResult
 			defer wg.Done()
 			for i := range next {
 				results[i] = exportDay(ctx, tasks[i].job, tasks[i].dp, i+1, len(tasks))
+				if errors.Is(results[i].Err, exporter.ErrServerUnsupported) {
+					stop(results[i].Err)
+				}
 			}
 		}()
 	}
 	for i, t := range tasks {
 		if ctx.Err() != nil {
-			results[i] = DayResult{Cluster: t.ID, Day: t.dp.Day, Key: t.dp.Key, Reason: t.dp.Reason, Err: ctx.Err()}
+			results[i] = DayResult{Cluster: t.ID, Day: t.dp.Day, Key: t.dp.Key, Reason: t.dp.Reason, Err: context.Cause(ctx)}
 			continue
 		}
 		next <- i
@@ -56,15 +65,20 @@ func exportDay(ctx context.Context, j job, dp exporter.DayPlan, n, total int) (r
 	d := dp.Day
 	res = DayResult{Cluster: j.ID, Day: d, Key: dp.Key, Reason: dp.Reason}
 	// A worker may pick a day up just after the run was cancelled.
-	if err := ctx.Err(); err != nil {
-		res.Err = err
+	if ctx.Err() != nil {
+		res.Err = context.Cause(ctx)
 		return res
 	}
 	log := j.log.With("day", day(d), "key", res.Key)
 	log.Info("exporting day", "reason", string(dp.Reason), "progress", fmt.Sprintf("%d/%d", n, total))
 	defer func() {
 		res.Duration = time.Since(start)
-		if res.Err != nil {
+		switch {
+		case errors.Is(res.Err, exporter.ErrServerUnsupported):
+			log.Error("day failed: the server cannot answer this run's queries, so the run stops; "+
+				"the next run fails the same until the server or the setting the error names changes",
+				"error", res.Err.Error(), "duration", res.Duration.Round(time.Millisecond).String())
+		case res.Err != nil:
 			log.Error("day failed; it will be retried by the next run", "error", res.Err.Error(), "duration", res.Duration.Round(time.Millisecond).String())
 		}
 	}()
@@ -126,7 +140,7 @@ func spoolDay(ctx context.Context, j job, d time.Time, f *os.File) (rows, size i
 		return 0, 0, err
 	}
 	if rows == 0 {
-		return 0, 0, errors.New("the day was reported available but Kubecost returned no allocations")
+		return 0, 0, errors.New("the day was reported available but the server returned no allocations")
 	}
 	if size, err = f.Seek(0, io.SeekEnd); err != nil {
 		return 0, 0, err

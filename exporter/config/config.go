@@ -50,7 +50,7 @@ type Config struct {
 	ReadTimeout         Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0 (Kubecost 3.x's frontend cuts answers itself after its frontend.timeoutSeconds, 300 s by default, with a 504)"`
 	TLSVerify           Flag    `env:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
 	Retries             int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
-	MaxValueBytes       int     `env:"MAX_VALUE_BYTES" default:"1048576" desc:"the most bytes of one string or number in a Kubecost response, 4096-1073741824; a larger value fails the day (default 1 MiB: Kubernetes allows at most 256 KiB of annotations per object)"`
+	MaxValueBytes       int     `env:"MAX_VALUE_BYTES" default:"2097152" desc:"the most bytes of one string or number in a Kubecost response, as JSON text, 4096-1073741824; a larger value fails the day (default 2 MiB: a value of 256 KiB, what Kubernetes allows for all of an object's annotations, is 1.5 MiB when every byte is written as a six-byte unicode escape)"`
 
 	CASecretName   string `env:"KUBECOST_CA_CERTIFICATE_SECRET_NAME" desc:"Secrets Manager secret holding a PEM CA bundle for Kubecost TLS"`
 	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`

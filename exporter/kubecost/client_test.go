@@ -56,7 +56,7 @@ func echoHandler(w http.ResponseWriter, r *http.Request) {
 		if t != s {
 			io.WriteString(w, ",")
 		}
-		fmt.Fprintf(w, `{"c/ns/pod":{"name":"c/ns/pod","properties":{"namespace":"ns"},"window":{"start":%q,"end":%q},"totalCost":1}}`,
+		fmt.Fprintf(w, `{"c/n/ns/pod/ctr":{"name":"c/n/ns/pod/ctr","properties":{"cluster":"c","node":"n","namespace":"ns","pod":"pod","container":"ctr"},"window":{"start":%q,"end":%q},"totalCost":1}}`,
 			t.Format(time.RFC3339), t.Add(step).Format(time.RFC3339))
 	}
 	io.WriteString(w, `]}`)
@@ -356,10 +356,11 @@ func TestAvailableDays(t *testing.T) {
 	for _, d := range days {
 		got = append(got, d.Day)
 		// The day's total is the sum of the cluster-level totalCost of the
-		// query the client sends, idle split by cluster and included.
+		// query the client sends, idle split by cluster and included,
+		// rounded to a millionth (exporter.RoundTotal).
 		trs, err := srv.Sim.TruthFor(url.Values{"window": {d.Day.Format(time.RFC3339) + "," + d.Day.Add(24*time.Hour).Format(time.RFC3339)},
 			"aggregate": {"cluster"}, "step": {"1d"}, "accumulate": {"false"}, "idle": {"true"}, "splitIdle": {"true"}})
-		if err != nil || len(trs) != 1 || trs[0].TotalCost <= 0 || math.Abs(d.TotalCost-trs[0].TotalCost) > 1e-9*trs[0].TotalCost {
+		if err != nil || len(trs) != 1 || trs[0].TotalCost <= 0 || math.Abs(d.TotalCost-trs[0].TotalCost) > 5e-7 {
 			t.Errorf("%s: total %v, truth %+v (%v)", d.Day.Format(time.DateOnly), d.TotalCost, trs, err)
 		}
 	}

@@ -80,57 +80,13 @@ func (s *ClusterSource) AvailableDays(ctx context.Context, from, to time.Time) (
 // FetchDay streams this cluster's allocations of the UTC day starting at
 // day into sink. A row of another cluster means the server ignored the
 // filter (an OpenCost or Kubecost too old to read it, or a v1 filter that
-// matched a name): the day fails rather than file another cluster's costs
-// under this one's keys. Idle rows of other clusters are the exception:
-// the core lets unshared idle skip the filter (see clusterCheck).
+// matched a name): after its retries the day fails rather than file
+// another cluster's costs under this one's keys, and the error stops the
+// run (exporter.ErrServerUnsupported). Idle rows of other clusters are the exception:
+// the core lets unshared idle skip the filter (see answerCheck).
 func (s *ClusterSource) FetchDay(ctx context.Context, day time.Time, sink exporter.RecordSink) error {
 	_, err := s.c.fetchDay(ctx, day, s.id, &s.decoders, sink)
 	return err
-}
-
-// clusterCheck passes on the rows of one cluster and fails on any other,
-// except idle rows of other clusters, which it drops and counts.
-//
-// Why they come: when idle is not shared, the core (OpenCost's
-// AllocationSet.AggregateBy, which Kubecost's cost model runs too) puts
-// every idle allocation into the result before it applies the filter, and
-// only scales each by its "idle filtration coefficient": the share of the
-// node's (or cluster's) allocated cost that passed the filter. A node of
-// another cluster that ran something keeps an idle row of cost 0; a node
-// that ran nothing has no coefficient and keeps its full idle cost. Kept,
-// they would file other clusters' idle under this one's keys.
-type clusterCheck struct {
-	sink  exporter.RecordSink
-	id    string
-	param string
-
-	dropped     int     // other clusters' idle rows dropped
-	droppedCost float64 // their totalCost
-	merged      int     // idle rows of no cluster, kept (see Write)
-}
-
-func (c *clusterCheck) Write(r *schema.Record) error {
-	got := r.Props[schema.PropCluster]
-	switch {
-	case got == c.id:
-	case got == "" && isIdle(r.Name, got):
-		// Idle merged across clusters (an OpenCost, which has no
-		// splitIdle): it cannot be split by cluster, and it holds this
-		// cluster's idle, so it is kept.
-		c.merged++
-	case isIdle(r.Name, got):
-		c.dropped++
-		c.droppedCost += r.Num[totalCost]
-		return nil
-	default:
-		return fmt.Errorf("%w: a row of cluster %q in the response for cluster %q (sent %s)", ErrFilterIgnored, got, c.id, c.param)
-	}
-	return c.sink.Write(r)
-}
-
-func (c *clusterCheck) Reset() error {
-	c.dropped, c.droppedCost, c.merged = 0, 0, 0
-	return c.sink.Reset()
 }
 
 // isIdle reports whether an allocation of cluster is one of the core's

@@ -58,8 +58,12 @@ func (h *fleetHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				io.WriteString(w, ",")
 			}
 			n++
-			fmt.Fprintf(w, `%q:{"name":%q,"properties":{"cluster":%q,"namespace":"ns"},"window":{"start":%q,"end":%q},"totalCost":%d}`,
-				id+"/ns", id+"/ns", id, t.Format(time.RFC3339), t.Add(24*time.Hour).Format(time.RFC3339), i+1)
+			name := id
+			if q.Get("aggregate") != "cluster" {
+				name = id + "/n/ns/pod/ctr"
+			}
+			fmt.Fprintf(w, `%q:{"name":%q,"properties":{"cluster":%q,"node":"n","namespace":"ns","pod":"pod","container":"ctr"},"window":{"start":%q,"end":%q},"totalCost":%d}`,
+				name, name, id, t.Format(time.RFC3339), t.Add(24*time.Hour).Format(time.RFC3339), i+1)
 		}
 		io.WriteString(w, "}")
 	}

@@ -56,3 +56,16 @@ var flavorLimits = map[Flavor]string{
 		"Federated (an OpenCost serving several clusters), it cannot split idle by cluster either: " +
 		"the clusters' day totals leave idle out, and each cluster-day's __idle__ row is of no cluster",
 }
+
+// server is how messages name the server a flavour talks to: the one the
+// user configured, so that an OpenCost's failure does not read as
+// Kubecost's.
+func (f Flavor) server() string {
+	switch f {
+	case FlavorOpenCost:
+		return "OpenCost"
+	case FlavorCostModel:
+		return "Kubecost's cost-model"
+	}
+	return "Kubecost"
+}

@@ -117,6 +117,9 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 		}
 		return 0, err
 	}
+	if j.check != nil {
+		j.check.at(w, j.step)
+	}
 	d.abort = func() { cancel(errAborted) }
 	d.p.sc.max = c.opts.MaxValueBytes
 	n, err := d.decode(d.br, w.start, j.step, sink)
@@ -131,6 +134,12 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 	var ae *apiError
 	switch {
 	case errors.As(err, &se):
+		if errors.Is(se.err, ErrOtherAnswer) {
+			// A stale answer (kubecost/kubecost#4508) is right a moment
+			// later: retried, but not split, as a smaller window is no
+			// cure for it.
+			return n, &attemptError{err: se.err, retry: true}
+		}
 		return n, se.err
 	case errors.As(err, &ae):
 		return n, statusAttemptError(ae, ae.code, 0)

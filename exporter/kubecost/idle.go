@@ -43,7 +43,7 @@ type idleWarnings struct {
 
 // checkIdle looks at a fetched day: the rows that reached the sink, and,
 // for a cluster's day, the idle rows of other clusters dropped on the way.
-func (c *Client) checkIdle(day time.Time, cluster string, n *idleCount, cc *clusterCheck) {
+func (c *Client) checkIdle(day time.Time, cluster string, n *idleCount, cc *answerCheck) {
 	if n.rows > 0 && n.idle == 0 {
 		// Every flavour's day query asks for idle; a server that ignores
 		// the parameters it was sent (Kubecost's idle=true at an OpenCost,
@@ -52,18 +52,19 @@ func (c *Client) checkIdle(day time.Time, cluster string, n *idleCount, cc *clus
 			o.ObserveDayWithoutIdle()
 		}
 		c.idleWarn.missing.Do(func() {
-			c.log.Warn("Kubecost returned a day with allocations but no idle row, although the query asked for idle: "+
-				"the server probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
+			c.log.Warn("the server returned a day with allocations but no idle row, although the query asked for idle: "+
+				"it probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
 				"check KUBECOST_API_FLAVOR against the server (reported once per run, counted in the metrics)",
-				"day", day.Format(time.DateOnly), "cluster", cluster, "flavor", string(c.opts.Flavor), "rows", n.rows)
+				"day", day.Format(time.DateOnly), "cluster", cluster, "flavor", string(c.opts.Flavor),
+				"server", c.opts.Flavor.server(), "rows", n.rows)
 		})
 	}
-	if cc == nil {
+	if cluster == "" {
 		return
 	}
 	if cc.dropped > 0 {
 		c.log.Debug("dropped the idle rows of other clusters that the server returned with this cluster's filter",
-			"day", day.Format(time.DateOnly), "cluster", cluster, "rows", cc.dropped, "total_cost", cc.droppedCost)
+			"day", day.Format(time.DateOnly), "cluster", cluster, "rows", cc.dropped, "total_cost", exporter.RoundTotal(cc.droppedCost))
 	}
 	if cc.merged > 0 {
 		c.idleWarn.merged.Do(func() {

@@ -30,7 +30,7 @@ func rowsHandler(rows ...row) http.HandlerFunc {
 			}
 			props := `{}`
 			if a.cluster != "" {
-				props = fmt.Sprintf(`{"cluster":%q,"namespace":"ns"}`, a.cluster)
+				props = fmt.Sprintf(`{"cluster":%q,"node":"n","namespace":"ns","pod":"p","container":"c"}`, a.cluster)
 			}
 			fmt.Fprintf(w, `%q:{"name":%q,"properties":%s,"window":{"start":%q,"end":%q},"totalCost":%g}`,
 				a.name, a.name, props, start, end, a.cost)

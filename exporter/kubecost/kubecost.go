@@ -39,11 +39,12 @@ var _ exporter.AllocationSource = (*Client)(nil)
 
 // ErrNoData is returned by FetchDay when every response for the day was
 // well-formed but held no allocation at all.
-var ErrNoData = errors.New("kubecost returned no allocations")
+var ErrNoData = errors.New("the server returned no allocations")
 
 // ErrFilterIgnored is returned by ClusterSource.FetchDay when the response
-// holds rows of another cluster than the one asked for.
-var ErrFilterIgnored = errors.New("kubecost ignored the cluster filter")
+// holds rows of another cluster than the one asked for, after retries: it
+// is also ErrOtherAnswer and exporter.ErrServerUnsupported.
+var ErrFilterIgnored = errors.New("the server ignored the cluster filter")
 
 // Options configures a Client.
 type Options struct {
@@ -257,6 +258,9 @@ type job struct {
 	split     bool   // windows may be split on failure (hourly FetchDay)
 	cluster   string // "" or the one cluster the query asks for (federated)
 	dec       *decoder
+	// check, the sink run is given, fails a response that answers
+	// another query before its rows reach the sink behind it.
+	check *answerCheck
 }
 
 // AvailableDays returns the UTC midnights in [from, to) for which Kubecost
@@ -314,7 +318,11 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 		avail:     true,
 		dec:       newDecoder(c.bare),
 	}
-	st, err := c.run(ctx, j, days)
+	// The plan trusts this answer's days and totals: it must be one row
+	// per cluster and day, not a stale answer of a finer aggregation.
+	j.check = newAnswerCheck(days, c.opts.Flavor.server(), j.aggregate)
+	j.check.perSet, j.check.seen = true, map[string]struct{}{}
+	st, err := c.run(ctx, j, j.check)
 	c.record(st)
 	if err != nil && !errors.Is(err, ErrNoData) {
 		return nil, err
@@ -325,7 +333,7 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 func dayTotals(byDay map[int64]float64) []exporter.DayTotal {
 	out := make([]exporter.DayTotal, 0, len(byDay))
 	for ms, total := range byDay {
-		out = append(out, exporter.DayTotal{Day: time.UnixMilli(ms).UTC(), TotalCost: total})
+		out = append(out, exporter.DayTotal{Day: time.UnixMilli(ms).UTC(), TotalCost: exporter.RoundTotal(total)})
 	}
 	slices.SortFunc(out, func(a, b exporter.DayTotal) int { return a.Day.Compare(b.Day) })
 	return out
@@ -392,20 +400,19 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 	// The idle rows are counted after the cluster check has dropped other
 	// clusters' idle: only this cluster's own idle says idle came back.
 	n := &idleCount{sink: sink}
-	out := exporter.RecordSink(n)
-	var cc *clusterCheck
+	j.check = newAnswerCheck(n, c.opts.Flavor.server(), j.aggregate)
 	if cluster != "" {
 		k, v := c.opts.ClusterFilter.param(cluster)
-		cc = &clusterCheck{sink: n, id: cluster, param: k + "=" + v}
-		out = cc
+		j.check.cluster, j.check.param = cluster, k+"="+v
+		j.check.hint = filterHint(c.opts.Flavor, c.opts.ClusterFilter, cluster)
 	}
-	st, err := c.run(ctx, j, out)
+	st, err := c.run(ctx, j, j.check)
 	c.record(st)
 	if errors.Is(err, ErrNoData) {
-		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), err)
+		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), &saidError{c.opts.Flavor.server(), err})
 	}
 	if err == nil {
-		c.checkIdle(day, cluster, n, cc)
+		c.checkIdle(day, cluster, n, j.check)
 	}
 	return st, err
 }

@@ -67,10 +67,14 @@ const (
 )
 
 // DefaultMaxValueBytes is the default cap on one string or number token
-// (MAX_VALUE_BYTES): four times what Kubernetes allows for all of an
-// object's annotations together (256 KiB), so no value Kubernetes can
-// produce comes near it, while a runaway one costs a few MiB, not GiB.
-const DefaultMaxValueBytes = 1 << 20
+// (MAX_VALUE_BYTES), counted in bytes of JSON text, as the scanner holds
+// them. Kubernetes allows 256 KiB for all of an object's annotations
+// together, and JSON may write every byte of a value as a \uXXXX escape,
+// six bytes each: a legal annotation can be 1.5 MiB on the wire. The cap
+// is above that, so no value Kubernetes can produce fails a day, while a
+// runaway one costs a few MiB, not GiB. (Counting decoded bytes instead
+// would need the scanner to decode while it scans, on its hot path.)
+const DefaultMaxValueBytes = 2 << 20
 
 // errSyntax marks the scanner's own grammar errors.
 var errSyntax = errors.New("invalid JSON")

@@ -12,7 +12,7 @@ const (
 // element of an allocation's name: "__idle__", "<cluster>/__idle__" or
 // "<cluster>/<node>/__idle__" for idle cost, and the markers of the
 // allocations without a namespace. They are OpenCost's IdleSuffix,
-// SharedSuffix, UnmountedSuffix and UnallocatedSuffix
+// SharedSuffix, UnmountedSuffix, UnallocatedSuffix and ExternalSuffix
 // (opencost core/pkg/opencost/allocation.go). The Kubecost client and the
 // report read them from here.
 const (
@@ -20,4 +20,5 @@ const (
 	SharedName      = "__shared__"
 	UnmountedName   = "__unmounted__"
 	UnallocatedName = "__unallocated__"
+	ExternalName    = "__external__"
 )

@@ -110,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	fs.IntVar(&cfg.ContainersPerPod, "containers-per-pod", 0, "mean containers per pod (default 2)")
 	fs.IntVar(&cfg.Nodes, "nodes", 0, "nodes (default: one per 12 pods)")
 	fs.BoolVar(&cfg.EmptySets, "empty-sets", false, "render unavailable sets as {} instead of null")
-	fs.StringVar(&fl.quirks, "quirks", "", "comma list of: null, negzero, offset, nan, extra")
+	fs.StringVar(&fl.quirks, "quirks", "", "comma list of: null, negzero, offset, nan, extra, no-provider-id")
 	fs.StringVar(&fl.mode, "fault", "none", "fault mode: none, status, html, truncate, invalid-json, null-data")
 	fs.IntVar(&f.Times, "fault-times", 0, "apply -fault to this many requests only (0: all)")
 	fs.IntVar(&fl.failNext, "fail-next", 0, "shorthand for -fault status -fault-times N")
@@ -163,6 +163,8 @@ func (fl *cliFlags) resolve() error {
 			q.NaNStrings = true
 		case "extra":
 			q.ExtraFields = true
+		case "no-provider-id":
+			q.NoProviderID = true
 		default:
 			return fmt.Errorf("-quirks: unknown quirk %q", name)
 		}

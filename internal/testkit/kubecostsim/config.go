@@ -66,6 +66,11 @@ type Quirks struct {
 	// null: their
 	// cpuCoreUsageAverage, cpuEfficiency and totalEfficiency are null.
 	NullNaN bool
+	// NoProviderID leaves properties.providerID out of every allocation,
+	// as OpenCost 1.119 does (opencost/opencost#3538: "the /allocation
+	// API endpoint no longer returns the providerID field in the
+	// properties object for any allocation records").
+	NoProviderID bool
 }
 
 // FaultMode selects what a faulty response looks like.

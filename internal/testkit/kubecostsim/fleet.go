@@ -32,7 +32,8 @@ type Fleet struct {
 	faults Faults
 	failed map[string]int // cluster id → status of every query for it alone
 	reqs   []Request
-	gen    int // ResetRequests count
+	gen    int          // ResetRequests count
+	stale  staleAnswers // kubecost/kubecost#4508 (stale.go)
 }
 
 // Member is one cluster of a Fleet.
@@ -250,13 +251,14 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, ErrorKubecost, "404 page not found: "+r.URL.Path)
 		return
 	}
-	v := r.URL.Query()
+	sent := r.URL.Query()
+	v := f.answerFor(sent)
 	selected, err := f.selectMembers(v)
 	ids := make([]string, len(selected))
 	for i, m := range selected {
 		ids[i] = m.Config.ClusterName
 	}
-	fl, status, rec := f.take(r, v, ids)
+	fl, status, rec := f.take(r, sent, ids)
 	if writeFault(w, r, fl) {
 		return
 	}

@@ -313,7 +313,9 @@ func (j *jsonSink) props(b []byte, m *member) []byte {
 		if m.node >= 0 {
 			nd := &c.nodes[m.node]
 			b = append(append(append(b, `,"node":"`...), nd.name...), '"')
-			b = append(append(append(b, `,"providerID":"`...), nd.providerID...), '"')
+			if !j.quirks.NoProviderID {
+				b = append(append(append(b, `,"providerID":"`...), nd.providerID...), '"')
+			}
 		}
 		return append(b, '}')
 	}
@@ -344,7 +346,9 @@ func (j *jsonSink) props(b []byte, m *member) []byte {
 		b = append(append(b, `,"services":`...), ctl.services...)
 	}
 	if nd != nil {
-		b = append(append(append(b, `,"providerID":"`...), nd.providerID...), '"')
+		if !j.quirks.NoProviderID {
+			b = append(append(append(b, `,"providerID":"`...), nd.providerID...), '"')
+		}
 		b = append(append(b, `,"labels":{`...), nd.labels...)
 		if pod {
 			if len(ctl.labels) > 0 {

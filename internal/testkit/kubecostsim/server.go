@@ -33,6 +33,7 @@ type Sim struct {
 	// SetDayCostFactor, by day number since the epoch; idleFactors those
 	// whose idle cost alone was changed with SetDayIdleFactor.
 	factors, idleFactors map[int64]float64
+	stale                staleAnswers // kubecost/kubecost#4508 (stale.go)
 }
 
 // Request is one request the Sim received, for assertions.
@@ -234,6 +235,7 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, ErrorKubecost, "method not allowed")
 		return
 	}
+	v = s.answerFor(v)
 	q, err := parseQuery(v, s.cfg.Flavor)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, ErrorKubecost, err.Error())

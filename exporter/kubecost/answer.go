@@ -1,0 +1,267 @@
+package kubecost
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// ErrOtherAnswer marks a response that answers another query than the one
+// sent: its rows lack a property the aggregation asks for, are of another
+// window, or (federated) of another cluster. Kubecost 3.x does this now
+// and then (kubecost/kubecost#4508, chart 3.0.4, closed without a fix:
+// /model/allocation "sometimes maintains the aggregation from a previous,
+// different query", and filters "stick"), and a stored answer of the
+// wrong shape stays wrong: the next run sees the day as current. Such a
+// response is retried like a transient failure (the same query answers
+// right a moment later); a day that keeps getting one fails.
+var ErrOtherAnswer = errors.New("the server answered another query than the one asked")
+
+// serverNamed are the markers of the rows the core names itself rather
+// than after the aggregated properties (OpenCost core/pkg/opencost
+// allocation.go: IdleSuffix, UnallocatedSuffix, UnmountedSuffix,
+// SharedSuffix and ExternalSuffix; Kubecost's Allocation API docs,
+// "Special types of allocation", name the first three). The core tests a
+// row's kind with strings.Contains on its name (Allocation.IsIdle,
+// IsUnallocated, IsUnmounted, IsExternal), so "<cluster>/__idle__",
+// "<cluster>/<node>/__idle__" and "<cluster>//__unmounted__/__unmounted__/
+// __unmounted__" (an unmounted volume has no node: costmodel's
+// getUnmountedPodForCluster) are such rows too. They may lack any
+// aggregated property.
+var serverNamed = []string{schema.IdleName, schema.UnallocatedName, schema.UnmountedName, schema.SharedName, schema.ExternalName}
+
+func isServerNamed(name string) bool {
+	for _, s := range serverNamed {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkedKeys are the aggregate keys whose value every row must carry:
+// the properties the core names a row after (GenerateKey), which it
+// always knows for a container (OpenCost's allocation queries select
+// container!="" and node!=""). Other keys (controller, label:...) are
+// legitimately empty on some rows, which the core then names
+// __unallocated__.
+var checkedKeys = map[string]int{
+	"cluster":   schema.PropCluster,
+	"node":      schema.PropNode,
+	"namespace": schema.PropNamespace,
+	"pod":       schema.PropPod,
+	"container": schema.PropContainer,
+}
+
+// aggregateKeys returns the Props indexes of the checked keys of an
+// aggregate parameter, with their names.
+func aggregateKeys(aggregate string) (idx []int, names []string) {
+	for _, k := range strings.Split(aggregate, ",") {
+		k = strings.TrimSpace(k)
+		if i, ok := checkedKeys[k]; ok {
+			idx, names = append(idx, i), append(names, k)
+		}
+	}
+	return idx, names
+}
+
+// answerCheck passes on the rows of a response that answer the query
+// sent, one at a time, before they reach the sink: nothing of a wrong
+// answer is written, and memory stays one row. It fails the response at
+// the first row that answers another query (answerError).
+//
+// In a federated cluster-day it also passes only the rows of the cluster
+// asked for, except idle rows of other clusters, which it drops and
+// counts. Why they come: when idle is not shared, the core (OpenCost's
+// AllocationSet.AggregateBy, which Kubecost's cost model runs too) puts
+// every idle allocation into the result before it applies the filter,
+// and only scales each by its "idle filtration coefficient": the share
+// of the node's (or cluster's) allocated cost that passed the filter. A
+// node of another cluster that ran something keeps an idle row of cost
+// 0; a node that ran nothing has no coefficient and keeps its full idle
+// cost. Kept, they would file other clusters' idle under this one's keys.
+type answerCheck struct {
+	sink      exporter.RecordSink
+	server    string // the configured server, as messages name it
+	aggregate string // as sent
+	keys      []int
+	keyNames  []string
+
+	// The window being fetched and the step of its sets, in ms; set by
+	// at before each request.
+	start, end, step int64
+	what             string // the window, as the query sent it
+
+	// cluster, when set, is the one cluster the query asked for (a
+	// federated cluster-day), param the filter sent; hint says what to
+	// do when the server ignores it.
+	cluster, param, hint string
+	dropped              int     // other clusters' idle rows dropped
+	droppedCost          float64 // their totalCost
+	merged               int     // idle rows of no cluster, kept (see Write)
+
+	// perSet, for the availability query (aggregate=cluster), fails a row
+	// not named after its cluster, or a second row of one cluster in one
+	// set: the answer is of a finer aggregation.
+	perSet bool
+	set    int64               // start of the set seen holds the clusters of
+	seen   map[string]struct{} // clusters of the current set
+}
+
+func newAnswerCheck(sink exporter.RecordSink, server, aggregate string) *answerCheck {
+	c := &answerCheck{sink: sink, server: server, aggregate: aggregate}
+	c.keys, c.keyNames = aggregateKeys(aggregate)
+	return c
+}
+
+// at sets the window of the next response, whose sets are step long.
+func (c *answerCheck) at(w window, step time.Duration) {
+	c.start, c.end, c.step = w.start.UnixMilli(), w.end.UnixMilli(), step.Milliseconds()
+	c.what = w.String()
+}
+
+func (c *answerCheck) Write(r *schema.Record) error {
+	// A set of the window asked: [start + k·step, start + (k+1)·step).
+	if r.Start < c.start || r.End > c.end || r.End-r.Start != c.step || (r.Start-c.start)%c.step != 0 {
+		return c.other(r, fmt.Sprintf("its window %s is not a %s set of the window asked, %s", windowText(r.Start, r.End),
+			stepParam(time.Duration(c.step)*time.Millisecond), c.what))
+	}
+	for i, k := range c.keys {
+		// The name is looked at only when a property is missing: the
+		// common row costs a few comparisons.
+		if r.Props[k] == "" && !isServerNamed(r.Name) {
+			return c.other(r, fmt.Sprintf("it has no %s, although aggregate=%s asks for it", c.keyNames[i], c.aggregate))
+		}
+	}
+	// After the shape: a stale answer of another aggregation (#4508),
+	// unfiltered too, is that, not a server that ignores the filter,
+	// which answers rows of the shape asked, of every cluster.
+	if c.cluster != "" {
+		if keep, err := c.ofCluster(r); !keep {
+			return err
+		}
+	}
+	if c.perSet {
+		if err := c.oneOfCluster(r); err != nil {
+			return err
+		}
+	}
+	return c.sink.Write(r)
+}
+
+// oneOfCluster checks a row of the availability answer: named after its
+// cluster, as the core names a row aggregated by cluster (GenerateKey),
+// and the only one of its cluster in its set. Sets come one after the
+// other, so only the current set's clusters are remembered.
+func (c *answerCheck) oneOfCluster(r *schema.Record) error {
+	if isServerNamed(r.Name) {
+		return nil
+	}
+	id := r.Props[schema.PropCluster]
+	if r.Name != id {
+		return c.other(r, fmt.Sprintf("its name is not its cluster %q: the answer is not aggregated by cluster", id))
+	}
+	if r.Start != c.set {
+		clear(c.seen)
+		c.set = r.Start
+	}
+	if _, dup := c.seen[id]; dup {
+		return c.other(r, fmt.Sprintf("it is the second row of cluster %q in one set: the answer is not aggregated by cluster", id))
+	}
+	c.seen[id] = struct{}{}
+	return nil
+}
+
+// ofCluster reports whether r, a row of a cluster-day, goes to the sink:
+// rows of the cluster asked for do; other clusters' idle rows are dropped
+// (nil error); any other row is an error.
+func (c *answerCheck) ofCluster(r *schema.Record) (bool, error) {
+	got := r.Props[schema.PropCluster]
+	switch {
+	case got == c.cluster:
+	case got == "" && isIdle(r.Name, got):
+		// Idle merged across clusters (an OpenCost, which has no
+		// splitIdle): it cannot be split by cluster, and it holds this
+		// cluster's idle, so it is kept.
+		c.merged++
+	case isIdle(r.Name, got):
+		c.dropped++
+		c.droppedCost += r.Num[totalCost]
+		return false, nil
+	default:
+		return false, &answerError{foreign: true, msg: fmt.Sprintf("%s: a row of cluster %q in the response for cluster %q (sent %s); %s",
+			said(c.server, ErrFilterIgnored), got, c.cluster, c.param, c.hint)}
+	}
+	return true, nil
+}
+
+func (c *answerCheck) other(r *schema.Record, why string) error {
+	return &answerError{msg: fmt.Sprintf("%s (a stale answer, as kubecost/kubecost#4508 reports of Kubecost 3.x): row %q: %s",
+		said(c.server, ErrOtherAnswer), sanitize(r.Name, 200), why)}
+}
+
+func (c *answerCheck) Reset() error {
+	c.dropped, c.droppedCost, c.merged = 0, 0, 0
+	clear(c.seen)
+	return c.sink.Reset()
+}
+
+// said is a sentinel's sentence ("the server ...") with the configured
+// server in place of "the server", so that a message names OpenCost when
+// OpenCost is configured.
+func said(server string, sentinel error) string {
+	return server + " " + strings.TrimPrefix(sentinel.Error(), "the server ")
+}
+
+// saidError is a sentinel said of the configured server.
+type saidError struct {
+	server string
+	err    error
+}
+
+func (e *saidError) Error() string { return said(e.server, e.err) }
+func (e *saidError) Unwrap() error { return e.err }
+
+func windowText(start, end int64) string {
+	return time.UnixMilli(start).UTC().Format(time.RFC3339) + "," + time.UnixMilli(end).UTC().Format(time.RFC3339)
+}
+
+// answerError is a response that answers another query. A row of another
+// cluster in a cluster-day (foreign) is also ErrFilterIgnored, and, once
+// retries did not help, exporter.ErrServerUnsupported: a server that
+// ignores the filter answers every cluster-day so, and the run stops.
+type answerError struct {
+	foreign bool
+	msg     string
+}
+
+func (e *answerError) Error() string { return e.msg }
+
+func (e *answerError) Is(target error) bool {
+	switch target {
+	case ErrOtherAnswer:
+		return true
+	case ErrFilterIgnored, exporter.ErrServerUnsupported:
+		return e.foreign
+	}
+	return false
+}
+
+// filterHint is what a user can do when the server answers a cluster-day
+// with rows of other clusters, per flavour and filter.
+func filterHint(f Flavor, cf ClusterFilter, id string) string {
+	switch {
+	case f == FlavorOpenCost:
+		return "OpenCost reads filter on /allocation/compute from 1.115, the first release after opencost/opencost#3155 " +
+			"(May 2025): upgrade it, or export each cluster from its own OpenCost with CLUSTER_ID"
+	case cf == FilterV1:
+		return fmt.Sprintf("filterClusters matches cluster ids and names, and a trailing * is a prefix wildcard: "+
+			"check that no other cluster is named %q, or use KUBECOST_CLUSTER_FILTER=v2 (Kubecost 1.96 or later)", id)
+	}
+	return "Kubecost reads filter=cluster:\"<id>\" from 1.96: set KUBECOST_CLUSTER_FILTER=v1 for an older one " +
+		"(a Kubecost 3.x may also have answered another query, kubecost/kubecost#4508)"
+}
