@@ -1,0 +1,249 @@
+package objstorecfg
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// What a validated File means to the exporter. Each method is the mapping
+// of one row of the table in docs/object-store-config.md.
+
+// IsS3 reports whether the file describes an S3 bucket (else FILESYSTEM).
+func (f *File) IsS3() bool { return strings.EqualFold(f.Type, TypeS3) }
+
+// KeyPrefix is prefix as S3_PREFIX spells it: objstore trims the slashes
+// and joins prefix and name with one, so "a/b" and "/a/b/" are "a/b/".
+func (f *File) KeyPrefix() string {
+	if p := strings.Trim(f.Prefix, "/"); p != "" {
+		return p + "/"
+	}
+	return ""
+}
+
+// awsEndpointRE matches the AWS S3 endpoints whose address the SDK derives
+// from the region itself: s3.amazonaws.com, s3.<region>.amazonaws.com,
+// s3-<region>.amazonaws.com, the dual-stack and China forms.
+var awsEndpointRE = regexp.MustCompile(`^s3(?:[.-](?:dualstack\.)?([a-z0-9-]+))?\.amazonaws\.com(?:\.cn)?$`)
+
+// EndpointURL is the custom S3 endpoint (what AWS_ENDPOINT_URL_S3 would
+// say): http:// with insecure: true, else https://. An AWS endpoint over
+// TLS gives "": the SDK resolves AWS's own endpoint from the region, with
+// virtual-hosted addressing, as objstore does for amazonaws.com.
+func (f *File) EndpointURL() string {
+	e := f.S3.Endpoint
+	if !f.IsS3() || e == "" {
+		return ""
+	}
+	if f.S3.Insecure {
+		return "http://" + e
+	}
+	if awsEndpointRE.MatchString(strings.ToLower(e)) {
+		return ""
+	}
+	return "https://" + e
+}
+
+// Region is region, or the one an AWS endpoint names
+// (s3.eu-west-1.amazonaws.com), as minio-go reads it from the host when
+// region is empty; "" leaves the exporter's default (the cluster's).
+func (f *File) Region() string {
+	if f.S3.Region != "" {
+		return f.S3.Region
+	}
+	if m := awsEndpointRE.FindStringSubmatch(strings.ToLower(f.S3.Endpoint)); m != nil && m[1] != "" && m[1] != "external-1" {
+		return m[1]
+	}
+	return ""
+}
+
+// Addressing is bucket_lookup_type: "path", "virtual-hosted", or "auto"
+// (path-style exactly when a custom endpoint is set, CONTRACT §1).
+func (f *File) Addressing() LookupType {
+	if f.S3.BucketLookupType == "" {
+		return LookupAuto
+	}
+	return f.S3.BucketLookupType
+}
+
+// SSE is sse_config as S3_SSE and S3_SSE_KMS_KEY_ID spell it.
+func (f *File) SSE() (mode, kmsKeyID string) {
+	switch f.S3.SSEConfig.Type {
+	case SSES3:
+		return "AES256", ""
+	case SSEKMS:
+		return "aws:kms", f.S3.SSEConfig.KMSKeyID
+	}
+	return "", ""
+}
+
+// KMSContext is kms_encryption_context as the
+// x-amz-server-side-encryption-context header wants it (base64 of the
+// JSON object), "" when empty or not SSE-KMS.
+func (f *File) KMSContext() string {
+	ctx := f.S3.SSEConfig.KMSEncryptionContext
+	if f.S3.SSEConfig.Type != SSEKMS || len(ctx) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(ctx) // a map of strings always marshals
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// StaticKeys are access_key, secret_key and session_token; ok is false
+// when the file has none (IRSA, the default chain, then applies).
+func (f *File) StaticKeys() (accessKey, secretKey, sessionToken string, ok bool) {
+	if f.S3.AccessKey == "" {
+		return "", "", "", false
+	}
+	return f.S3.AccessKey, f.S3.SecretKey, f.S3.SessionToken, true
+}
+
+// PartSize is part_size in bytes when the file sets it, else 0 (the
+// exporter's default, not objstore's 64 MiB). disable_multipart: true is
+// the largest single PutObject S3 takes, so a day file goes in one request.
+func (f *File) PartSize() int64 {
+	switch {
+	case f.S3.DisableMultipart:
+		return maxPartSize
+	case f.IsSet("config.part_size"):
+		return int64(f.S3.PartSize)
+	}
+	return 0
+}
+
+// MaxAttempts is max_retries: minio-go's count of attempts, which is the
+// AWS SDK's RetryMaxAttempts. 0 (or less) leaves the SDK's default.
+func (f *File) MaxAttempts() int { return max(f.S3.MaxRetries, 0) }
+
+// Headers are put_user_metadata, split as minio-go (objstore's client)
+// sends them: typed headers, and the rest as x-amz-meta- user metadata.
+type Headers struct {
+	ACL, StorageClass                                                  string
+	GrantRead, GrantReadACP, GrantWriteACP, GrantFullControl           string
+	CacheControl, ContentDisposition, ContentLanguage, WebsiteRedirect string
+	// Metadata is user metadata, keys without the x-amz-meta- prefix.
+	Metadata map[string]string
+}
+
+// Headers splits put_user_metadata; call it on a validated File.
+func (f *File) Headers() Headers {
+	h := Headers{Metadata: map[string]string{}}
+	for k, v := range f.S3.PutUserMetadata {
+		lk := strings.ToLower(k)
+		switch {
+		case lk == "x-amz-acl":
+			h.ACL = v
+		case lk == "x-amz-storage-class":
+			h.StorageClass = v
+		case grantOf(lk) != "":
+			*h.grant(grantOf(lk)) = v
+		case lk == "cache-control":
+			h.CacheControl = v
+		case lk == "content-disposition":
+			h.ContentDisposition = v
+		case lk == "content-language":
+			h.ContentLanguage = v
+		case lk == "x-amz-website-redirect-location":
+			h.WebsiteRedirect = v
+		case strings.HasPrefix(lk, "x-amz-meta-"):
+			h.Metadata[k[len("x-amz-meta-"):]] = v
+		default:
+			h.Metadata[k] = v
+		}
+	}
+	return h
+}
+
+func grantOf(lk string) string {
+	switch g := strings.TrimPrefix(lk, "x-amz-grant-"); g {
+	case "read", "read-acp", "write-acp", "full-control":
+		if strings.HasPrefix(lk, "x-amz-grant-") {
+			return g
+		}
+	}
+	return ""
+}
+
+func (h *Headers) grant(g string) *string {
+	switch g {
+	case "read":
+		return &h.GrantRead
+	case "read-acp":
+		return &h.GrantReadACP
+	case "write-acp":
+		return &h.GrantWriteACP
+	}
+	return &h.GrantFullControl
+}
+
+// TLS is http_config's TLS settings for the S3 connection, or nil when the
+// file sets none. It reads ca_file, cert_file and key_file, so it runs
+// when the configuration is loaded and a bad file is a configuration
+// error. The top-level insecure_skip_verify is objstore's older spelling
+// of tls_config's; either turns verification off.
+func (f *File) TLS() (*tls.Config, error) {
+	hc := f.S3.HTTPConfig
+	tc := hc.TLSConfig
+	if !f.IsS3() || (!hc.InsecureSkipVerify && tc == (TLSConfig{})) {
+		return nil, nil
+	}
+	cfg := &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         tc.ServerName,
+		InsecureSkipVerify: hc.InsecureSkipVerify || tc.InsecureSkipVerify, //nolint:gosec // the user's explicit choice, warned about
+	}
+	if tc.CAFile != "" {
+		pem, err := os.ReadFile(tc.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("config.http_config.tls_config.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("config.http_config.tls_config.ca_file: %s holds no PEM certificate", tc.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if tc.CertFile != "" && tc.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(tc.CertFile, tc.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("config.http_config.tls_config.cert_file: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// Notices are one line per field that is accepted without effect, for the
+// log. Fields at their default are not mentioned.
+func (f *File) Notices() []string {
+	var out []string
+	note := func(path, why string) {
+		if f.IsSet(path) {
+			out = append(out, fmt.Sprintf("OBJECT_STORE_CONFIG_FILE %s has no effect: %s", path, why))
+		}
+	}
+	note("config.disable_dualstack", "the exporter does not use dual-stack endpoints unless AWS_USE_DUALSTACK_ENDPOINT is set")
+	if f.S3.AWSSDKAuth {
+		note("config.aws_sdk_auth", "the AWS SDK's credential chain (IRSA) is already the exporter's default")
+	}
+	note("config.trace", "set LOG_LEVEL=debug for a line per S3 call")
+	note("config.send_content_md5", "uploads carry a CRC32 checksum, which S3 verifies, instead of Content-MD5")
+	for _, k := range []string{"idle_conn_timeout", "response_header_timeout", "tls_handshake_timeout", "expect_continue_timeout",
+		"max_idle_conns", "max_idle_conns_per_host", "max_conns_per_host", "disable_compression"} {
+		note("config.http_config."+k, "S3_REQUEST_TIMEOUT bounds every S3 call, and the exporter's connections are few")
+	}
+	if f.S3.SSEConfig.Type != SSEKMS {
+		note("config.sse_config.kms_encryption_context", "only used with type SSE-KMS")
+		note("config.sse_config.kms_key_id", "only used with type SSE-KMS")
+	}
+	note("config.sse_config.encryption_key", "only used with type SSE-C, which the exporter refuses")
+	if f.S3.AccessKey == "" {
+		note("config.session_token", "only used with access_key and secret_key")
+	}
+	return out
+}

@@ -1,0 +1,302 @@
+// Package objstorecfg reads Thanos' object storage configuration, the
+// object-store.yaml (or federated-store.yaml) that Kubecost already keeps
+// for its ETL backup and federated storage, so that a user points the
+// exporter at that file instead of typing the bucket, endpoint and keys a
+// second time.
+//
+// The format is thanos-io/objstore's: client.BucketConfig at the top
+// (type, config, prefix) and, for type S3, the S3 provider's Config under
+// config. Parse follows objstore's own steps value for value: the top
+// level is decoded strictly, config is decoded into a generic value,
+// marshalled again and decoded strictly over the provider's defaults
+// (objstore client.NewBucketFromConfig, providers/s3 parseConfig). The
+// test in internal/objstorecompat holds it to objstore's parser.
+//
+// Every field is mapped, accepted without effect (Notices), or refused
+// (Validate); docs/object-store-config.md has the table.
+package objstorecfg
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/common/model"
+	"go.yaml.in/yaml/v2"
+)
+
+// Types the exporter writes to. objstore matches the type name without
+// regard to case (strings.ToUpper in client.NewBucketFromConfig).
+const (
+	TypeS3         = "S3"
+	TypeFilesystem = "FILESYSTEM"
+)
+
+// otherTypes are objstore's other providers (objstore.ObjProvider); they
+// are refused by name rather than as unknown.
+var otherTypes = []string{"GCS", "AZURE", "SWIFT", "COS", "ALIYUNOSS", "BOS", "OCI", "OBS", "MEMORY"}
+
+// File is client.BucketConfig with its config decoded for the type.
+type File struct {
+	Type   string `yaml:"type"`
+	Prefix string `yaml:"prefix"`
+	// S3 is config when Type is S3, FS when it is FILESYSTEM.
+	S3 S3
+	FS Filesystem
+
+	// set holds the dotted path of every key written in the file
+	// (config.http_config.tls_config.ca_file), so that a value equal to
+	// its default still counts as "set" for the agreement checks.
+	set map[string]bool
+}
+
+// bucketConfig mirrors objstore's client.BucketConfig for decoding.
+type bucketConfig struct {
+	Type   string `yaml:"type"`
+	Config any    `yaml:"config"`
+	Prefix string `yaml:"prefix"`
+}
+
+// S3 is objstore's providers/s3.Config, field for field.
+type S3 struct {
+	Bucket             string            `yaml:"bucket"`
+	Endpoint           string            `yaml:"endpoint"`
+	Region             string            `yaml:"region"`
+	DisableDualstack   bool              `yaml:"disable_dualstack"`
+	AWSSDKAuth         bool              `yaml:"aws_sdk_auth"`
+	AccessKey          string            `yaml:"access_key"`
+	Insecure           bool              `yaml:"insecure"`
+	SignatureV2        bool              `yaml:"signature_version2"`
+	SecretKey          string            `yaml:"secret_key"`
+	SessionToken       string            `yaml:"session_token"`
+	PutUserMetadata    map[string]string `yaml:"put_user_metadata"`
+	HTTPConfig         HTTPConfig        `yaml:"http_config"`
+	TraceConfig        TraceConfig       `yaml:"trace"`
+	ListObjectsVersion string            `yaml:"list_objects_version"`
+	BucketLookupType   LookupType        `yaml:"bucket_lookup_type"`
+	SendContentMd5     bool              `yaml:"send_content_md5"`
+	DisableMultipart   bool              `yaml:"disable_multipart"`
+	PartSize           uint64            `yaml:"part_size"`
+	SSEConfig          SSEConfig         `yaml:"sse_config"`
+	STSEndpoint        string            `yaml:"sts_endpoint"`
+	MaxRetries         int               `yaml:"max_retries"`
+}
+
+// HTTPConfig is objstore's exthttp.HTTPConfig (its Transport field is not
+// YAML).
+type HTTPConfig struct {
+	IdleConnTimeout       model.Duration `yaml:"idle_conn_timeout"`
+	ResponseHeaderTimeout model.Duration `yaml:"response_header_timeout"`
+	InsecureSkipVerify    bool           `yaml:"insecure_skip_verify"`
+	TLSHandshakeTimeout   model.Duration `yaml:"tls_handshake_timeout"`
+	ExpectContinueTimeout model.Duration `yaml:"expect_continue_timeout"`
+	MaxIdleConns          int            `yaml:"max_idle_conns"`
+	MaxIdleConnsPerHost   int            `yaml:"max_idle_conns_per_host"`
+	MaxConnsPerHost       int            `yaml:"max_conns_per_host"`
+	TLSConfig             TLSConfig      `yaml:"tls_config"`
+	DisableCompression    bool           `yaml:"disable_compression"`
+}
+
+// TLSConfig is objstore's exthttp.TLSConfig.
+type TLSConfig struct {
+	CAFile             string `yaml:"ca_file"`
+	CertFile           string `yaml:"cert_file"`
+	KeyFile            string `yaml:"key_file"`
+	ServerName         string `yaml:"server_name"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+}
+
+// TraceConfig is objstore's providers/s3.TraceConfig.
+type TraceConfig struct {
+	Enable bool `yaml:"enable"`
+}
+
+// SSEConfig is objstore's providers/s3.SSEConfig.
+type SSEConfig struct {
+	Type                 string            `yaml:"type"`
+	KMSKeyID             string            `yaml:"kms_key_id"`
+	KMSEncryptionContext map[string]string `yaml:"kms_encryption_context"`
+	EncryptionKey        string            `yaml:"encryption_key"`
+}
+
+// Filesystem is objstore's providers/filesystem.Config.
+type Filesystem struct {
+	Directory string `yaml:"directory"`
+}
+
+// LookupType is bucket_lookup_type: auto, virtual-hosted or path.
+type LookupType string
+
+// Bucket lookup types, as objstore spells them.
+const (
+	LookupAuto          LookupType = "auto"
+	LookupVirtualHosted LookupType = "virtual-hosted"
+	LookupPath          LookupType = "path"
+)
+
+// UnmarshalYAML refuses other values while decoding, as objstore's
+// BucketLookupType does.
+func (l *LookupType) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err != nil {
+		return err
+	}
+	switch t := LookupType(s); t {
+	case LookupAuto, LookupVirtualHosted, LookupPath:
+		*l = t
+		return nil
+	}
+	return fmt.Errorf("unsupported bucket lookup type: %s", s)
+}
+
+// Defaults of objstore's providers/s3.DefaultConfig and
+// exthttp.DefaultHTTPConfig, which a file's values are decoded over.
+func defaultS3() S3 {
+	return S3{
+		PutUserMetadata: map[string]string{},
+		HTTPConfig: HTTPConfig{
+			IdleConnTimeout:       model.Duration(90e9),
+			ResponseHeaderTimeout: model.Duration(120e9),
+			TLSHandshakeTimeout:   model.Duration(10e9),
+			ExpectContinueTimeout: model.Duration(1e9),
+			MaxIdleConns:          100,
+			MaxIdleConnsPerHost:   100,
+		},
+		PartSize:         64 << 20,
+		BucketLookupType: LookupAuto,
+		SendContentMd5:   true,
+	}
+}
+
+// ParseError is a file that cannot be decoded: Path names the key
+// ("config.bucket"), or is "" when the document itself is broken.
+type ParseError struct {
+	Path, Msg string
+}
+
+func (e *ParseError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// Parse decodes a Thanos object storage configuration strictly: an
+// unknown key is an error naming it, as objstore's yaml.UnmarshalStrict
+// refuses it. Defaults are objstore's. Parse does not validate the
+// values; call Validate.
+func Parse(b []byte) (*File, error) {
+	var raw any
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, &ParseError{Msg: oneLine(err)}
+	}
+	f := &File{set: map[string]bool{}}
+	if err := walkKeys(raw, reflect.TypeFor[bucketConfig](), "", f.set); err != nil {
+		return nil, err
+	}
+	var top bucketConfig
+	if err := yaml.UnmarshalStrict(b, &top); err != nil {
+		return nil, &ParseError{Msg: oneLine(err)}
+	}
+	f.Type, f.Prefix = top.Type, top.Prefix
+	// objstore marshals config again and decodes that, so a value reads as
+	// the generic decoder saw it (an unquoted 0123 is the number 83).
+	inner, err := yaml.Marshal(top.Config)
+	if err != nil {
+		return nil, &ParseError{Path: "config", Msg: oneLine(err)}
+	}
+	var target any
+	switch strings.ToUpper(top.Type) {
+	case TypeS3:
+		f.S3 = defaultS3()
+		target = &f.S3
+		err = walkKeys(top.Config, reflect.TypeFor[S3](), "config", f.set)
+	case TypeFilesystem:
+		target = &f.FS
+		err = walkKeys(top.Config, reflect.TypeFor[Filesystem](), "config", f.set)
+	default:
+		return f, nil // Validate names the type
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.UnmarshalStrict(inner, target); err != nil {
+		return nil, &ParseError{Path: "config", Msg: oneLine(err)}
+	}
+	return f, nil
+}
+
+// IsSet reports whether the file wrote the key at path
+// ("config.part_size"), whatever its value.
+func (f *File) IsSet(path string) bool { return f.set[path] }
+
+// walkKeys records every key of v under path and refuses the first one
+// that t (a struct with yaml tags) does not have. Maps of strings
+// (put_user_metadata) take any key.
+func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
+	m, ok := v.(map[any]any)
+	if !ok {
+		return nil // a scalar or list where a map belongs: the decoder says so
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	for i := range t.NumField() {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			fields[tag] = t.Field(i).Type
+			names = append(names, tag)
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, fmt.Sprint(k))
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p := join(path, k)
+		ft, ok := fields[k]
+		if !ok {
+			return &ParseError{Path: p, Msg: "unknown key (accepted here: " + strings.Join(names, ", ") + ")"}
+		}
+		set[p] = true
+		if ft.Kind() == reflect.Struct {
+			if err := walkKeys(m[keyOf(m, k)], ft, p, set); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// keyOf finds the original key whose text is k.
+func keyOf(m map[any]any, k string) any {
+	for key := range m {
+		if fmt.Sprint(key) == k {
+			return key
+		}
+	}
+	return nil
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+var lineRE = regexp.MustCompile(`line \d+: `)
+
+// oneLine makes a decoder error one line without the line numbers of the
+// re-marshalled document, which would not match the user's file.
+func oneLine(err error) string {
+	var te *yaml.TypeError
+	msg := err.Error()
+	if errors.As(err, &te) {
+		msg = strings.Join(te.Errors, "; ")
+	}
+	return strings.Join(strings.Fields(lineRE.ReplaceAllString(msg, "")), " ")
+}
