@@ -30,6 +30,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
@@ -67,6 +68,12 @@ type Input struct {
 	// nil means os.LookupEnv. Anything else the SDK reads (profiles, static
 	// keys, IMDS settings) still comes from the process environment.
 	Lookup func(string) (string, bool)
+	// Static are keys the destination's configuration names (a Thanos
+	// object-store.yaml's access_key and secret_key). When set they replace
+	// IRSA and the default chain as the child credentials; the parent role
+	// is still assumed with them. StaticSource names them in logs.
+	Static       *aws.Credentials
+	StaticSource string
 	// Logger receives credential events; never secrets. nil discards.
 	Logger *slog.Logger
 	// ExpiryWindow is how long before expiry cached credentials are
@@ -202,6 +209,12 @@ func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
 	roleARN, tokenFile := st.env.get("AWS_ROLE_ARN"), st.env.get("AWS_WEB_IDENTITY_TOKEN_FILE")
 	id.Chain = "default credential chain"
 	switch {
+	case st.in.Static != nil:
+		// Explicit keys win over whatever the pod also has; the caller
+		// logs that static keys are in use.
+		id.Config.Credentials = credentials.StaticCredentialsProvider{Value: *st.in.Static}
+		id.Chain = "static keys from " + cmp.Or(st.in.StaticSource, "the configuration")
+		return nil
 	case roleARN != "" && tokenFile != "":
 		// Built here rather than left to LoadDefaultConfig so that Lookup
 		// decides, and so the session carries our recognisable name.

@@ -134,13 +134,14 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 	home := cfg.Home()
 	var id *awsauth.Identity
 	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
-		var err error
-		id, err = awsauth.Load(ctx, awsauth.Input{
+		in := awsauth.Input{
 			Region: home.Region, ParentRoleARN: cfg.IRSAParentRoleARN, ClusterName: home.Name,
-			Lookup: lookup, Logger: log,
+			Lookup: cfg.AWSLookup(lookup), Logger: log,
 			RequestTimeout: cfg.S3RequestTimeout.Duration(), RequestTimeoutSetting: timeoutSetting,
-		})
-		if err != nil {
+		}
+		staticKeys(cfg, &in)
+		var err error
+		if id, err = awsauth.Load(ctx, in); err != nil {
 			return parts{}, err
 		}
 	}
@@ -156,11 +157,11 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 		p.store, err = dirstore.New(cfg.OutputDir, dirstore.Options{Logger: log})
 		p.dest = "dir " + cfg.OutputDir
 	} else {
-		p.store, err = s3store.New(s3store.NewClient(id.Config), s3store.Options{
+		p.store, err = s3store.New(s3Client(cfg, id), s3store.Options{
 			Bucket: cfg.S3BucketName, ExpectedBucketOwner: cfg.BucketOwner(),
-			SSE: cfg.SSE, SSEKMSKeyID: cfg.SSEKMSKeyID, Logger: log,
+			SSE: cfg.SSE, SSEKMSKeyID: cfg.SSEKMSKeyID, Headers: objectHeaders(cfg), Logger: log,
 			RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
-			PartSize: int64(cfg.S3PartSizeMiB) << 20,
+			PartSize: cfg.PartSizeBytes(),
 		})
 		p.dest = "s3://" + cfg.S3BucketName + "/" + cfg.S3Prefix
 	}
@@ -250,7 +251,8 @@ func startAttrs(cfg *config.Config, members []config.Member, p parts) []any {
 		// Only a bucket has an owner to check.
 		attrs = append(attrs, "bucket_owner", cfg.BucketOwner())
 	}
-	return append(attrs, "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys())
+	return append(attrs, "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys(),
+		"settings", settings(cfg))
 }
 
 func encoders(proj *schema.Projection, codec exporter.Codec) app.EncoderFactory {

@@ -27,8 +27,11 @@ import (
 // and the chart tests pick it up from there.
 type Config struct {
 	S3BucketName string `env:"S3_BUCKET_NAME" req:"unless OUTPUT_DIR" desc:"destination bucket (required unless OUTPUT_DIR is set)"`
-	S3Prefix     string `env:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
-	ClusterID    string `env:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
+	// A Thanos-format file (objectstore.go) may set the destination
+	// instead of the variables; where both set a value they must agree.
+	ObjectStoreConfigFile string `env:"OBJECT_STORE_CONFIG_FILE" desc:"Thanos-format bucket configuration, such as Kubecost's object-store.yaml or federated-store.yaml: sets bucket, prefix, endpoint, region, keys, encryption and object metadata; a variable that sets the same thing must agree with it"`
+	S3Prefix              string `env:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
+	ClusterID             string `env:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
 	// Federated Kubecost: one exporter on the primary exports every mapped
 	// cluster under that cluster's own keys (see clusters.go).
 	ClusterARNs    string `env:"CLUSTER_ARNS" desc:"federated Kubecost: comma-separated <Kubecost cluster id>=<EKS cluster ARN> pairs, instead of CLUSTER_ID"`
@@ -89,6 +92,8 @@ type Config struct {
 	// headersErr is why it could not be (see headers.go).
 	headers    http.Header
 	headersErr error
+	// store is what Load read from OBJECT_STORE_CONFIG_FILE (objectstore.go).
+	store objectStore
 }
 
 // Flag is a boolean spelled yes/no/y/n/true/false in any case, as the
@@ -162,6 +167,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	if c.HeadersFile != "" {
 		c.headers, c.headersErr = readHeadersFile(c.HeadersFile)
 	}
+	c.loadObjectStore(lookup)
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs
 	}

@@ -158,6 +158,7 @@ func rules() []Rule {
 	return []Rule{
 		{"S3_BUCKET_NAME", checkBucket},
 		{"S3_PREFIX", func(c *Config, bad badFunc) { checkPrefix(c.S3Prefix, bad) }},
+		{"OBJECT_STORE_CONFIG_FILE", checkObjectStore},
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},
 		{"CLUSTER_MAP_FILE", checkClusterMapFile},
@@ -377,5 +378,5 @@ func (c *Config) Warnings() []string {
 	if bool(c.Paginate) && c.Granularity == "daily" {
 		w = append(w, "KUBECOST_ALLOCATION_API_PAGINATE only applies to GRANULARITY=hourly; ignored")
 	}
-	return w
+	return append(w, c.objectStoreWarnings()...)
 }

@@ -56,6 +56,8 @@ func TestValidValues(t *testing.T) {
 	good := map[string][]string{
 		"S3_BUCKET_NAME": {"abc", "a.b", "kubecost-cost-data", "cost.data.2024", strings.Repeat("a", 63), "1bucket"},
 		"S3_PREFIX":      {"team-a/", "team-a/costs/", "a b/", "x=1/"},
+		// The bucket of baseEnv, so the two agree.
+		"OBJECT_STORE_CONFIG_FILE": {"testdata/object-store.yaml"},
 		"CLUSTER_ID": {testCluster, "arn:aws:eks:eu-central-2:111122223333:cluster/a",
 			"arn:aws-cn:eks:cn-north-1:111122223333:cluster/bj", "arn:aws-cn:eks:cn-northwest-1:111122223333:cluster/nx",
 			"arn:aws-us-gov:eks:us-gov-west-1:111122223333:cluster/gov", "arn:aws-us-gov:eks:us-gov-east-1:111122223333:cluster/gov",
@@ -188,6 +190,8 @@ func TestInvalidValues(t *testing.T) {
 		{"S3_PREFIX", "a//b/", "accepted: a key prefix"},
 		{"S3_PREFIX", `a\b/`, "accepted: a key prefix"},
 		{"S3_PREFIX", "a\nb/", "accepted: a key prefix"},
+		{"OBJECT_STORE_CONFIG_FILE", "testdata/nonexistent.yaml", "cannot read the file"},
+		{"OBJECT_STORE_CONFIG_FILE", "testdata/gcs-store.yaml", "type GCS is not supported"},
 		{"CLUSTER_ID", "prod", clusterMsg},
 		{"CLUSTER_ID", "arn:aws:eks:us-east-1:11112222333:cluster/prod", clusterMsg},
 		{"CLUSTER_ID", "arn:aws:eks:us-east:111122223333:cluster/prod", clusterMsg},

@@ -25,16 +25,7 @@ import (
 // part bodies (file sections, buffers) and honours ctx, so the store adds no retry
 // loop of its own; two nested loops would multiply attempts and delays.
 func NewClient(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.Client {
-	fns := append([]func(*s3.Options){}, optFns...)
-	fns = append(fns, func(o *s3.Options) {
-		if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
-			o.UsePathStyle = true
-		}
-		if o.Retryer == nil && o.RetryMode == "" {
-			o.RetryMode = aws.RetryModeStandard
-		}
-	})
-	return s3.NewFromConfig(awsCfg, fns...)
+	return ClientConfig{}.New(awsCfg, optFns...)
 }
 
 // withExpectedBucketOwner fills ExpectedBucketOwner into every request

@@ -73,6 +73,8 @@ type Options struct {
 	// SSEKMSKeyID is the KMS key ID or ARN, only with SSE "aws:kms". Empty
 	// means the account's aws/s3 key.
 	SSEKMSKeyID string
+	// Headers go on every object written (Put); see ObjectHeaders.
+	Headers ObjectHeaders
 	// PartSize is the multipart part size and the size of each upload
 	// buffer. 0 means DefaultPartSize; otherwise 5 MiB to 5 GiB.
 	PartSize int64
@@ -117,6 +119,12 @@ func (o Options) Validate() exporter.FieldErrors {
 	}
 	if o.SSEKMSKeyID != "" && o.SSE != SSEKMS {
 		bad("SSEKMSKeyID", o.SSEKMSKeyID, "only valid with SSE %s", SSEKMS)
+	}
+	if o.Headers.SSEKMSEncryptionContext != "" && o.SSE != SSEKMS {
+		bad("Headers.SSEKMSEncryptionContext", o.Headers.SSEKMSEncryptionContext, "only valid with SSE %s", SSEKMS)
+	}
+	if err := checkMetadata(o.Headers.Metadata); err != nil {
+		bad("Headers.Metadata", "", "%v", err)
 	}
 	if o.PartSize != 0 && (o.PartSize < minPartSize || o.PartSize > maxPartSize) {
 		bad("PartSize", fmt.Sprint(o.PartSize), "accepted: 0 (default %d) or %d to %d bytes", DefaultPartSize, minPartSize, int64(maxPartSize))

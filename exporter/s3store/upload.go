@@ -32,7 +32,7 @@ const maxParts = 10000
 // retried part is re-read from disk. Any other reader is cut into
 // PartSize buffers, Concurrency+1 at most.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
-	if err := checkMetadata(meta); err != nil {
+	if err := checkMetadata(s.opts.Headers.merged(meta)); err != nil {
 		return fmt.Errorf("s3: put %s: %w", key, err)
 	}
 	start := time.Now()
@@ -86,6 +86,7 @@ func (s *Store) putSingle(ctx context.Context, key string, p part, meta map[stri
 	if s.opts.SSEKMSKeyID != "" {
 		in.SSEKMSKeyId = aws.String(s.opts.SSEKMSKeyID)
 	}
+	s.opts.Headers.applyPut(in)
 	_, err := s.client.PutObject(ctx, in, s.callOpts...)
 	return opErr("PutObject", err)
 }
@@ -105,6 +106,7 @@ func (s *Store) putMultipart(ctx context.Context, key string, src *partSource, f
 	if s.opts.SSEKMSKeyID != "" {
 		in.SSEKMSKeyId = aws.String(s.opts.SSEKMSKeyID)
 	}
+	s.opts.Headers.applyCreate(in)
 	out, err := s.client.CreateMultipartUpload(ctx, in, s.callOpts...)
 	if err != nil {
 		first.release()
