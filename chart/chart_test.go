@@ -29,6 +29,7 @@ var envOf = map[string]string{
 	"failOnUnmappedClusters":    "FAIL_ON_UNMAPPED_CLUSTERS",
 	"clusterFilter":             "KUBECOST_CLUSTER_FILTER",
 	"s3BucketName":              "S3_BUCKET_NAME",
+	"objectStoreExistingSecret": "OBJECT_STORE_CONFIG_FILE",
 	"s3Prefix":                  "S3_PREFIX",
 	"kubecostApiEndpoint":       "KUBECOST_API_ENDPOINT",
 	"kubecostNamespace":         "KUBECOST_NAMESPACE",
@@ -220,7 +221,7 @@ func TestChartDefaultsMatchExporter(t *testing.T) {
 		}
 		got := renderScalar(def)
 		switch {
-		case key == "bearerTokenExistingSecret" || key == "httpHeadersExistingSecret" || key == "logFormat" || key == "clusterArns" || key == "clusterMapConfigMap":
+		case key == "bearerTokenExistingSecret" || key == "httpHeadersExistingSecret" || key == "objectStoreExistingSecret" || key == "logFormat" || key == "clusterArns" || key == "clusterMapConfigMap":
 		case got != v.Default:
 			t.Errorf("values.yaml exporter.%s = %q, but the exporter's default for %s is %q", key, got, name, v.Default)
 		}
@@ -254,6 +255,7 @@ func TestEveryVariableReachable(t *testing.T) {
 		// The federated map, inline or from a ConfigMap, instead of clusterId.
 		{"--values", "ci/full-values.yaml", "--set", "exporter.clusterId=", "--set", "exporter.clusterArns.prod-eu-1=arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu"},
 		{"--values", "ci/full-values.yaml", "--set", "exporter.clusterId=", "--set", "exporter.clusterMapConfigMap.name=fleet"},
+		{"--values", "ci/full-values.yaml", "--set", "exporter.objectStoreExistingSecret.name=kubecost-object-store"},
 	} {
 		for name := range envMap(t, exporterContainer(t, r(t, args).podSpecs(t)["CronJob"])) {
 			if !extra[name] {

@@ -346,6 +346,35 @@ func TestExportJobOnControlPlane(t *testing.T) {
 		}
 	})
 
+	t.Run("Kubecost's bucket configuration: the existing Secret is mounted in the export's pod", func(t *testing.T) {
+		r := k.newRelease(t, "store", "--set", "exporter.s3BucketName=",
+			"--set", "exporter.objectStoreExistingSecret.name=kubecost-federated-store",
+			"--set", "exporter.objectStoreExistingSecret.key=federated-store.yaml")
+		// The Secret as Kubecost 3.x keeps it (global.federatedStorage.existingSecret).
+		k.Must(t, http.MethodPost, "/api/v1/namespaces/"+r.ns+"/secrets", corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: "kubecost-federated-store"},
+			StringData: map[string]string{"federated-store.yaml": "type: S3\nconfig:\n  bucket: kubecost-multi-cluster-storage\n  endpoint: s3.amazonaws.com\n  region: us-west-2\n"},
+		}, nil)
+		r.install(t)
+		job, pod := r.running(t)
+		c := exporterContainer(t, &pod.Spec)
+		if env := envMap(t, c); env["OBJECT_STORE_CONFIG_FILE"] != "/etc/kubecost-s3-exporter/object-store/federated-store.yaml" || env["S3_BUCKET_NAME"] != "" {
+			t.Errorf("export pod env %v", env)
+		}
+		mounted := slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+			return m.Name == "object-store" && m.ReadOnly && m.MountPath == "/etc/kubecost-s3-exporter/object-store"
+		})
+		volume := slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool {
+			return v.Name == "object-store" && v.Secret != nil && v.Secret.SecretName == "kubecost-federated-store" &&
+				len(v.Secret.Items) == 1 && v.Secret.Items[0].Key == "federated-store.yaml"
+		})
+		if !mounted || !volume {
+			t.Errorf("Secret kubecost-federated-store not mounted read-only in the export pod (mount %v, volume %v)", mounted, volume)
+		}
+		r.finish(t, job, pod)
+	})
+
 	t.Run("user metadata on chart keys: one key, the user's value; checksums not overridable", func(t *testing.T) {
 		r := k.newRelease(t, "meta", userOnChartKeys...)
 		r.install(t)

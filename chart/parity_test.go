@@ -42,6 +42,8 @@ func (s set) env() (string, string) {
 			return envOf[s.key], strings.Join(pairs, ",")
 		case "clusterMapConfigMap":
 			return envOf[s.key], "/etc/kubecost-s3-exporter/cluster-map/" + fmt.Sprint(v["key"])
+		case "objectStoreExistingSecret":
+			return envOf[s.key], "/etc/kubecost-s3-exporter/object-store/" + fmt.Sprint(v["key"])
 		}
 		if s.key == "httpHeadersExistingSecret" {
 			return envOf[s.key], "/var/run/secrets/kubecost-s3-exporter/http-headers/" + fmt.Sprint(v["key"])
@@ -228,6 +230,11 @@ func parityCases() []parityCase {
 		one("kubecostRelease", "my-cost-analyzer", true),
 		one("kubecostRelease", "kubecost.prod", false),
 		one("kubecostRelease", strings.Repeat("r", 54), false),
+		// The file's content is the exporter's to check (a Secret the chart
+		// cannot read); the chart checks the Secret's name and key. The
+		// exporter refuses here too: the path names no file on this machine.
+		one("objectStoreExistingSecret", map[string]any{"name": "Kubecost_Store", "key": "object-store.yaml"}, false),
+		one("objectStoreExistingSecret", map[string]any{"name": "kubecost-store", "key": "a/b.yaml"}, false),
 		// Roles.
 		one("irsaParentRoleArn", "arn:aws:iam::444455556666:role/parent", true),
 		one("irsaParentRoleArn", "arn:aws:iam::444455556666:role/cca/team-a/parent", true),

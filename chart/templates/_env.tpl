@@ -51,8 +51,8 @@ LOG_FORMAT: auto
 {{- if and (not $e.kubecostApiEndpoint) (ne $e.kubecostApiFlavor "kubecost") }}
 {{- fail (printf "exporter.kubecostApiEndpoint is required with exporter.kubecostApiFlavor %s: only a Kubecost frontend (flavour kubecost) is found without it" $e.kubecostApiFlavor) }}
 {{- end }}
-{{- if not $e.outputDir }}
-{{- $_ := required "exporter.s3BucketName is required (unless exporter.outputDir is set): the destination S3 bucket" $e.s3BucketName }}
+{{- if not (or $e.outputDir $e.objectStoreExistingSecret.name) }}
+{{- $_ := required "exporter.s3BucketName is required (unless exporter.outputDir or exporter.objectStoreExistingSecret.name is set): the destination S3 bucket" $e.s3BucketName }}
 {{- end }}
 {{- if and $e.irsaParentRoleArn $e.clusterId }}
 {{- $rolePart := regexReplaceAll "^arn:([^:]+):.*$" $e.irsaParentRoleArn "${1}" }}
@@ -110,6 +110,7 @@ they differ from the exporter's default.
 {{- end }}
 {{- $vars := list
   (list "S3_BUCKET_NAME" $e.s3BucketName)
+  (list "OBJECT_STORE_CONFIG_FILE" (include "kse.objectStoreFile" .))
   (list "S3_PREFIX" $e.s3Prefix)
   (list "CLUSTER_ID" $e.clusterId)
   (list "CLUSTER_ARNS" (include "kse.clusterArns" .))
@@ -174,6 +175,12 @@ they differ from the exporter's default.
 {{- $pairs = append $pairs (printf "%s=%s" $id (get $m $id)) }}
 {{- end }}
 {{- join "," $pairs }}
+{{- end }}
+
+{{/* OBJECT_STORE_CONFIG_FILE: where the existing Secret's key is mounted. */}}
+{{- define "kse.objectStoreDir" -}}/etc/kubecost-s3-exporter/object-store{{- end }}
+{{- define "kse.objectStoreFile" -}}
+{{- with .Values.exporter.objectStoreExistingSecret }}{{ if .name }}{{ include "kse.objectStoreDir" $ }}/{{ .key }}{{ end }}{{ end }}
 {{- end }}
 
 {{/* CLUSTER_MAP_FILE: where the existing ConfigMap's key is mounted. */}}

@@ -100,6 +100,11 @@ containers:
         mountPath: {{ include "kse.httpHeadersDir" . }}
         readOnly: true
       {{- end }}
+      {{- if .Values.exporter.objectStoreExistingSecret.name }}
+      - name: object-store
+        mountPath: {{ include "kse.objectStoreDir" . }}
+        readOnly: true
+      {{- end }}
       {{- if .Values.exporter.clusterMapConfigMap.name }}
       - name: cluster-map
         mountPath: {{ include "kse.clusterMapDir" . }}
@@ -126,6 +131,18 @@ volumes:
   {{- with .Values.exporter.httpHeadersExistingSecret }}
   {{- if .name }}
   - name: http-headers
+    secret:
+      secretName: {{ .name }}
+      defaultMode: 0440
+      items:
+        - key: {{ .key }}
+          path: {{ .key }}
+  {{- end }}
+  {{- end }}
+  {{- with .Values.exporter.objectStoreExistingSecret }}
+  {{- if .name }}
+  {{- /* It may hold keys: readable by the pod's group only, like the token. */}}
+  - name: object-store
     secret:
       secretName: {{ .name }}
       defaultMode: 0440
