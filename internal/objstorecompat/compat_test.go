@@ -28,9 +28,9 @@ import (
 type verdict int
 
 const (
-	both      verdict = iota // both accept, every field compared
-	neither                  // both refuse
-	oursOnly                 // the exporter refuses on purpose; objstore accepts (why says why)
+	both     verdict = iota // both accept, every field compared
+	neither                 // both refuse
+	oursOnly                // the exporter refuses on purpose; objstore accepts (why says why)
 )
 
 type compatCase struct {
