@@ -61,3 +61,37 @@ func TestHelmValuesMatchChart(t *testing.T) {
 		t.Errorf("env IRSA_PARENT_IAM_ROLE_ARN = %q", env["IRSA_PARENT_IAM_ROLE_ARN"].AsString())
 	}
 }
+
+// TestObjectStoreSecret: the exporter module passes an existing Secret
+// holding Kubecost's bucket configuration to the chart (default key
+// object-store.yaml), and nothing without one.
+func TestObjectStoreSecret(t *testing.T) {
+	for _, tc := range []struct {
+		in        map[string]any
+		name, key string
+	}{
+		{map[string]any{"object_store_secret": map[string]any{"name": "kubecost-federated-store", "key": "federated-store.yaml"}}, "kubecost-federated-store", "federated-store.yaml"},
+		{map[string]any{"object_store_secret": map[string]any{"name": "kubecost-etl-backup"}}, "kubecost-etl-backup", "object-store.yaml"},
+		{nil, "", ""},
+	} {
+		s := exporterScope(t, pipelineAccount, "eu-west-1", sampleCluster, "", tc.in)
+		exp := output(t, s, "helm_values").GetAttr("exporter").AsValueMap()
+		sec, ok := exp["objectStoreExistingSecret"]
+		if tc.name == "" {
+			if ok {
+				t.Errorf("no object_store_secret, but helm_values sets objectStoreExistingSecret %#v", sec)
+			}
+			continue
+		}
+		if !ok {
+			t.Fatalf("object_store_secret %v not passed to the chart", tc.in)
+		}
+		m := sec.AsValueMap()
+		if m["name"].AsString() != tc.name || m["key"].AsString() != tc.key {
+			t.Errorf("objectStoreExistingSecret = %#v, want name %s key %s", sec, tc.name, tc.key)
+		}
+		if exp["s3BucketName"].AsString() != testBucket {
+			t.Errorf("s3BucketName %q: the bucket stays named, IAM is written for it", exp["s3BucketName"].AsString())
+		}
+	}
+}

@@ -3,20 +3,27 @@ locals {
 
   # Chart values (chart/values.yaml) that tie the release to these roles.
   helm_values = {
-    exporter = merge({
-      clusterId         = local.federated ? "" : var.cluster_arn
-      clusterArns       = { for c in var.federated_clusters : c.id => c.arn }
-      s3BucketName      = var.bucket_name
-      s3Prefix          = var.s3_prefix
-      irsaParentRoleArn = local.cross_account ? aws_iam_role.parent[0].arn : ""
-      labels            = var.labels
-      annotations       = var.annotations
-      # Empty: the exporter finds Kubecost (3.x frontend, then 1.x/2.x).
-      kubecostApiEndpoint = var.kubecost_api_endpoint
-      kubecostNamespace   = var.kubecost_namespace
-      kubecostRelease     = var.kubecost_release
+    exporter = merge(
+      {
+        clusterId         = local.federated ? "" : var.cluster_arn
+        clusterArns       = { for c in var.federated_clusters : c.id => c.arn }
+        s3BucketName      = var.bucket_name
+        s3Prefix          = var.s3_prefix
+        irsaParentRoleArn = local.cross_account ? aws_iam_role.parent[0].arn : ""
+        labels            = var.labels
+        annotations       = var.annotations
+        # Empty: the exporter finds Kubecost (3.x frontend, then 1.x/2.x).
+        kubecostApiEndpoint = var.kubecost_api_endpoint
+        kubecostNamespace   = var.kubecost_namespace
+        kubecostRelease     = var.kubecost_release
+      },
       # Federated clusters may be in several accounts: name the bucket's.
-    }, local.federated ? { expectedBucketOwner = local.pipeline_account_id } : {})
+      local.federated ? { expectedBucketOwner = local.pipeline_account_id } : {},
+      # Kubecost's bucket configuration; the bucket stays named above too,
+      # because IAM is written for it and the exporter stops when the file
+      # names another one.
+      var.object_store_secret == null ? {} : { objectStoreExistingSecret = var.object_store_secret },
+    )
     serviceAccount = {
       create  = true
       name    = var.service_account_name

@@ -67,6 +67,23 @@ variable "s3_prefix" {
   }
 }
 
+variable "object_store_secret" {
+  description = "Kubecost's bucket configuration (Thanos format) for the exporter to reuse: an existing Kubernetes Secret in service_account_namespace and its key, object-store.yaml (ETL backup, kubecostModel.etlBucketConfigSecret) or federated-store.yaml (Kubecost 3.x global.federatedStorage.existingSecret). The chart mounts it as OBJECT_STORE_CONFIG_FILE; its bucket and prefix must agree with bucket_name and s3_prefix. null: none."
+  type = object({
+    name = string
+    key  = optional(string, "object-store.yaml")
+  })
+  default = null
+
+  validation {
+    condition = var.object_store_secret == null ? true : alltrue([
+      can(regex("^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$", var.object_store_secret.name)),
+      can(regex("^[-._a-zA-Z0-9]{1,253}$", var.object_store_secret.key)),
+    ])
+    error_message = "object_store_secret.name must be a Kubernetes Secret name (DNS subdomain) and key a Secret key (1-253 of - . _ a-z A-Z 0-9)."
+  }
+}
+
 variable "codecs" {
   description = "Parquet codecs (file-name suffixes <day>_<cluster>.<codec>.parquet) the exporter may write. Keep all three to switch COMPRESSION freely."
   type        = list(string)
