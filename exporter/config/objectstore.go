@@ -63,7 +63,10 @@ func pairs() []pair {
 		{"output_dir", []string{"OUTPUT_DIR"}, "config.directory", func(f *objstorecfg.File) (string, bool) { return f.FS.Directory, !f.IsS3() && f.FS.Directory != "" },
 			same, false, func(c *Config, v string) { c.OutputDir = v }},
 		{"endpoint", []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}, "config.endpoint", s3(endpointOf), url, false, nil},
-		{"region", []string{"AWS_REGION", "AWS_DEFAULT_REGION"}, "config.region", s3((*objstorecfg.File).Region), same, false, nil},
+		// The bucket's region, for the S3 client alone. No variable pairs
+		// with it: AWS_REGION, which EKS injects into every IRSA pod, is the
+		// region of STS and Secrets Manager and may differ from the bucket's.
+		{"region", nil, "config.region", s3((*objstorecfg.File).Region), same, false, nil},
 		{"sts_endpoint", []string{"AWS_ENDPOINT_URL_STS"}, "config.sts_endpoint", s3(func(f *objstorecfg.File) string { return f.S3.STSEndpoint }), url, false, nil},
 		{"access_key", []string{"AWS_ACCESS_KEY_ID"}, "config.access_key", s3(func(f *objstorecfg.File) string { return f.S3.AccessKey }), same, true, nil},
 		{"secret_key", []string{"AWS_SECRET_ACCESS_KEY"}, "config.secret_key", s3(func(f *objstorecfg.File) string { return f.S3.SecretKey }), same, true, nil},
