@@ -122,7 +122,7 @@ func TestCIFixturesRender(t *testing.T) {
 				t.Errorf("exportJob.enabled=%v but export Job rendered: %v", job, r.exportJob(t) != nil)
 			}
 			for kind, spec := range r.podSpecs(t) {
-				env := envMap(t, exporterContainer(t, spec))
+				env := withSecretContent(envMap(t, exporterContainer(t, spec)))
 				if err := exporterAccepts(env); err != nil {
 					t.Errorf("%s: the exporter rejects the rendered environment: %v", kind, err)
 				}

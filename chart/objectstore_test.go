@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -83,4 +84,14 @@ func writeObjectStore(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// withSecretContent points OBJECT_STORE_CONFIG_FILE, where the pod would
+// see the mounted Secret's key, at testdata/<key>: what the fixtures'
+// Secret holds.
+func withSecretContent(env map[string]string) map[string]string {
+	if rest, ok := strings.CutPrefix(env["OBJECT_STORE_CONFIG_FILE"], "/etc/kubecost-s3-exporter/object-store/"); ok {
+		env["OBJECT_STORE_CONFIG_FILE"] = filepath.Join("testdata", rest)
+	}
+	return env
 }

@@ -195,7 +195,7 @@ func (f *File) TLS() (*tls.Config, error) {
 	cfg := &tls.Config{
 		MinVersion:         tls.VersionTLS12,
 		ServerName:         tc.ServerName,
-		InsecureSkipVerify: hc.InsecureSkipVerify || tc.InsecureSkipVerify, //nolint:gosec // the user's explicit choice, warned about
+		InsecureSkipVerify: hc.InsecureSkipVerify || tc.InsecureSkipVerify, // the user's explicit choice; config warns
 	}
 	if tc.CAFile != "" {
 		pem, err := os.ReadFile(tc.CAFile)
