@@ -80,7 +80,7 @@ config:
 		"OBJECT_STORE_CONFIG_FILE": file,
 		"CLUSTER_ID":               clusterARN,
 		"KUBECOST_API_ENDPOINT":    sim.URL,
-		"BACKFILL_PERIOD_DAYS":     "5",
+		"BACKFILL_PERIOD_DAYS":     "7",
 		"LOG_FORMAT":               "json",
 	}
 	run := func(extra map[string]string) (int, string) {
@@ -144,6 +144,7 @@ config:
 	mu.Lock()
 	defer mu.Unlock()
 	writes := len(acls[faultproxy.PutObject]) + len(acls[faultproxy.CreateMultipartUpload])
+	t.Logf("%d objects under the prefix, %d write requests", len(out.Contents), writes)
 	if writes < len(out.Contents) {
 		t.Errorf("%d write requests for %d objects", writes, len(out.Contents))
 	}
