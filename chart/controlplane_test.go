@@ -372,6 +372,9 @@ func TestExportJobOnControlPlane(t *testing.T) {
 		if !mounted || !volume {
 			t.Errorf("Secret kubecost-federated-store not mounted read-only in the export pod (mount %v, volume %v)", mounted, volume)
 		}
+		if notes := r.upgrade(t); !strings.Contains(notes, "to the bucket of Secret kubecost-federated-store (federated-store.yaml)") {
+			t.Errorf("NOTES do not name the Secret that holds the bucket:\n%s", notes)
+		}
 		r.finish(t, job, pod)
 	})
 
