@@ -17,6 +17,7 @@ config:
   access_key: AKIAFILEKEY
   secret_key: file-secret-value
   part_size: 16777216
+  sts_endpoint: http://sts.minio:9000
   sse_config:
     type: SSE-KMS
     kms_key_id: alias/costs
@@ -71,6 +72,14 @@ func TestObjectStoreFileAlone(t *testing.T) {
 	lookup := c.AWSLookup(func(string) (string, bool) { return "", false })
 	if v, _ := lookup("AWS_ENDPOINT_URL_S3"); v != "http://minio.minio:9000" {
 		t.Errorf("AWS_ENDPOINT_URL_S3 from the file = %q", v)
+	}
+	if v, _ := lookup("AWS_ENDPOINT_URL_STS"); v != "http://sts.minio:9000" {
+		t.Errorf("AWS_ENDPOINT_URL_STS from the file = %q", v)
+	}
+	// A variable the environment sets is passed through (the two agree).
+	env := c.AWSLookup(func(k string) (string, bool) { return "http://env:1", k == "AWS_ENDPOINT_URL_SECRETS_MANAGER" })
+	if v, _ := env("AWS_ENDPOINT_URL_SECRETS_MANAGER"); v != "http://env:1" {
+		t.Errorf("AWS_ENDPOINT_URL_SECRETS_MANAGER = %q", v)
 	}
 	w := strings.Join(c.Warnings(), "\n")
 	if !strings.Contains(w, "static keys") || strings.Contains(w, "file-secret-value") {
