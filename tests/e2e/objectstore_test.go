@@ -1,7 +1,6 @@
-package cli_test
+package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,15 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/faultproxy"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/miniotest"
 )
 
 // TestObjectStoreFileOnly: the exporter configured for S3 by nothing but
@@ -26,12 +22,10 @@ import (
 // prefix, put_user_metadata) writes the archive under the prefix, with the
 // metadata on every object and the canned ACL on every write request.
 func TestObjectStoreFileOnly(t *testing.T) {
-	m := miniotest.Start(t)
-	const etlBucket = "kubecost-etl-backup"
-	m.CreateBucket(t, etlBucket)
+	h := newHarness(t)
 	// The proxy sees each write request's headers: MinIO accepts a canned
 	// ACL but does not return it from HeadObject.
-	proxy, err := faultproxy.New(m.Endpoint)
+	proxy, err := faultproxy.New(h.minio.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,15 +42,15 @@ func TestObjectStoreFileOnly(t *testing.T) {
 		faultproxy.Rule{Op: faultproxy.PutObject, Action: faultproxy.Hook, Fn: record},
 		faultproxy.Rule{Op: faultproxy.CreateMultipartUpload, Action: faultproxy.Hook, Fn: record},
 	)
-	sim := kubecostsim.NewServer(kubecostsim.Config{Seed: 7, RetentionDays: 15, Now: func() time.Time { return now }})
-	t.Cleanup(sim.Close)
 
-	// Nothing AWS-related in the environment: keys, endpoint and region
-	// come from the file alone.
+	// Nothing about S3 in the environment: bucket, keys, endpoint and
+	// region come from the file alone.
 	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",
 		"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_STS", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_PROFILE"} {
 		t.Setenv(k, "")
+		delete(h.env, k)
 	}
+	delete(h.env, "S3_BUCKET_NAME")
 	file := filepath.Join(t.TempDir(), "object-store.yaml")
 	body := fmt.Sprintf(`type: S3
 prefix: team-a/costs
@@ -72,37 +66,20 @@ config:
   put_user_metadata:
     X-Amz-Acl: bucket-owner-full-control
     X-Amz-Meta-Team: finops
-`, etlBucket, strings.TrimPrefix(proxy.URL, "http://"), m.AccessKey, m.SecretKey, closedAddr(t))
+`, bucket, strings.TrimPrefix(proxy.URL, "http://"), h.minio.AccessKey, h.minio.SecretKey, closedAddr(t))
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{
-		"OBJECT_STORE_CONFIG_FILE": file,
-		"CLUSTER_ID":               clusterARN,
-		"KUBECOST_API_ENDPOINT":    sim.URL,
-		"BACKFILL_PERIOD_DAYS":     "7",
-		"LOG_FORMAT":               "json",
-	}
-	run := func(extra map[string]string) (int, string) {
-		lookup := func(k string) (string, bool) {
-			if v, ok := extra[k]; ok {
-				return v, true
-			}
-			v, ok := env[k]
-			return v, ok
-		}
-		var buf bytes.Buffer
-		code := cli.RunWith(context.Background(), lookup, &buf, cli.Hooks{Now: func() time.Time { return now }})
-		return code, buf.String()
-	}
+	h.env["OBJECT_STORE_CONFIG_FILE"] = file
+	h.env["BACKFILL_PERIOD_DAYS"] = "7"
 
 	// A dry run prints where each setting came from, secrets redacted.
-	code, logs := run(map[string]string{"DRY_RUN": "true"})
+	code, logs := h.run(map[string]string{"DRY_RUN": "true"})
 	if code != 0 {
 		t.Fatalf("dry run exit %d:\n%s", code, logs)
 	}
 	for _, want := range []string{
-		"bucket=kubecost-etl-backup (OBJECT_STORE_CONFIG_FILE config.bucket)",
+		"bucket=" + bucket + " (OBJECT_STORE_CONFIG_FILE config.bucket)",
 		"prefix=team-a/costs/ (OBJECT_STORE_CONFIG_FILE prefix)",
 		"secret_key=REDACTED (OBJECT_STORE_CONFIG_FILE config.secret_key)",
 		"static keys",
@@ -111,28 +88,23 @@ config:
 			t.Errorf("dry run log lacks %q:\n%s", want, logs)
 		}
 	}
-	if strings.Contains(logs, m.SecretKey) {
+	if strings.Contains(logs, h.minio.SecretKey) {
 		t.Errorf("the log shows the secret key")
 	}
 
-	code, logs = run(nil)
+	code, logs = h.run(nil)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, logs)
 	}
-	client := m.S3Client(t)
-	out, err := client.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(etlBucket)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Contents) == 0 {
+	objects := h.objects()
+	if len(objects) == 0 {
 		t.Fatalf("nothing written:\n%s", logs)
 	}
-	for _, o := range out.Contents {
-		key := aws.ToString(o.Key)
+	for key := range objects {
 		if !strings.HasPrefix(key, "team-a/costs/account_id=111122223333/region=us-east-1/year=") {
 			t.Errorf("key %q is not under the file's prefix", key)
 		}
-		head, err := client.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(etlBucket), Key: o.Key})
+		head, err := h.s3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,12 +114,7 @@ config:
 		}
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	writes := len(acls[faultproxy.PutObject]) + len(acls[faultproxy.CreateMultipartUpload])
-	t.Logf("%d objects under the prefix, %d write requests", len(out.Contents), writes)
-	if writes < len(out.Contents) {
-		t.Errorf("%d write requests for %d objects", writes, len(out.Contents))
-	}
 	for op, list := range acls {
 		for _, acl := range list {
 			if acl != "bucket-owner-full-control" {
@@ -155,10 +122,15 @@ config:
 			}
 		}
 	}
+	mu.Unlock()
+	t.Logf("%d objects under the prefix, %d write requests", len(objects), writes)
+	if writes < len(objects) {
+		t.Errorf("%d write requests for %d objects", writes, len(objects))
+	}
 
 	// One truth: a variable that disagrees with the file stops the run
 	// with exit 2, naming both.
-	code, logs = run(map[string]string{"S3_BUCKET_NAME": "another-bucket"})
+	code, logs = h.run(map[string]string{"S3_BUCKET_NAME": "another-bucket"})
 	if code != cli.ExitConfig || !strings.Contains(logs, "config.bucket") || !strings.Contains(logs, "S3_BUCKET_NAME") {
 		t.Errorf("disagreeing S3_BUCKET_NAME: exit %d:\n%s", code, logs)
 	}
