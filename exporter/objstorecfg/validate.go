@@ -3,7 +3,6 @@ package objstorecfg
 import (
 	"fmt"
 	"net"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -75,8 +74,8 @@ func (c *S3) validate(bad badFn) {
 	if c.PartSize < minPartSize || c.PartSize > maxPartSize {
 		bad("config.part_size", fmt.Sprint(c.PartSize), "accepted: %d (5 MiB) to %d (5 GiB) bytes, S3's limits on a part", minPartSize, int64(maxPartSize))
 	}
-	if c.STSEndpoint != "" && !validURL(c.STSEndpoint) {
-		bad("config.sts_endpoint", c.STSEndpoint, "accepted: http(s)://host[:port]")
+	if c.STSEndpoint != "" && !exporter.IsBaseURL(c.STSEndpoint) {
+		bad("config.sts_endpoint", c.STSEndpoint, "accepted: %s", exporter.BaseURLAccepted)
 	}
 	c.SSEConfig.validate(bad)
 	validateMetadata(c.PutUserMetadata, bad)
@@ -136,11 +135,6 @@ func validEndpoint(e string) bool {
 		host = h
 	}
 	return net.ParseIP(host) != nil || hostRE.MatchString(host)
-}
-
-func validURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.Fragment == ""
 }
 
 // cannedACLs are S3's canned ACLs for objects.
