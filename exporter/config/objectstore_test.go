@@ -165,3 +165,30 @@ func TestObjectStoreRefused(t *testing.T) {
 		t.Errorf("FILESYSTEM: %v, OUTPUT_DIR %q", err, c.OutputDir)
 	}
 }
+
+// Without a file, Settings names the variables that set the destination,
+// secrets redacted, and leaves out what nobody set.
+func TestSettingsWithoutFile(t *testing.T) {
+	t.Parallel()
+	c, err := loadWith(map[string]string{"S3_PREFIX": "team-a/", "AWS_SECRET_ACCESS_KEY": "env-secret-value"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range c.Settings() {
+		got[s.Name] = s.Value + " (" + s.From + ")"
+	}
+	want := map[string]string{
+		"bucket":     "kubecost-cost-data (S3_BUCKET_NAME)",
+		"prefix":     "team-a/ (S3_PREFIX)",
+		"secret_key": "REDACTED (AWS_SECRET_ACCESS_KEY)",
+	}
+	if len(got) != len(want) {
+		t.Errorf("settings %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
