@@ -72,7 +72,7 @@ func after(t int) int { return t + noSuccess + 1 }
 
 func scenarios() []scenario {
 	prod := []string{"prod"}
-	return []scenario{{
+	return append([]scenario{{
 		name: "healthy daily schedule", clusters: prod, end: 5 * day,
 		pushes: days("prod", 0, 4, true, 0),
 	}, {
@@ -139,7 +139,7 @@ func scenarios() []scenario {
 	}, {
 		name: "cluster removed from the map keeps its group", clusters: []string{"prod"}, end: 4 * day,
 		pushes: cat(days("prod", 0, 3, true, 0), days("staging", 0, 0, true, 0)),
-	}}
+	}}, backlogScenarios()...)
 }
 
 var alertNames4 = []string{noRecent, hole, failing, absent}

@@ -38,6 +38,10 @@ var envOf = map[string]string{
 	"kubecostApiPath":           "KUBECOST_API_PATH",
 	"backfillPeriodDays":        "BACKFILL_PERIOD_DAYS",
 	"settleHours":               "SETTLE_HOURS",
+	"backfillAllAvailable":      "BACKFILL_ALL_AVAILABLE",
+	"backfillMaxDays":           "BACKFILL_MAX_DAYS",
+	"maxClusterDaysPerRun":      "MAX_CLUSTER_DAYS_PER_RUN",
+	"runBudget":                 "RUN_BUDGET",
 	"aggregation":               "AGGREGATION",
 	"granularity":               "GRANULARITY",
 	"paginate":                  "KUBECOST_ALLOCATION_API_PAGINATE",
@@ -182,6 +186,11 @@ func TestDefaults(t *testing.T) {
 	for kind, spec := range r.podSpecs(t) {
 		c := exporterContainer(t, spec)
 		want := map[string]string{"CLUSTER_ID": clusterARN, "S3_BUCKET_NAME": bucket, "LOG_FORMAT": "json"}
+		if kind == "Job" {
+			// The first export takes every day the server still holds,
+			// within a budget below the Job's deadline (exportJob.*).
+			want["BACKFILL_ALL_AVAILABLE"], want["RUN_BUDGET"] = "true", "50m"
+		}
 		if got := envMap(t, c); !maps.Equal(got, want) {
 			t.Errorf("%s env = %v, want only the required values and LOG_FORMAT=json: %v", kind, got, want)
 		}

@@ -22,6 +22,7 @@ var exporterMetrics = []string{
 	"kubecost_s3_exporter_last_run_success",
 	"kubecost_s3_exporter_run_start_timestamp_seconds",
 	"kubecost_s3_exporter_last_archive_complete_timestamp_seconds",
+	"kubecost_s3_exporter_last_backlog_progress_timestamp_seconds",
 }
 
 // TestPrometheusRuleOffByDefault: the CRD may not exist in the cluster.

@@ -122,6 +122,9 @@ type push struct {
 	start   int    // minute the attempt started
 	ok      bool   // exit status 0
 	missing int    // archive_missing_days; -1: the run did not plan
+	// progress: the run stopped at its budget and shrank the backlog, so
+	// it pushes last_backlog_progress_timestamp_seconds.
+	progress bool
 }
 
 // families returns what exporter/metrics pushes for p that the rules read,
@@ -141,6 +144,9 @@ func (p push) families() map[string]map[string]float64 {
 		if p.missing == 0 {
 			f["kubecost_s3_exporter_last_archive_complete_timestamp_seconds"] = map[string]float64{"": float64(p.at * 60)}
 		}
+	}
+	if p.progress {
+		f["kubecost_s3_exporter_last_backlog_progress_timestamp_seconds"] = map[string]float64{"": float64(p.at * 60)}
 	}
 	return f
 }

@@ -107,6 +107,9 @@ type PlanInput struct {
 	Stored       []StoredObject // this cluster's objects; those outside the window are ignored
 	Layout       Layout
 	Policy
+	// Backlog reaches past the backfill window for days Kubecost still
+	// holds (BacklogFrom); its zero value keeps to the window.
+	Backlog
 }
 
 // DayPlan is the decision for one day Kubecost has.
@@ -129,10 +132,14 @@ type DayPlan struct {
 
 // Plan is the outcome of comparing Kubecost with the bucket.
 type Plan struct {
-	First, Last time.Time   // the backfill window, inclusive; Last before First when empty
-	Available   []time.Time // days Kubecost has, inside the window
-	Present     []time.Time // days of this cluster already stored, inside the window
-	Days        []DayPlan   // one per available day, oldest first
+	First, Last time.Time // the backfill window, inclusive; Last before First when empty
+	// From is the first day the plan looks at: First, or an older day
+	// when the run reaches into the backlog (see BacklogFrom). Days in
+	// [From, First) are exported only when missing.
+	From      time.Time
+	Available []time.Time // days Kubecost has, from From to Last
+	Present   []time.Time // days of this cluster already stored, from From to Last
+	Days      []DayPlan   // one per available day, oldest first
 }
 
 // Empty reports whether the window holds no day at all.
@@ -140,6 +147,18 @@ func (p Plan) Empty() bool { return p.Last.Before(p.First) }
 
 // In reports whether d is a day of the window.
 func (p Plan) In(d time.Time) bool { return !d.Before(p.First) && !d.After(p.Last) }
+
+// InScope reports whether d is a day the plan looks at: of the window, or
+// of the backlog before it.
+func (p Plan) InScope(d time.Time) bool { return !d.Before(p.from()) && !d.After(p.Last) }
+
+// from is From, or First in a Plan made without one.
+func (p Plan) from() time.Time {
+	if p.From.IsZero() || p.From.After(p.First) {
+		return p.First
+	}
+	return p.From
+}
 
 // Exports returns the days to export, oldest first.
 func (p Plan) Exports() []DayPlan {
@@ -159,9 +178,14 @@ func (p Plan) Cleanups() []DayPlan {
 func PlanDays(in PlanInput) Plan {
 	p := Plan{}
 	p.First, p.Last = Window(in.Now, in.BackfillDays, in.Settle)
+	storedDays := make([]time.Time, len(in.Stored))
+	for i, o := range in.Stored {
+		storedDays[i] = o.Day
+	}
+	p.From = BacklogFrom(in.Now, in.BackfillDays, in.Settle, in.Backlog, storedDays)
 	stored := map[time.Time][]StoredObject{}
 	for _, o := range in.Stored {
-		if d := Midnight(o.Day); p.In(d) {
+		if d := Midnight(o.Day); p.InScope(d) {
 			stored[d] = append(stored[d], o)
 		}
 	}
@@ -173,12 +197,16 @@ func PlanDays(in PlanInput) Plan {
 	seen := map[time.Time]bool{}
 	for _, a := range in.Available {
 		d := Midnight(a.Day)
-		if !p.In(d) || seen[d] {
+		if !p.InScope(d) || seen[d] {
 			continue
 		}
 		seen[d] = true
 		p.Available = append(p.Available, d)
-		p.Days = append(p.Days, decide(in, d, a.TotalCost, stored[d]))
+		if p.In(d) {
+			p.Days = append(p.Days, decide(in, d, a.TotalCost, stored[d]))
+		} else {
+			p.Days = append(p.Days, decideBacklog(in, d, a.TotalCost, stored[d]))
+		}
 	}
 	slices.SortFunc(p.Available, time.Time.Compare)
 	slices.SortFunc(p.Days, func(a, b DayPlan) int { return a.Day.Compare(b.Day) })

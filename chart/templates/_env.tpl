@@ -11,6 +11,8 @@ KUBECOST_RELEASE: kubecost
 KUBECOST_API_FLAVOR: kubecost
 BACKFILL_PERIOD_DAYS: "15"
 SETTLE_HOURS: "48"
+BACKFILL_ALL_AVAILABLE: "false"
+BACKFILL_MAX_DAYS: "400"
 AGGREGATION: container
 GRANULARITY: daily
 KUBECOST_ALLOCATION_API_PAGINATE: "false"
@@ -23,6 +25,8 @@ S3_PART_SIZE_MIB: "8"
 S3_REQUEST_TIMEOUT: "60"
 COMPRESSION: snappy
 CONCURRENCY: "1"
+MAX_CLUSTER_DAYS_PER_RUN: "0"
+RUN_BUDGET: "0"
 DRY_RUN: "false"
 REEXPORT_ON_CONFIG_CHANGE: "true"
 DRIFT_TOLERANCE: 0.1%
@@ -81,7 +85,9 @@ LOG_FORMAT: auto
 {{- end }}
 {{- $_ := mustToDate "2006-01-02" . }}
 {{- end }}
-{{- $owned := include "kse.env" . | fromYamlArray }}
+{{- $owned := concat (include "kse.env" . | fromYamlArray) (include "kse.envFor" (dict "ctx" . "overrides" (include "kse.exportJobEnv" . | fromYaml)) | fromYamlArray) }}
+{{- include "kse.validateRunBudget" (dict "where" "exporter.runBudget" "value" $e.runBudget) }}
+{{- include "kse.validateRunBudget" (dict "where" "exportJob.runBudget" "value" .Values.exportJob.runBudget "deadline" .Values.exportJob.activeDeadlineSeconds "deadlineWhere" "exportJob.activeDeadlineSeconds") }}
 {{- range .Values.extraEnv }}
 {{- $name := .name }}
 {{- range $owned }}
@@ -98,23 +104,33 @@ config.Vars(). Optional values are rendered when set, defaulted ones when
 they differ from the exporter's default.
 */}}
 {{- define "kse.env" -}}
-{{- $e := .Values.exporter }}
-{{- $defaults := include "kse.exporterDefaults" . | fromYaml }}
+{{- include "kse.envFor" (dict "ctx" . "overrides" dict) }}
+{{- end }}
+
+{{/*
+kse.env with some exporter values replaced for one Job: call with
+(dict "ctx" $ "overrides" DICT), DICT keyed like exporter (the export
+Job's, kse.exportJobEnv).
+*/}}
+{{- define "kse.envFor" -}}
+{{- $ctx := .ctx }}
+{{- $e := merge (deepCopy .overrides) $ctx.Values.exporter }}
+{{- $defaults := include "kse.exporterDefaults" $ctx | fromYaml }}
 {{- $bearerFile := $e.bearerTokenFile }}
 {{- if $e.bearerTokenExistingSecret.name }}
-{{- $bearerFile = printf "%s/%s" (include "kse.bearerTokenDir" .) $e.bearerTokenExistingSecret.key }}
+{{- $bearerFile = printf "%s/%s" (include "kse.bearerTokenDir" $ctx) $e.bearerTokenExistingSecret.key }}
 {{- end }}
 {{- $headersFile := "" }}
 {{- if $e.httpHeadersExistingSecret.name }}
-{{- $headersFile = printf "%s/%s" (include "kse.httpHeadersDir" .) $e.httpHeadersExistingSecret.key }}
+{{- $headersFile = printf "%s/%s" (include "kse.httpHeadersDir" $ctx) $e.httpHeadersExistingSecret.key }}
 {{- end }}
 {{- $vars := list
   (list "S3_BUCKET_NAME" $e.s3BucketName)
   (list "OBJECT_STORE_CONFIG_FILE" (include "kse.objectStoreFile" .))
   (list "S3_PREFIX" $e.s3Prefix)
   (list "CLUSTER_ID" $e.clusterId)
-  (list "CLUSTER_ARNS" (include "kse.clusterArns" .))
-  (list "CLUSTER_MAP_FILE" (include "kse.clusterMapFile" .))
+  (list "CLUSTER_ARNS" (include "kse.clusterArns" $ctx))
+  (list "CLUSTER_MAP_FILE" (include "kse.clusterMapFile" $ctx))
   (list "FAIL_ON_UNMAPPED_CLUSTERS" $e.failOnUnmappedClusters)
   (list "KUBECOST_CLUSTER_FILTER" $e.clusterFilter)
   (list "KUBECOST_API_ENDPOINT" $e.kubecostApiEndpoint)
@@ -132,6 +148,8 @@ they differ from the exporter's default.
   (list "TLS_VERIFY" $e.tlsVerify)
   (list "KUBECOST_MAX_RETRIES" $e.maxRetries)
   (list "MAX_VALUE_BYTES" (int64 $e.maxValueBytes))
+  (list "BACKFILL_ALL_AVAILABLE" $e.backfillAllAvailable)
+  (list "BACKFILL_MAX_DAYS" $e.backfillMaxDays)
   (list "KUBECOST_CA_CERTIFICATE_SECRET_NAME" $e.caCertificateSecretName)
   (list "KUBECOST_CA_CERTIFICATE_SECRET_REGION" $e.caCertificateSecretRegion)
   (list "KUBECOST_BEARER_TOKEN_FILE" $bearerFile)
@@ -150,6 +168,8 @@ they differ from the exporter's default.
   (list "CONCURRENCY" $e.concurrency)
   (list "DRY_RUN" $e.dryRun)
   (list "FORCE_DATES" (join "," $e.forceDates))
+  (list "MAX_CLUSTER_DAYS_PER_RUN" (int64 $e.maxClusterDaysPerRun))
+  (list "RUN_BUDGET" $e.runBudget)
   (list "REEXPORT_ON_CONFIG_CHANGE" $e.reexportOnConfigChange)
   (list "DRIFT_TOLERANCE" $e.driftTolerance)
   (list "REEXPORT_LEGACY" $e.reexportLegacy)
@@ -216,5 +236,44 @@ and no parent role says which account owns the bucket.
 {{- end }}
 {{- if and (gt (len $accounts) 1) $e.s3BucketName (not $e.expectedBucketOwner) (not $e.irsaParentRoleArn) }}
 {{- fail (printf "exporter.expectedBucketOwner is required when the clusters are in several accounts (%s) and exporter.irsaParentRoleArn is unset: the 12-digit account that owns the bucket, or disabled" (keys $accounts | sortAlpha | join ", ")) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The exporter values the export Job replaces: BACKFILL_ALL_AVAILABLE (the
+first export takes every day the server still holds) and its own
+RUN_BUDGET, below its activeDeadlineSeconds, so that a long backfill ends
+cleanly and the daily runs go on with it. As YAML keyed like exporter.
+*/}}
+{{- define "kse.exportJobEnv" -}}
+{{- with .Values.exportJob }}
+{{- if .allAvailable }}
+backfillAllAvailable: true
+{{- end }}
+{{- with .runBudget }}
+runBudget: {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+RUN_BUDGET's upper bound (168h), which the schema's pattern cannot say,
+and, given a deadline in seconds, that the budget ends the run before it.
+Call with (dict "where" "value path" "value" V ["deadline" N "deadlineWhere" "value path"]).
+*/}}
+{{- define "kse.validateRunBudget" -}}
+{{- $v := toString .value }}
+{{- if and $v (ne $v "<nil>") }}
+{{- $secs := 0 }}
+{{- range $unit, $n := dict "h" 3600 "m" 60 "s" 1 }}
+{{- $part := regexFind (printf "[0-9]+%s" $unit) $v | trimSuffix $unit }}
+{{- if $part }}{{ $secs = add $secs (mul (atoi $part) $n) }}{{ end }}
+{{- end }}
+{{- if gt (int64 $secs) 604800 }}
+{{- fail (printf "%s: %q is longer than 168h" .where $v) }}
+{{- end }}
+{{- if and .deadline (ge (int64 $secs) (int64 .deadline)) }}
+{{- fail (printf "%s: %q must be shorter than %s (%d seconds), so that a long backfill ends cleanly before the deadline kills it" .where $v .deadlineWhere (int64 .deadline)) }}
+{{- end }}
 {{- end }}
 {{- end }}

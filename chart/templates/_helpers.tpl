@@ -42,7 +42,7 @@ an empty name leaves the selector label out.
 {{- if .name }}
 {{- $selector = printf "kubecost-s3-exporter/export-job: %s" .name }}
 {{- end }}
-{{- include "kse.jobSpec" (dict "ctx" $ "backoffLimit" $.Values.exportJob.backoffLimit "activeDeadlineSeconds" $.Values.exportJob.activeDeadlineSeconds "ttl" nil "selector" $selector) }}
+{{- include "kse.jobSpec" (dict "ctx" $ "backoffLimit" $.Values.exportJob.backoffLimit "activeDeadlineSeconds" $.Values.exportJob.activeDeadlineSeconds "ttl" nil "selector" $selector "envOverrides" (include "kse.exportJobEnv" $ | fromYaml)) }}
 {{- end }}
 
 {{/*

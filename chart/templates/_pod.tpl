@@ -1,6 +1,7 @@
 {{/*
 The Job spec shared by the CronJob and the export Job. Call with
-(dict "ctx" $ "backoffLimit" N "activeDeadlineSeconds" N "ttl" N-or-nil).
+(dict "ctx" $ "backoffLimit" N "activeDeadlineSeconds" N "ttl" N-or-nil
+"envOverrides" DICT-or-nil).
 */}}
 {{- define "kse.jobSpec" -}}
 {{- $ := .ctx }}
@@ -32,10 +33,13 @@ template:
       {{- $chart := dict "checksum/config" (include "kse.checksum" $) }}
       {{- include "kse.mergeMeta" (dict "chart" $chart "user" $.Values.podAnnotations "owned" (keys $chart) "where" "podAnnotations") | nindent 6 }}
   spec:
-    {{- include "kse.podSpec" $ | nindent 4 }}
+    {{- include "kse.podSpec" (dict "ctx" $ "envOverrides" .envOverrides) | nindent 4 }}
 {{- end }}
 
+{{- /* Call with (dict "ctx" $ "envOverrides" DICT-or-nil): see kse.envFor. */}}
 {{- define "kse.podSpec" -}}
+{{- $envOverrides := .envOverrides | default dict }}
+{{- with .ctx }}
 restartPolicy: Never
 serviceAccountName: {{ include "kse.serviceAccountName" . }}
 {{- /* EKS's pod identity webhook projects the IRSA token itself. */}}
@@ -64,7 +68,7 @@ containers:
     imagePullPolicy: {{ .Values.image.pullPolicy }}
     terminationMessagePolicy: FallbackToLogsOnError
     env:
-      {{- include "kse.env" . | trim | nindent 6 }}
+      {{- include "kse.envFor" (dict "ctx" . "overrides" $envOverrides) | trim | nindent 6 }}
       {{- if .Values.exporter.pushgatewayUrl }}
       {{- /* One run label per Job: its pod retries push as the same scheduled run. */}}
       - name: RUN_ID
@@ -176,6 +180,7 @@ affinity:
 {{- with .Values.tolerations }}
 tolerations:
   {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end }}
 {{- end }}
 

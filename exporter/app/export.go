@@ -29,11 +29,16 @@ type task struct {
 // A day that fails with exporter.ErrServerUnsupported stops the run: every
 // other day would fail the same way, so they are not tried, and each
 // carries that error.
-func exportTasks(ctx context.Context, tasks []task, concurrency int) []DayResult {
+//
+// Before handing out each task but the first, it asks budget whether the
+// run may go on; once it says why not, the tasks from there on are left
+// for the next run: the results cover the tasks started, and stop is the
+// budget's reason ("" when every task was started).
+func exportTasks(ctx context.Context, tasks []task, concurrency int, budget func(started int) string) (results []DayResult, stop string) {
 	n := max(concurrency, 1)
-	results := make([]DayResult, len(tasks))
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
+	results = make([]DayResult, len(tasks))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(n, len(tasks)); w++ {
@@ -43,21 +48,30 @@ func exportTasks(ctx context.Context, tasks []task, concurrency int) []DayResult
 			for i := range next {
 				results[i] = exportDay(ctx, tasks[i].job, tasks[i].dp, i+1, len(tasks))
 				if errors.Is(results[i].Err, exporter.ErrServerUnsupported) {
-					stop(results[i].Err)
+					cancel(results[i].Err)
 				}
 			}
 		}()
 	}
+	started := len(tasks)
 	for i, t := range tasks {
 		if ctx.Err() != nil {
 			results[i] = DayResult{Cluster: t.ID, Day: t.dp.Day, Key: t.dp.Key, Reason: t.dp.Reason, Err: context.Cause(ctx)}
 			continue
 		}
+		// A cancelled run's days fail above; only a live one is left to
+		// the next run by its budget.
+		if i > 0 && budget != nil {
+			if stop = budget(i); stop != "" {
+				started = i
+				break
+			}
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	return results
+	return results[:started], stop
 }
 
 func exportDay(ctx context.Context, j job, dp exporter.DayPlan, n, total int) (res DayResult) {

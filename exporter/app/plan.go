@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,18 +30,28 @@ const headConcurrency = 8
 // listing. A cluster that cannot be planned (its prefix denied, say) gets
 // each of its available days as a failed day, so the next run resumes them.
 func planAll(ctx context.Context, o *Options, jobs []job, avail map[string][]exporter.DayTotal, sum *Summary, now, first, last time.Time) {
+	look := o.lookBack(now)
 	listings := map[string][]string{}
 	listErrs := map[string]error{}
-	for i, j := range jobs {
+	for _, j := range jobs {
 		prefix := j.Layout.PartitionPrefix()
 		if _, done := listings[prefix]; !done && listErrs[prefix] == nil {
-			listings[prefix], listErrs[prefix] = listPartition(ctx, j.store, j.Layout, first)
+			keys, err := listPartition(ctx, j.store, j.Layout, look, ofRun(jobs, prefix))
+			if err != nil {
+				listErrs[prefix] = err
+			} else {
+				listings[prefix] = keys
+			}
 		}
+	}
+	o.extendAvailability(ctx, jobs, listings, avail, now, first)
+	for i, j := range jobs {
+		prefix := j.Layout.PartitionPrefix()
 		available := avail[j.ID]
 		plan, err := exporter.Plan{}, listErrs[prefix]
 		if err == nil {
-			plan, err = planFrom(ctx, j, exporter.PlanInput{Now: now, BackfillDays: o.BackfillDays, Settle: o.Settle, Available: available},
-				first, last, listings[prefix])
+			plan, err = planFrom(ctx, j, exporter.PlanInput{Now: now, BackfillDays: o.BackfillDays, Settle: o.Settle, Available: available, Backlog: o.Backlog},
+				look, first, last, listings[prefix])
 		}
 		c := &sum.Clusters[i]
 		if err != nil {
@@ -56,13 +67,39 @@ func planAll(ctx context.Context, o *Options, jobs []job, avail map[string][]exp
 	}
 }
 
+// ofRun reports whether a key of prefix may be a day file of one of the
+// run's clusters (<YYYY-MM-DD>_<cluster>.<codec>.parquet; cluster names
+// hold no dot): a listing reaching a year back keeps only those, so its
+// memory grows with the run's own days, not with everything under the
+// prefix. planFrom parses each kept key in full.
+func ofRun(jobs []job, prefix string) func(string) bool {
+	names := map[string]bool{}
+	for _, j := range jobs {
+		if j.Layout.PartitionPrefix() == prefix {
+			names[j.Layout.Cluster] = true
+		}
+	}
+	const dateLen = len(time.DateOnly)
+	return func(key string) bool {
+		name := key[strings.LastIndexByte(key, '/')+1:]
+		if len(name) < dateLen+1 || name[dateLen] != '_' {
+			return false
+		}
+		cluster, _, _ := strings.Cut(name[dateLen+1:], ".")
+		return names[cluster]
+	}
+}
+
 // listPartition lists the keys of layout's account and region from the
-// month of first on: every cluster of that prefix shares the listing.
-func listPartition(ctx context.Context, store exporter.ObjectStore, layout exporter.Layout, first time.Time) ([]string, error) {
+// month of first on that keep accepts: every cluster of that prefix
+// shares the listing.
+func listPartition(ctx context.Context, store exporter.ObjectStore, layout exporter.Layout, first time.Time, keep func(string) bool) ([]string, error) {
 	var keys []string
 	prefix := layout.PartitionPrefix()
 	err := store.List(ctx, prefix, layout.MonthPrefix(first), func(oi exporter.ObjectInfo) error {
-		keys = append(keys, oi.Key)
+		if keep(oi.Key) {
+			keys = append(keys, oi.Key)
+		}
 		return nil
 	})
 	if err != nil {
@@ -72,13 +109,20 @@ func listPartition(ctx context.Context, store exporter.ObjectStore, layout expor
 }
 
 // planFrom plans j's cluster from in (the run's clock and window and
-// Kubecost's days for the cluster) and the listed keys.
-func planFrom(ctx context.Context, j job, in exporter.PlanInput, first, last time.Time, listed []string) (exporter.Plan, error) {
-	var stored []exporter.StoredObject
+// Kubecost's days for the cluster) and the keys listed from look on. Only
+// the window's objects are read further (HEAD): before the window a day
+// is exported only when missing, which the listing alone tells.
+func planFrom(ctx context.Context, j job, in exporter.PlanInput, look, first, last time.Time, listed []string) (exporter.Plan, error) {
+	var stored, older []exporter.StoredObject
 	for _, k := range listed {
-		// Only this cluster's keys, and only days of the window, are looked
-		// at further: other clusters' objects are none of our business.
-		if d, c, ok := j.Layout.ParseKey(k); ok && !d.Before(first) && !d.After(last) {
+		// Only this cluster's keys, and only days the run looks at, are
+		// looked at further: other clusters' objects are none of our business.
+		d, c, ok := j.Layout.ParseKey(k)
+		switch {
+		case !ok || d.Before(look) || d.After(last):
+		case d.Before(first):
+			older = append(older, exporter.StoredObject{Key: k, Day: d, Codec: c})
+		default:
 			stored = append(stored, exporter.StoredObject{Key: k, Day: d, Codec: c})
 		}
 	}
@@ -86,8 +130,8 @@ func planFrom(ctx context.Context, j job, in exporter.PlanInput, first, last tim
 	if err != nil {
 		return exporter.Plan{}, err
 	}
-	j.log.Debug("stored objects", "listed_keys", len(listed), "this_cluster_in_window", len(stored))
-	in.Stored, in.Layout, in.Policy = stored, j.Layout, j.policy
+	j.log.Debug("stored objects", "listed_keys", len(listed), "this_cluster_in_window", len(stored), "this_cluster_before_window", len(older))
+	in.Stored, in.Layout, in.Policy = append(stored, older...), j.Layout, j.policy
 	return exporter.PlanDays(in), nil
 }
 

@@ -82,6 +82,16 @@ type Options struct {
 	// with the server's clock rather than the plan's; nil: time.Now.
 	WallClock func() time.Time
 	Logger    *slog.Logger // nil: discard
+
+	// Backlog reaches past the backfill window for days Kubecost still
+	// holds: all of them (the first export), or the gaps an earlier
+	// budgeted run left (see exporter.BacklogFrom).
+	Backlog exporter.Backlog
+	// Budget stops the run early, oldest days done, the rest left for the
+	// next run; the zero value has no limit.
+	Budget Budget
+
+	budgetStart time.Time // when Run started, by Budget's clock
 }
 
 func (o Options) withDefaults() Options {
@@ -135,6 +145,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	// against the same window it asked Kubecost about.
 	now := o.Now()
 	first, last := exporter.Window(now, o.BackfillDays, o.Settle)
+	o.budgetStart = o.Budget.clock()
 	jobs := o.jobs()
 	for _, c := range o.Clusters {
 		sum.Clusters = append(sum.Clusters, ClusterResult{ID: c.ID, ARN: c.ARN, Plan: exporter.Plan{First: first, Last: last}})
@@ -144,13 +155,21 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 			"backfill_days", o.BackfillDays, "settle_hours", o.Settle.Hours(), "window_start", day(first), "window_end_exclusive", day(last.Add(24*time.Hour)))
 		return sum, nil
 	}
-	log.Info("planning", "window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays,
-		"settle_hours", o.Settle.Hours(), "clusters", len(jobs))
+	from := first
+	if o.Backlog.AllAvailable {
+		from = exporter.BacklogFrom(now, o.BackfillDays, o.Settle, o.Backlog, nil)
+	}
+	attrs := []any{"window_first", day(first), "window_last", day(last), "backfill_days", o.BackfillDays,
+		"settle_hours", o.Settle.Hours(), "clusters", len(jobs)}
+	if from.Before(first) {
+		attrs = append(attrs, "all_available_from", day(from))
+	}
+	log.Info("planning", attrs...)
 
 	if o.Available == nil {
 		return sum, errors.New("app: Options.Available is nil (a single cluster's is app.SourceDays)")
 	}
-	avail, err := o.Available(ctx, first, last.Add(24*time.Hour))
+	avail, err := o.Available(ctx, from, last.Add(24*time.Hour))
 	if err != nil {
 		return sum, fmt.Errorf("ask Kubecost for available days: %w", err)
 	}
@@ -192,11 +211,12 @@ func (o *Options) exportAll(ctx context.Context, jobs []job, sum Summary) Summar
 		return sum
 	}
 	slices.SortStableFunc(tasks, func(a, b task) int { return a.dp.Day.Compare(b.dp.Day) })
-	results := exportTasks(ctx, tasks, o.Concurrency)
+	results, stop := exportTasks(ctx, tasks, o.Concurrency, o.budgetCheck())
 	for i, r := range results {
 		c := &sum.Clusters[tasks[i].cluster]
 		c.Days = append(c.Days, r)
 	}
+	sum = deferRest(o.Logger, sum, tasks[len(results):], stop)
 	for i := range sum.Clusters {
 		slices.SortStableFunc(sum.Clusters[i].Days, func(a, b DayResult) int { return a.Day.Compare(b.Day) })
 	}

@@ -36,6 +36,9 @@ type ClusterResult struct {
 	// PlanErr is why the cluster could not be planned; its available days
 	// are then failed days, which the next run retries.
 	PlanErr error
+	// Remaining are the planned days the run left to the next one because
+	// it reached its budget (Options.Budget), oldest first.
+	Remaining []time.Time
 }
 
 // Written counts the cluster's days uploaded by this run.
@@ -63,6 +66,9 @@ type Summary struct {
 	// wrong name.
 	Unmapped []string
 	Duration time.Duration
+	// Stop says which budget ended the run before every planned day was
+	// started; "" when none did.
+	Stop string
 }
 
 // days is every day result of every cluster.

@@ -56,6 +56,9 @@ func Main(ctx context.Context, args []string, lookup func(string) (string, bool)
 			return reportCmd(ctx, args[1:], lookup, stdout, stderr)
 		case "run":
 			args = args[1:]
+			if len(args) > 0 && (args[0] == "--all-available" || args[0] == "-all-available") {
+				args, lookup = args[1:], allAvailable(lookup)
+			}
 		default:
 			fmt.Fprintf(stderr, "unknown command %q; see --help\n", args[0])
 			return ExitConfig
@@ -68,11 +71,26 @@ func Main(ctx context.Context, args []string, lookup func(string) (string, bool)
 	return run(ctx, lookup, stdout, stderr)
 }
 
+// allAvailable is lookup with BACKFILL_ALL_AVAILABLE=true, for
+// `run --all-available`: the flag and the variable are one setting, read
+// and validated on the configuration's one path.
+func allAvailable(lookup func(string) (string, bool)) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if name == "BACKFILL_ALL_AVAILABLE" {
+			return "true", true
+		}
+		return lookup(name)
+	}
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `kubecost-s3-exporter exports Kubecost allocation data to Parquet in S3.
 
 Usage:
   kubecost-s3-exporter [run]         export the missing days (the default)
+  kubecost-s3-exporter run --all-available
+                                     also export every settled day Kubecost still holds
+                                     (BACKFILL_ALL_AVAILABLE=true)
   kubecost-s3-exporter schema [--format json|text] [--labels k1,k2] [--annotations k1]
                                      print the Parquet column contract
   kubecost-s3-exporter summary DIR   print rows and cost per namespace of the Parquet files under DIR

@@ -42,7 +42,7 @@ func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, star
 		noIdle := reqs.DaysWithoutIdle()
 		perr := metrics.Pusher{URL: cfg.PushgatewayURL, Cluster: arn.Name, Logger: log}.Push(ctx, metrics.Run{
 			Start: start, End: end, Cluster: clusterMetrics(c, cerr), Err: cerr,
-			Requests: reqs.Counts(), DaysWithoutIdle: &noIdle, RunID: runID,
+			Requests: reqs.Counts(), DaysWithoutIdle: &noIdle, RunID: runID, Progressed: sum.Progressed(c),
 		})
 		if perr != nil {
 			outcome = "failed"
@@ -55,7 +55,8 @@ func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, star
 // run, which ended with err (clusterErr).
 func clusterMetrics(c app.ClusterResult, err error) metrics.Cluster {
 	written, rows, bytes := c.Written()
-	m := metrics.Cluster{Plan: c.Plan, Written: written, Failed: len(c.Failed()), Rows: rows, Bytes: bytes, Planned: app.Planned(err)}
+	m := metrics.Cluster{Plan: c.Plan, Written: written, Failed: len(c.Failed()), Rows: rows, Bytes: bytes, Planned: app.Planned(err),
+		Remaining: len(c.Remaining)}
 	for _, d := range c.Days {
 		if d.Err == nil {
 			m.Done = append(m.Done, d.Day)
@@ -119,6 +120,10 @@ func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pus
 	}
 	if n := sum.Lost(); n > 0 {
 		attrs = append(attrs, "days_written_by_another_run", n)
+	}
+	if n := sum.Remaining(); n > 0 {
+		// Left by the budget for the next run: not a failure.
+		attrs = append(attrs, "days_remaining", n, "budget", sum.Stop)
 	}
 	if n := sum.CleanupsFailed(); n > 0 {
 		attrs = append(attrs, "deletes_failed", n)

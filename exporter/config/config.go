@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -55,6 +56,12 @@ type Config struct {
 	Retries             int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 	MaxValueBytes       int     `env:"MAX_VALUE_BYTES" default:"2097152" desc:"the most bytes of one string or number in a Kubecost response, as JSON text, 4096-1073741824; a larger value fails the day (default 2 MiB: a value of 256 KiB, what Kubernetes allows for all of an object's annotations, is 1.5 MiB when every byte is written as a six-byte unicode escape)"`
 
+	// The first export takes every day the server still holds (Kubecost
+	// 3.x keeps aggregator.retention1d = 91 days by default), not only the
+	// window; backlog.go in package exporter says how.
+	BackfillAllAvailable Flag `env:"BACKFILL_ALL_AVAILABLE" default:"false" desc:"also export every settled day Kubecost still holds within BACKFILL_MAX_DAYS that is missing, oldest first (the chart's install/upgrade export Job sets it; same as run --all-available)"`
+	BackfillMaxDays      int  `env:"BACKFILL_MAX_DAYS" default:"400" desc:"how far back, in days, BACKFILL_ALL_AVAILABLE and the continuation of an unfinished backfill look, 3-3650; at most BACKFILL_PERIOD_DAYS keeps every run to its window"`
+
 	CASecretName   string `env:"KUBECOST_CA_CERTIFICATE_SECRET_NAME" desc:"Secrets Manager secret holding a PEM CA bundle for Kubecost TLS"`
 	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`
 	BearerFile     string `env:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
@@ -75,6 +82,11 @@ type Config struct {
 	Concurrency int    `env:"CONCURRENCY" default:"1" desc:"days exported at once, 1-8"`
 	DryRun      Flag   `env:"DRY_RUN" default:"false" desc:"plan and log, but fetch and write nothing"`
 	ForceDates  string `env:"FORCE_DATES" desc:"comma-separated YYYY-MM-DD days to export again even if present"`
+
+	// A budget ends a long backfill cleanly (exit 0) before the pod's
+	// deadline; the next run goes on from the oldest day left.
+	MaxClusterDaysPerRun int      `env:"MAX_CLUSTER_DAYS_PER_RUN" default:"0" desc:"the most cluster-days one run starts, 0-1000000 (0: no limit); the rest are left, oldest first, for the next run"`
+	RunBudget            Duration `env:"RUN_BUDGET" default:"0" desc:"how long one run may start new days, e.g. 50m or 2h30m, at most 168h (0: no limit); days in flight finish, the rest are left for the next run"`
 
 	ReexportOnConfigChange Flag   `env:"REEXPORT_ON_CONFIG_CHANGE" default:"true" desc:"re-export stored days of the window made with another config (labels, codec, ...)"`
 	DriftTolerance         Ratio  `env:"DRIFT_TOLERANCE" default:"0.1%" desc:"re-export a stored day when Kubecost's day total moved by more than this (0.1% or 0.001)"`
@@ -146,6 +158,27 @@ func (s *Seconds) Decode(v string) error {
 	*s = Seconds(f * float64(time.Second))
 	return nil
 }
+
+// Duration is a span written with whole hours, minutes and seconds
+// ("50m", "2h30m", "90s"), or 0 for none, at most 168h. The units are
+// those the chart's schema can check with one pattern.
+type Duration time.Duration
+
+// Decode parses v.
+func (d *Duration) Decode(v string) error {
+	v = strings.TrimSpace(v)
+	x, err := time.ParseDuration(v)
+	if err != nil || !durationRE.MatchString(v) || x < 0 || x > 168*time.Hour {
+		return errors.New("accepted: 0, or whole hours, minutes and seconds such as 50m, 2h30m or 90s, at most 168h")
+	}
+	*d = Duration(x)
+	return nil
+}
+
+var durationRE = regexp.MustCompile(`^(0|([0-9]+h)?([0-9]+m)?([0-9]+s)?)$`)
+
+// Std returns d as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
 
 // Duration returns s as a time.Duration.
 func (s Seconds) Duration() time.Duration { return time.Duration(s) }

@@ -32,6 +32,9 @@ type Cluster struct {
 	// archive_missing_days, which would read as "no hole" and reset the
 	// hole alert, so the last known count stays in the Pushgateway.
 	Planned bool
+	// Remaining counts the days the run left for the next one because it
+	// reached its budget (app.ClusterResult.Remaining).
+	Remaining int
 }
 
 // Run is what one run reports for one cluster: a run of several clusters
@@ -49,6 +52,9 @@ type Run struct {
 	// RunID identifies the scheduled run (see RunID): every pod attempt of
 	// one Job pushes the same run label, so the alerts count runs.
 	RunID string
+	// Progressed: the run stopped at its budget and shrank this cluster's
+	// backlog (the command fills it from app.Summary.Progressed).
+	Progressed bool
 }
 
 // MissingDays counts the days of the backfill window that are not in the
@@ -56,6 +62,10 @@ type Run struct {
 // before the cluster's first known day (stored or offered by Kubecost) are
 // not counted, so a newly installed cluster does not look like a hole.
 // ok is false when the run never got as far as a plan.
+//
+// Before the window (a backlog, see exporter.BacklogFrom) only the days
+// Kubecost still offers count: a day it no longer holds cannot be
+// exported, and an old archive's gaps are not this run's holes.
 func MissingDays(p exporter.Plan, done []time.Time) (n int, ok bool) {
 	if p.First.IsZero() || p.Last.Before(p.First) {
 		return 0, false
@@ -67,9 +77,14 @@ func MissingDays(p exporter.Plan, done []time.Time) (n int, ok bool) {
 	for _, d := range done {
 		stored[exporter.Midnight(d)] = true
 	}
-	known := slices.Concat(p.Present, p.Available)
+	for _, d := range p.Available {
+		if d.Before(p.First) && !stored[d] {
+			n++
+		}
+	}
+	known := slices.DeleteFunc(slices.Concat(p.Present, p.Available), func(d time.Time) bool { return d.Before(p.First) })
 	if len(known) == 0 {
-		return 0, true
+		return n, true
 	}
 	first := slices.MinFunc(known, time.Time.Compare)
 	for d := first; !d.After(p.Last); d = d.AddDate(0, 0, 1) {
@@ -114,6 +129,14 @@ func Registry(r Run) *prometheus.Registry {
 			// hole alert counts the runs since the archive was last whole.
 			gauge("last_archive_complete_timestamp_seconds", "Unix time at which the last run that left no day of the window missing ended.", unix(r.End))
 		}
+	}
+	gauge("last_run_days_remaining", "Days of this cluster the last run left for the next one because it reached its budget "+
+		"(RUN_BUDGET, MAX_CLUSTER_DAYS_PER_RUN); they count in archive_missing_days too.", float64(sum.Remaining))
+	if r.Progressed {
+		// Kept by later pushes that lack it, like the complete time: the
+		// hole alert counts the runs since the backlog last shrank.
+		gauge("last_backlog_progress_timestamp_seconds", "Unix time at which the last run that stopped at its budget "+
+			"and shrank this cluster's backlog ended.", unix(r.End))
 	}
 	// One series per scheduled run: a pod retry pushes the same label, a
 	// new run replaces the family, so the previous run's series goes stale.
