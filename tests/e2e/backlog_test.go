@@ -28,9 +28,11 @@ func withRetention(h *harness, days int) {
 
 // settledDays is every day the simulator holds that ended at least 48
 // hours before at, oldest first: what a first export must take.
-func settledDays(sim *kubecostsim.Server, at time.Time) []time.Time {
+func settledDays(sim *kubecostsim.Server, at time.Time) []time.Time { return settledOf(sim.Sim, at) }
+
+func settledOf(sim *kubecostsim.Sim, at time.Time) []time.Time {
 	_, last := exporter.BackfillWindow(at, 15)
-	return slices.DeleteFunc(sim.Sim.AvailableDays(), func(d time.Time) bool { return d.After(last) })
+	return slices.DeleteFunc(sim.AvailableDays(), func(d time.Time) bool { return d.After(last) })
 }
 
 // storedDays is the days of prod stored in the bucket, oldest first.
@@ -119,6 +121,27 @@ func TestFirstExportAllAvailable(t *testing.T) {
 		if w := r.Query.Get("window"); !strings.HasPrefix(w, first.Format(time.RFC3339)) {
 			t.Errorf("the daily run asked for window %s, want its own from %s", w, first.Format(time.DateOnly))
 		}
+	}
+}
+
+// TestFirstExportAllAvailableGen3: the same first export through a Kubecost
+// 3.x frontend (its /model/ proxy to the aggregator) with the 3.x chart's
+// default retention, aggregator.retention1d = 91 (kubecost/values.yaml):
+// the 400-day availability query passes the proxy, and every settled day
+// is written.
+func TestFirstExportAllAvailableGen3(t *testing.T) {
+	h := newHarness(t)
+	g := kubecostsim.NewGen3Server(kubecostsim.Config{Seed: 7, RetentionDays: 91, Now: h.now}, kubecostsim.Gen3Config{})
+	t.Cleanup(g.Close)
+	h.env["KUBECOST_API_ENDPOINT"] = g.URL
+	h.env["BACKFILL_PERIOD_DAYS"] = "15"
+	want := settledOf(g.Sim, now)
+	code, logs := h.run(map[string]string{"BACKFILL_ALL_AVAILABLE": "true"})
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s", code, logs)
+	}
+	if got := h.storedDays(); !slices.EqualFunc(got, want, time.Time.Equal) || len(got) != 89 {
+		t.Fatalf("stored %d days, want the %d settled days of 91 held", len(got), len(want))
 	}
 }
 
