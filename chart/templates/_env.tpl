@@ -126,7 +126,7 @@ Job's, kse.exportJobEnv).
 {{- end }}
 {{- $vars := list
   (list "S3_BUCKET_NAME" $e.s3BucketName)
-  (list "OBJECT_STORE_CONFIG_FILE" (include "kse.objectStoreFile" .))
+  (list "OBJECT_STORE_CONFIG_FILE" (include "kse.objectStoreFile" $ctx))
   (list "S3_PREFIX" $e.s3Prefix)
   (list "CLUSTER_ID" $e.clusterId)
   (list "CLUSTER_ARNS" (include "kse.clusterArns" $ctx))
