@@ -42,11 +42,11 @@ func (c *Chart) Manifest(created time.Time) (raw []byte, config v1.Layer, layer 
 	}
 	config = static.NewLayer(cfgJSON, ConfigMediaType)
 	layer = static.NewLayer(c.Archive, LayerMediaType)
-	cd, err := describe(config, ConfigMediaType)
+	cd, err := imagebuild.DescriptorOf(config, ConfigMediaType)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ld, err := describe(layer, LayerMediaType)
+	ld, err := imagebuild.DescriptorOf(layer, LayerMediaType)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -118,16 +118,4 @@ func (c *Chart) Push(repo string, created time.Time, opts ...remote.Option) (v1.
 		return v1.Hash{}, false, fmt.Errorf("chartpack: push %s: %w", tag, err)
 	}
 	return digest, false, nil
-}
-
-func describe(l v1.Layer, mt types.MediaType) (v1.Descriptor, error) {
-	d, err := l.Digest()
-	if err != nil {
-		return v1.Descriptor{}, err
-	}
-	size, err := l.Size()
-	if err != nil {
-		return v1.Descriptor{}, err
-	}
-	return v1.Descriptor{MediaType: mt, Digest: d, Size: size}, nil
 }

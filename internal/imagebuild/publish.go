@@ -140,11 +140,11 @@ func PushWith(idx v1.ImageIndex, sbom []byte, refs []string, opts ...remote.Opti
 func SBOMManifest(subject v1.Descriptor, sbom []byte) ([]byte, error) {
 	cfg := static.NewLayer([]byte(emptyJSON), EmptyMediaType)
 	layer := static.NewLayer(sbom, SBOMMediaType)
-	cd, err := descriptorOf(cfg, EmptyMediaType)
+	cd, err := DescriptorOf(cfg, EmptyMediaType)
 	if err != nil {
 		return nil, err
 	}
-	ld, err := descriptorOf(layer, SBOMMediaType)
+	ld, err := DescriptorOf(layer, SBOMMediaType)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,9 @@ func SBOMManifest(subject v1.Descriptor, sbom []byte) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func descriptorOf(l v1.Layer, mt types.MediaType) (v1.Descriptor, error) {
+// DescriptorOf is l's descriptor with media type mt, for manifests built
+// by hand (the SBOM artifact here, the chart in package chartpack).
+func DescriptorOf(l v1.Layer, mt types.MediaType) (v1.Descriptor, error) {
 	d, err := l.Digest()
 	if err != nil {
 		return v1.Descriptor{}, err
