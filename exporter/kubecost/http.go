@@ -74,17 +74,9 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 	idle := time.AfterFunc(c.opts.ConnectTimeout+c.opts.ReadTimeout, func() { cancel(errStalled) })
 	defer idle.Stop()
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
+	req, err := c.newRequest(ctx, j, w)
 	if err != nil {
-		return 0, permanent("build request: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
-	for k, vs := range c.opts.Headers {
-		req.Header[k] = vs
-	}
-	if c.opts.BearerToken != "" {
-		req.Header.Set("Authorization", "Bearer "+c.opts.BearerToken)
+		return 0, err
 	}
 	id := c.seq.Add(1)
 	t0 := time.Now()
@@ -130,6 +122,30 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 	if err == nil {
 		return n, nil
 	}
+	return n, c.decodeError(ctx, err, body.n)
+}
+
+// newRequest is the GET for w with the headers every Kubecost request
+// carries: the user's (KUBECOST_HTTP_HEADERS_FILE) and the bearer token.
+func (c *Client) newRequest(ctx context.Context, j *job, w window) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
+	if err != nil {
+		return nil, permanent("build request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
+	for k, vs := range c.opts.Headers {
+		req.Header[k] = vs
+	}
+	if c.opts.BearerToken != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opts.BearerToken)
+	}
+	return req, nil
+}
+
+// decodeError classifies an error of decoding a 200 body that had read
+// bytes so far: retried, split or final.
+func (c *Client) decodeError(ctx context.Context, err error, bytes int64) error {
 	var se *sinkError
 	var ae *apiError
 	switch {
@@ -138,20 +154,20 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 			// A stale answer (kubecost/kubecost#4508) is right a moment
 			// later: retried, but not split, as a smaller window is no
 			// cure for it.
-			return n, &attemptError{err: se.err, retry: true}
+			return &attemptError{err: se.err, retry: true}
 		}
-		return n, se.err
+		return se.err
 	case errors.As(err, &ae):
-		return n, statusAttemptError(ae, ae.code, 0)
+		return statusAttemptError(ae, ae.code, 0)
 	case errors.Is(err, errValueTooLarge):
 		// The same body would fail again: not retried.
-		return n, permanent("response after %d bytes: %w", body.n, err)
+		return permanent("response after %d bytes: %w", bytes, err)
 	case context.Cause(ctx) == errStalled:
-		return n, transient("response stalled after %d bytes: no data for %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", body.n, c.opts.ReadTimeout)
+		return transient("response stalled after %d bytes: no data for %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", bytes, c.opts.ReadTimeout)
 	case ctx.Err() != nil && context.Cause(ctx) != errAborted:
-		return n, context.Cause(ctx)
+		return context.Cause(ctx)
 	}
-	return n, transient("invalid or truncated response body after %d bytes: %w", body.n, err)
+	return transient("invalid or truncated response body after %d bytes: %w", bytes, err)
 }
 
 // requestError classifies an error of http.Client.Do.
