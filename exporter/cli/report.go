@@ -1,22 +1,18 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/awsauth"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/report"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
 // reportCmd writes the HTML report of an archive in a directory or in S3.
@@ -28,25 +24,21 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 	if err != nil {
 		return configError(stderr, "report", err)
 	}
-	// The directory store creates its root, which a read-only command
-	// must not do: a typo would give an empty report and exit 0.
-	if rc.Dir != "" {
-		if st, err := os.Stat(rc.Dir); err != nil || !st.IsDir() {
-			fmt.Fprintf(stderr, "report: -dir %s: no such directory\n", rc.Dir)
-			return ExitRuntime
-		}
-	}
 	log := newLogger(stderr, rc.LogFormat, rc.LogLevel)
-	o := report.Options{Prefix: rc.Prefix, Clusters: config.SplitList(rc.Clusters), From: rc.FromDay, To: rc.ToDay,
+	o := report.Options{Prefix: rc.S3Prefix, Clusters: config.SplitList(rc.Clusters), From: rc.FromDay, To: rc.ToDay,
 		Today: rc.TodayTime, BackfillDays: rc.BackfillPeriodDays, Settle: time.Duration(rc.SettleHours) * time.Hour,
 		KubecostRetentionDays: rc.RetentionDays, Currency: rc.Currency, Logger: log}
-	if o.Store, err = reportStore(ctx, rc, lookup, log); err != nil {
+	arch, err := destination.Open(ctx, &rc.Settings, destination.Env{
+		Lookup: lookup, Region: rc.Region, Session: "report", ReadOnly: true, Logger: log,
+	})
+	if err != nil {
 		fmt.Fprintf(stderr, "report: %v\n", err)
 		return ExitRuntime
 	}
+	o.Store = arch.Store
 	d, err := report.Collect(ctx, o)
 	if errors.Is(err, report.ErrEmpty) {
-		err = fmt.Errorf("%w under %s", err, cmp.Or(rc.Dir, "s3://"+rc.Bucket+"/"+rc.Prefix))
+		err = fmt.Errorf("%w under %s", err, rc.Name())
 	}
 	if err == nil {
 		err = writeReport(rc.Out, d)
@@ -72,20 +64,6 @@ func configError(stderr io.Writer, command string, err error) int {
 		fmt.Fprintf(stderr, "%s: configuration error: %s\n", command, exporter.Redact(err.Error()))
 	} // else the flag package has printed its own line and the usage
 	return ExitConfig
-}
-
-// reportStore opens the archive read-only: the directory, or the bucket
-// with the exporter's credential chain (IRSA, then
-// IRSA_PARENT_IAM_ROLE_ARN when set).
-func reportStore(ctx context.Context, rc *config.Report, lookup func(string) (string, bool), log *slog.Logger) (report.Reader, error) {
-	if rc.Dir != "" {
-		return dirstore.New(rc.Dir, dirstore.Options{Logger: log})
-	}
-	id, err := awsauth.Load(ctx, awsauth.Input{Region: rc.Region, ParentRoleARN: rc.IRSAParentRoleARN, ClusterName: "report", Lookup: lookup})
-	if err != nil {
-		return nil, err
-	}
-	return s3store.New(s3store.NewClient(id.Config), s3store.Options{Bucket: rc.Bucket, ExpectedBucketOwner: rc.BucketOwner()})
 }
 
 // writeReport writes to a temp file and renames it, so a reader never

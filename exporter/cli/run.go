@@ -13,11 +13,10 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/app"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/awsauth"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/metrics"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/parquetout"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -132,42 +131,22 @@ type parts struct {
 // something needs it, so OUTPUT_DIR runs work without credentials.
 func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer, proj *schema.Projection, h Hooks) (parts, error) {
 	home := cfg.Home()
-	var id *awsauth.Identity
-	if cfg.OutputDir == "" || cfg.CASecretName != "" || cfg.BearerSecret != "" {
-		in := awsauth.Input{
-			Region: home.Region, ParentRoleARN: cfg.IRSAParentRoleARN, ClusterName: home.Name,
-			Lookup: cfg.AWSLookup(lookup), Logger: log,
-			RequestTimeout: cfg.S3RequestTimeout.Duration(), RequestTimeoutSetting: timeoutSetting,
-		}
-		staticKeys(cfg, &in)
-		var err error
-		if id, err = awsauth.Load(ctx, in); err != nil {
-			return parts{}, err
-		}
+	arch, err := destination.Open(ctx, &cfg.Settings, destination.Env{
+		Lookup: lookup, Region: home.Region, Session: home.Name, Home: home.Account,
+		RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
+		AWS: cfg.CASecretName != "" || cfg.BearerSecret != "", Logger: log,
+	})
+	if err != nil {
+		return parts{}, err
 	}
-	tlsCfg, token, err := kubecostAuth(ctx, cfg, id)
+	tlsCfg, token, err := kubecostAuth(ctx, cfg, arch.AWS)
 	if err != nil {
 		return parts{}, err
 	}
 	if err := discover(ctx, cfg, tlsCfg, token, log, h); err != nil {
 		return parts{}, err
 	}
-	p := parts{codec: exporter.Codec(cfg.Compression)}
-	if cfg.OutputDir != "" {
-		p.store, err = dirstore.New(cfg.OutputDir, dirstore.Options{Logger: log})
-		p.dest = "dir " + cfg.OutputDir
-	} else {
-		p.store, err = s3store.New(s3Client(cfg, id), s3store.Options{
-			Bucket: cfg.S3BucketName, ExpectedBucketOwner: cfg.BucketOwner(),
-			SSE: cfg.SSE, SSEKMSKeyID: cfg.SSEKMSKeyID, Headers: objectHeaders(cfg), Logger: log,
-			RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
-			PartSize: cfg.PartSizeBytes(),
-		})
-		p.dest = "s3://" + cfg.S3BucketName + "/" + cfg.S3Prefix
-	}
-	if err != nil {
-		return parts{}, err
-	}
+	p := parts{codec: exporter.Codec(cfg.Compression), store: arch.Store, dest: cfg.Name()}
 	p.client, err = kubecost.New(kubecost.Options{
 		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
 		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
@@ -249,12 +228,12 @@ func startAttrs(cfg *config.Config, members []config.Member, p parts) []any {
 	}
 	attrs = append(attrs, "kubecost", exporter.Redact(cfg.AllocationURL()), "aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity,
 		"destination", p.dest)
-	if cfg.OutputDir == "" {
+	if !cfg.IsDir() {
 		// Only a bucket has an owner to check.
 		attrs = append(attrs, "bucket_owner", cfg.BucketOwner())
 	}
 	return append(attrs, "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys(),
-		"settings", settings(cfg))
+		"settings", cfg.Sources())
 }
 
 func encoders(proj *schema.Projection, codec exporter.Codec) app.EncoderFactory {

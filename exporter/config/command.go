@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 )
 
 // The subcommands other than run read their settings through the same
@@ -24,13 +25,17 @@ import (
 // are the exporter's own (the same variables, bounds and defaults), so
 // that its calendar classifies days as the exporter plans them.
 type Report struct {
-	Dir      string `env:"OUTPUT_DIR" flag:"dir" desc:"read the archive from this directory"`
-	Bucket   string `env:"S3_BUCKET_NAME" flag:"bucket" desc:"read the archive from this S3 bucket"`
-	Prefix   string `env:"S3_PREFIX" flag:"prefix" desc:"key prefix before account_id="`
-	Region   string `env:"AWS_REGION" flag:"region" desc:"the bucket's region (also read from AWS_DEFAULT_REGION)"`
-	From     string `flag:"from" desc:"first day, YYYY-MM-DD (default: the oldest stored day)"`
-	To       string `flag:"to" desc:"last day, YYYY-MM-DD (default: the newest stored day)"`
-	Clusters string `flag:"cluster" desc:"comma-separated EKS cluster names (default: every cluster found)"`
+	// The archive, as the run names it: the same variables, the same
+	// object-store file, opened the same way (destination.Open).
+	destination.Settings
+
+	Region string `env:"AWS_REGION" flag:"region" desc:"the region of the bucket and of STS (also read from AWS_DEFAULT_REGION; default: OBJECT_STORE_CONFIG_FILE's region, else CLUSTER_ID's)"`
+	// ClusterID is the run's CLUSTER_ID, read only for its region, so that
+	// the run's own environment opens its archive.
+	ClusterID string `env:"CLUSTER_ID" desc:"the run's cluster ARN: its region is the default of -region"`
+	From      string `flag:"from" desc:"first day, YYYY-MM-DD (default: the oldest stored day)"`
+	To        string `flag:"to" desc:"last day, YYYY-MM-DD (default: the newest stored day)"`
+	Clusters  string `flag:"cluster" desc:"comma-separated EKS cluster names (default: every cluster found)"`
 
 	BackfillPeriodDays int    `env:"BACKFILL_PERIOD_DAYS" flag:"backfill-days" default:"15" desc:"the exporter's BACKFILL_PERIOD_DAYS"`
 	SettleHours        int    `env:"SETTLE_HOURS" flag:"settle-hours" default:"48" desc:"the exporter's SETTLE_HOURS: newer days are pending"`
@@ -39,27 +44,21 @@ type Report struct {
 	Today              string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
 	Out                string `flag:"o" default:"report.html" desc:"output file"`
 
-	IRSAParentRoleARN   string `env:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
-	ExpectedBucketOwner string `env:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; 'disabled' or empty to omit"`
-	LogLevel            string `env:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
-	LogFormat           string `env:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
+	LogLevel  string `env:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat string `env:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
 
 	// FromDay, ToDay and TodayTime are From, To and Today parsed.
 	FromDay, ToDay, TodayTime time.Time
 }
 
 func reportRules() []rule[Report] {
-	return []rule[Report]{
-		{"OUTPUT_DIR", func(r *Report, bad badFunc) {
-			if (r.Dir == "") == (r.Bucket == "") {
-				bad(r.Dir, "give exactly one of -dir (OUTPUT_DIR) or -bucket (S3_BUCKET_NAME)")
-			}
-		}},
-		{"S3_BUCKET_NAME", func(r *Report, bad badFunc) { checkBucketName(r.Bucket, bad) }},
-		{"S3_PREFIX", func(r *Report, bad badFunc) { checkPrefix(r.Prefix, bad) }},
+	return append(destinationRules(func(r *Report) (*destination.Settings, destination.Scope) { return &r.Settings, destination.Scope{} }), []rule[Report]{
 		{"AWS_REGION", func(r *Report, bad badFunc) {
-			if r.Bucket != "" && r.Region == "" {
-				bad("", "required with -bucket: the bucket's region")
+			if r.Region == "" && r.ClusterID != "" {
+				r.Region = parseCluster(r.ClusterID).Region
+			}
+			if r.S3BucketName != "" && !r.IsDir() && r.Region == "" && r.BucketRegion() == "" {
+				bad("", "required with a bucket: the bucket's region (or CLUSTER_ID, whose region it is)")
 			}
 		}},
 		{"AWS_REGION", matches(func(r *Report) string { return r.Region }, regionRE, regionAccepted)},
@@ -83,20 +82,9 @@ func reportRules() []rule[Report] {
 				bad(r.Today, "accepted: YYYY-MM-DD or RFC 3339 (2026-11-21T10:00:00Z)")
 			}
 		}},
-		{"IRSA_PARENT_IAM_ROLE_ARN", matches(func(r *Report) string { return r.IRSAParentRoleARN }, roleARNRE, roleAccepted)},
-		{"S3_EXPECTED_BUCKET_OWNER", func(r *Report, bad badFunc) { checkOwnerValue(r.ExpectedBucketOwner, bad) }},
 		{"LOG_LEVEL", oneOf(func(r *Report) string { return r.LogLevel }, false, LogLevels)},
 		{"LOG_FORMAT", oneOf(func(r *Report) string { return r.LogFormat }, false, LogFormats)},
-	}
-}
-
-// BucketOwner is the account S3 calls name as ExpectedBucketOwner; ""
-// disables the check.
-func (r *Report) BucketOwner() string {
-	if r.ExpectedBucketOwner == "disabled" {
-		return ""
-	}
-	return r.ExpectedBucketOwner
+	}...)
 }
 
 // Schema is the configuration of the schema command.
@@ -167,10 +155,33 @@ func load[T any](command string, args []string, lookup func(string) (string, boo
 	if errs := decode(src, &c); len(errs) > 0 {
 		return nil, errs
 	}
+	if d, ok := any(&c).(interface {
+		Load(func(string) (string, bool))
+	}); ok {
+		d.Load(flagsOver(lookup, t, set))
+	}
 	if errs := validate(&c, rules, names); len(errs) > 0 {
 		return nil, errs
 	}
 	return &c, nil
+}
+
+// flagsOver is lookup with the flags the user set answering for their
+// variables, so that the destination's file is held to what the command
+// line says (-bucket against config.bucket), as to the variables.
+func flagsOver(lookup func(string) (string, bool), t reflect.Type, set map[string]string) func(string) (string, bool) {
+	byEnv := map[string]string{}
+	for _, v := range varsOf(t) {
+		if raw, ok := set[v.Flag]; ok && v.Flag != "" && v.Name != "" {
+			byEnv[v.Name] = raw
+		}
+	}
+	return func(name string) (string, bool) {
+		if raw, ok := byEnv[name]; ok {
+			return raw, true
+		}
+		return lookup(name)
+	}
 }
 
 // IsHelp reports whether err, from a Load function, asked for help.

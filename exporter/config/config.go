@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 )
 
 // Config is the whole configuration. The env tags are the contract's
@@ -27,12 +28,12 @@ import (
 // everything, one entry in rules() (validate.go). --help, the README check
 // and the chart tests pick it up from there.
 type Config struct {
-	S3BucketName string `env:"S3_BUCKET_NAME" req:"unless OUTPUT_DIR" desc:"destination bucket (required unless OUTPUT_DIR is set)"`
-	// A Thanos-format file (objectstore.go) may set the destination
-	// instead of the variables; where both set a value they must agree.
-	ObjectStoreConfigFile string `env:"OBJECT_STORE_CONFIG_FILE" desc:"Thanos-format bucket configuration, such as Kubecost's object-store.yaml or federated-store.yaml: sets bucket, prefix, endpoint, region, keys, encryption and object metadata; a variable that sets the same thing must agree with it"`
-	S3Prefix              string `env:"S3_PREFIX" desc:"optional key prefix before account_id=, ending in /"`
-	ClusterID             string `env:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
+	// The destination's settings (S3_BUCKET_NAME, OUTPUT_DIR,
+	// OBJECT_STORE_CONFIG_FILE, ...) are its package's, as every command
+	// that opens the archive reads them.
+	destination.Settings
+
+	ClusterID string `env:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
 	// Federated Kubecost: one exporter on the primary exports every mapped
 	// cluster under that cluster's own keys (see clusters.go).
 	ClusterARNs    string `env:"CLUSTER_ARNS" desc:"federated Kubecost: comma-separated <Kubecost cluster id>=<EKS cluster ARN> pairs, instead of CLUSTER_ID"`
@@ -68,16 +69,10 @@ type Config struct {
 	BearerSecret   string `env:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
 	HeadersFile    string `env:"KUBECOST_HTTP_HEADERS_FILE" desc:"file of 'Name: value' lines sent as headers on every Kubecost request (credentials of an SSO-enabled Kubecost, e.g. X-API-KEY); values are never logged"`
 
-	IRSAParentRoleARN   string  `env:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
-	ExpectedBucketOwner string  `env:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
-	SSE                 string  `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
-	SSEKMSKeyID         string  `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
-	S3PartSizeMiB       int     `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
-	S3RequestTimeout    Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
+	S3RequestTimeout Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
 
 	Labels      string `env:"LABELS" desc:"comma-separated Kubernetes label keys to export as columns"`
 	Annotations string `env:"ANNOTATIONS" desc:"comma-separated Kubernetes annotation keys to export as columns"`
-	OutputDir   string `env:"OUTPUT_DIR" desc:"write the same key layout under this directory instead of S3"`
 	Compression string `env:"COMPRESSION" default:"snappy" desc:"Parquet codec: snappy, zstd or gzip"`
 	Concurrency int    `env:"CONCURRENCY" default:"1" desc:"days exported at once, 1-8"`
 	DryRun      Flag   `env:"DRY_RUN" default:"false" desc:"plan and log, but fetch and write nothing"`
@@ -104,8 +99,6 @@ type Config struct {
 	// headersErr is why it could not be (see headers.go).
 	headers    http.Header
 	headersErr error
-	// store is what Load read from OBJECT_STORE_CONFIG_FILE (objectstore.go).
-	store objectStore
 }
 
 // Flag is a boolean spelled yes/no/y/n/true/false in any case, as the
@@ -200,7 +193,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	if c.HeadersFile != "" {
 		c.headers, c.headersErr = readHeadersFile(c.HeadersFile)
 	}
-	c.loadObjectStore(lookup)
+	c.Settings.Load(lookup)
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs
 	}
@@ -239,6 +232,10 @@ func decode(src source, dst any) exporter.FieldErrors {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if isEmbedded(f) { // a package's own settings, such as the destination's
+			errs = append(errs, decode(src, v.Field(i).Addr().Interface())...)
+			continue
+		}
 		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
 			continue // not a setting
 		}
@@ -303,14 +300,31 @@ type Var struct {
 	Flag                string // the command-line flag without its dash; "" for the run's variables
 }
 
-// Vars lists every variable of the run in declaration order.
-func Vars() []Var { return varsOf(reflect.TypeOf(Config{})) }
+// Vars lists every variable of the run in declaration order. The run has
+// no flags: the flags of embedded settings are the other commands'.
+func Vars() []Var {
+	vars := varsOf(reflect.TypeOf(Config{}))
+	for i := range vars {
+		vars[i].Flag = ""
+	}
+	return vars
+}
+
+// isEmbedded reports an embedded settings struct, whose fields are
+// settings of the struct that embeds it.
+func isEmbedded(f reflect.StructField) bool {
+	return f.Anonymous && f.Type.Kind() == reflect.Struct
+}
 
 // varsOf lists the settings of a configuration struct in declaration order.
 func varsOf(t reflect.Type) []Var {
 	out := make([]Var, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if isEmbedded(f) {
+			out = append(out, varsOf(f.Type)...)
+			continue
+		}
 		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
 			continue
 		}

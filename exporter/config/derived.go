@@ -21,31 +21,11 @@ func parseCluster(arn string) Cluster {
 
 func isClusterARN(arn string) bool { _, ok := exporter.ParseClusterARN(arn); return ok }
 
-// ParentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
-func (c *Config) ParentAccount() string {
-	if m := roleARNRE.FindStringSubmatch(c.IRSAParentRoleARN); m != nil {
-		return m[2]
-	}
-	return ""
-}
-
-// BucketOwner is the account every S3 call names as ExpectedBucketOwner:
-// S3_EXPECTED_BUCKET_OWNER when set, else the parent role's account when
-// chaining (the bucket lives in the pipeline account), else the cluster's
-// account. "" means the check is disabled.
-func (c *Config) BucketOwner() string {
-	switch {
-	case c.ExpectedBucketOwner == "disabled":
-		return ""
-	case c.ExpectedBucketOwner != "":
-		return c.ExpectedBucketOwner
-	case c.ParentAccount() != "":
-		return c.ParentAccount()
-	}
-	// Validation requires S3_EXPECTED_BUCKET_OWNER when the clusters are
-	// in several accounts, so this is the one account there is.
-	return c.Home().Account
-}
+// BucketOwner is the account every S3 call names as ExpectedBucketOwner
+// (destination.Settings.BucketOwner), the cluster's by default.
+// Validation requires S3_EXPECTED_BUCKET_OWNER when the clusters are in
+// several accounts, so Home's is the one account there is.
+func (c *Config) BucketOwner() string { return c.Settings.BucketOwner(c.Home().Account) }
 
 // LabelKeys returns the LABELS keys in order.
 func (c *Config) LabelKeys() []string { return SplitList(c.Labels) }

@@ -50,9 +50,8 @@ func TestLoadIsolated(t *testing.T) {
 func TestEveryFieldDecodes(t *testing.T) {
 	t.Parallel()
 	typ := reflect.TypeOf(Config{})
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if !f.IsExported() {
+	for _, f := range reflect.VisibleFields(typ) { // the destination's too
+		if !f.IsExported() || isEmbedded(f) {
 			continue // state Load derives, not a variable
 		}
 		if f.Tag.Get("env") == "" || f.Tag.Get("desc") == "" {

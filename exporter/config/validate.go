@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 )
 
 // The ARN's parts as exporter/names.go spells them.
@@ -18,16 +19,11 @@ const (
 )
 
 var (
-	roleARNRE = regexp.MustCompile(`^arn:(` + partitionRE + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
-	regionRE  = regexp.MustCompile(`^` + regionPattern + `$`)
+	regionRE = regexp.MustCompile(`^` + regionPattern + `$`)
 	// A secret is named, or, for one in another account, given by ARN.
 	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
 	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 	dnsLabelRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	snipeAcctRE  = regexp.MustCompile(`\d{12}`)
-	// Only real-looking region codes trigger the warning: "cost-data-1"
-	// must not read as a region.
-	sniperegionPattern = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
 )
 
 // Enumerations, shared with --help, the chart schema and the docs. They are
@@ -63,9 +59,6 @@ func Codecs() []string {
 	}
 	return out
 }
-
-// SSEModes are the accepted S3_SSE values.
-func SSEModes() []string { return []string{"AES256", "aws:kms"} }
 
 // LogLevels are the accepted LOG_LEVEL values.
 func LogLevels() []string { return []string{"debug", "info", "warn", "error"} }
@@ -151,14 +144,12 @@ func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) fun
 const (
 	secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
 	regionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
-	roleAccepted   = "an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
 )
 
 func rules() []Rule {
-	return []Rule{
-		{"S3_BUCKET_NAME", checkBucket},
-		{"S3_PREFIX", func(c *Config, bad badFunc) { checkPrefix(c.S3Prefix, bad) }},
-		{"OBJECT_STORE_CONFIG_FILE", checkObjectStore},
+	return append(destinationRules(func(c *Config) (*destination.Settings, destination.Scope) {
+		return &c.Settings, destination.Scope{Partition: c.partition(), Accounts: c.accounts()}
+	}), []Rule{
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},
 		{"CLUSTER_MAP_FILE", checkClusterMapFile},
@@ -191,15 +182,6 @@ func rules() []Rule {
 			}
 		}},
 		{"KUBECOST_BEARER_TOKEN_SECRET_NAME", matches(func(c *Config) string { return c.BearerSecret }, secretNameRE, secretAccepted)},
-		{"IRSA_PARENT_IAM_ROLE_ARN", checkParentRole},
-		{"S3_EXPECTED_BUCKET_OWNER", func(c *Config, bad badFunc) { checkBucketOwner(c, bad); checkOwnerValue(c.ExpectedBucketOwner, bad) }},
-		{"S3_SSE", oneOf(func(c *Config) string { return c.SSE }, true, SSEModes)},
-		{"S3_SSE_KMS_KEY_ID", func(c *Config, bad badFunc) {
-			if c.SSEKMSKeyID != "" && c.SSE != "aws:kms" {
-				bad(c.SSEKMSKeyID, "only valid with S3_SSE=aws:kms")
-			}
-		}},
-		{"S3_PART_SIZE_MIB", intRange(func(c *Config) int { return c.S3PartSizeMiB }, 5, 5120)},
 		{"S3_REQUEST_TIMEOUT", positive(func(c *Config) Seconds { return c.S3RequestTimeout })},
 		{"LABELS", func(c *Config, bad badFunc) { checkKeys(c.Labels, bad) }},
 		{"ANNOTATIONS", func(c *Config, bad badFunc) { checkKeys(c.Annotations, bad) }},
@@ -210,23 +192,7 @@ func rules() []Rule {
 		{"LOG_LEVEL", oneOf(func(c *Config) string { return c.LogLevel }, false, LogLevels)},
 		{"LOG_FORMAT", oneOf(func(c *Config) string { return c.LogFormat }, false, LogFormats)},
 		{"PUSHGATEWAY_URL", checkPushgateway},
-	}
-}
-
-func checkBucket(c *Config, bad badFunc) {
-	switch {
-	case c.S3BucketName == "" && c.OutputDir == "":
-		bad("", "required unless OUTPUT_DIR is set")
-	default:
-		checkBucketName(c.S3BucketName, bad)
-	}
-}
-
-// checkBucketName accepts "" and valid bucket names.
-func checkBucketName(b string, bad badFunc) {
-	if msg := exporter.BucketNameProblem(b); b != "" && msg != "" {
-		bad(b, "%s", msg)
-	}
+	}...)
 }
 
 // The bounds of the window's settings, which the report shares.
@@ -234,12 +200,6 @@ const (
 	maxBackfillDays = 3650
 	maxSettleHours  = 720
 )
-
-func checkPrefix(p string, bad badFunc) {
-	if p != "" && (!strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00\n\r")) {
-		bad(p, "accepted: a key prefix like team-a/costs/ that ends with / and does not start with /")
-	}
-}
 
 func checkCluster(c *Config, bad badFunc) {
 	switch {
@@ -273,38 +233,6 @@ func checkPushgateway(c *Config, bad badFunc) {
 func checkAPIPath(c *Config, bad badFunc) {
 	if p := c.KubecostAPIPath; p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?#")) {
 		bad(p, "accepted: a path starting with /, such as /model/allocation")
-	}
-}
-
-func checkParentRole(c *Config, bad badFunc) {
-	r := c.IRSAParentRoleARN
-	if r == "" {
-		return
-	}
-	if m := roleARNRE.FindStringSubmatch(r); m == nil {
-		bad(r, "accepted: %s", roleAccepted)
-	} else if p := c.partition(); p != "" && p != m[1] {
-		bad(r, "the role's partition %q differs from the cluster's %q; roles cannot be assumed across partitions", m[1], p)
-	}
-}
-
-// checkBucketOwner also requires an owner when the default is ambiguous:
-// the clusters of a federated Kubecost in several accounts, without a
-// parent role whose account would own the bucket.
-func checkBucketOwner(c *Config, bad badFunc) {
-	o := c.ExpectedBucketOwner
-	switch {
-	case o == "" && c.S3BucketName != "" && c.IRSAParentRoleARN == "" && len(c.accounts()) > 1:
-		bad(o, "required when the clusters are in several accounts (%s) and IRSA_PARENT_IAM_ROLE_ARN is unset: "+
-			"the 12-digit account that owns the bucket, or disabled", strings.Join(c.accounts(), ", "))
-	}
-}
-
-// checkOwnerValue accepts S3_EXPECTED_BUCKET_OWNER's values: an account,
-// "disabled" or unset.
-func checkOwnerValue(o string, bad badFunc) {
-	if o != "" && o != "disabled" && !exporter.IsAccountID(o) {
-		bad(o, "accepted: a 12-digit account ID, or disabled")
 	}
 }
 
@@ -370,15 +298,22 @@ func SplitList(s string) []string {
 
 // Warnings are problems worth logging that do not stop the run.
 func (c *Config) Warnings() []string {
-	var w []string
-	if b := c.S3BucketName; b != "" && (snipeAcctRE.MatchString(b) || sniperegionPattern.MatchString(b)) {
-		w = append(w, fmt.Sprintf("S3_BUCKET_NAME %q contains an account ID or a region code: predictable bucket names invite bucket sniping; prefer a name without them", b))
-	}
+	w := c.Settings.Warnings()
 	if !bool(c.TLSVerify) && strings.HasPrefix(c.KubecostAPIEndpoint, "https://") {
 		w = append(w, "TLS_VERIFY is off: Kubecost's certificate is not checked")
 	}
 	if bool(c.Paginate) && c.Granularity == "daily" {
 		w = append(w, "KUBECOST_ALLOCATION_API_PAGINATE only applies to GRANULARITY=hourly; ignored")
 	}
-	return append(w, c.objectStoreWarnings()...)
+	return w
+}
+
+// destinationRules are the destination's own rules over the Settings a
+// command's configuration embeds, so every command checks it alike.
+func destinationRules[T any](of func(*T) (*destination.Settings, destination.Scope)) []rule[T] {
+	var out []rule[T]
+	for _, r := range destination.Rules() {
+		out = append(out, rule[T]{r.Var, func(c *T, bad badFunc) { s, sc := of(c); r.Check(s, sc, bad) }})
+	}
+	return out
 }

@@ -411,8 +411,8 @@ func TestInvalidCombinations(t *testing.T) {
 		env              map[string]string
 		name, value, msg string
 	}{
-		{map[string]string{"S3_BUCKET_NAME": unset}, "S3_BUCKET_NAME", "", "required unless OUTPUT_DIR is set"},
-		{map[string]string{"S3_BUCKET_NAME": "  "}, "S3_BUCKET_NAME", "", "required unless OUTPUT_DIR is set"},
+		{map[string]string{"S3_BUCKET_NAME": unset}, "S3_BUCKET_NAME", "", "required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination"},
+		{map[string]string{"S3_BUCKET_NAME": "  "}, "S3_BUCKET_NAME", "", "required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination"},
 		{map[string]string{"CLUSTER_ID": unset}, "CLUSTER_ID", "", "required: the EKS cluster ARN"},
 		{map[string]string{"KUBECOST_BEARER_TOKEN_FILE": "/t", "KUBECOST_BEARER_TOKEN_SECRET_NAME": "kc/token"},
 			"KUBECOST_BEARER_TOKEN_FILE", "/t", "not both"},
@@ -428,8 +428,8 @@ func TestInvalidCombinations(t *testing.T) {
 
 	// Several bad variables: all reported, in declaration order, one line.
 	_, err := loadWith(map[string]string{"BACKFILL_PERIOD_DAYS": "2", "COMPRESSION": "lz4", "S3_SSE": "kms"})
-	want := `BACKFILL_PERIOD_DAYS="2" is invalid: accepted: an integer from 3 to 3650; ` +
-		`S3_SSE="kms" is invalid: accepted: AES256, aws:kms; ` +
+	want := `S3_SSE="kms" is invalid: accepted: AES256, aws:kms; ` +
+		`BACKFILL_PERIOD_DAYS="2" is invalid: accepted: an integer from 3 to 3650; ` +
 		`COMPRESSION="lz4" is invalid: accepted: snappy, zstd, gzip`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)

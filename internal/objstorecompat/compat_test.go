@@ -21,7 +21,7 @@ import (
 	"github.com/thanos-io/objstore/providers/s3"
 	"gopkg.in/yaml.v2"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/objstorecfg"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 )
 
 // verdict is what each side does with an input.
@@ -224,8 +224,8 @@ type unsupported struct{ typ string }
 func (u *unsupported) Error() string { return "bucket with type " + u.typ + " is not supported" }
 
 // parseOurs is the exporter's path: parse, validate, read the TLS files.
-func parseOurs(doc string) (*objstorecfg.File, error) {
-	f, err := objstorecfg.Parse([]byte(doc))
+func parseOurs(doc string) (*destination.File, error) {
+	f, err := destination.Parse([]byte(doc))
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func parseOurs(doc string) (*objstorecfg.File, error) {
 // compare holds every field of both sides equal. Each side is marshalled
 // to YAML and read back as generic maps, so a field objstore adds and the
 // exporter lacks (or the reverse) fails here by name.
-func compare(t *testing.T, ours *objstorecfg.File, theirs *thanosParsed) {
+func compare(t *testing.T, ours *destination.File, theirs *thanosParsed) {
 	t.Helper()
 	if ours.Type != string(theirs.top.Type) || ours.Prefix != theirs.top.Prefix {
 		t.Errorf("top level: exporter type %q prefix %q; objstore type %q prefix %q", ours.Type, ours.Prefix, theirs.top.Type, theirs.top.Prefix)

@@ -50,7 +50,7 @@ func TestObjectStoreFileAlone(t *testing.T) {
 		t.Errorf("part size %d", c.PartSizeBytes())
 	}
 	var lines []string
-	for _, s := range c.Settings() {
+	for _, s := range c.Sources() {
 		lines = append(lines, s.String())
 	}
 	got := strings.Join(lines, "\n")
@@ -130,13 +130,13 @@ func TestObjectStoreAgreement(t *testing.T) {
 		t.Fatalf("agreeing values refused: %v", err)
 	}
 	found := false
-	for _, s := range c.Settings() {
+	for _, s := range c.Sources() {
 		if s.Name == "bucket" {
 			found = s.From == "S3_BUCKET_NAME and OBJECT_STORE_CONFIG_FILE config.bucket (agree)"
 		}
 	}
 	if !found {
-		t.Errorf("settings %v", c.Settings())
+		t.Errorf("settings %v", c.Sources())
 	}
 }
 
@@ -175,7 +175,7 @@ func TestSettingsWithoutFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, s := range c.Settings() {
+	for _, s := range c.Sources() {
 		got[s.Name] = s.Value + " (" + s.From + ")"
 	}
 	want := map[string]string{

@@ -1,4 +1,4 @@
-package config
+package destination
 
 import (
 	"crypto/tls"
@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/objstorecfg"
 )
 
 // OBJECT_STORE_CONFIG_FILE: the destination from a Thanos-format file,
@@ -24,7 +22,7 @@ const maxObjectStoreFile = 1 << 20
 // objectStore is what Load read from the file, so that Validate stays
 // free of I/O.
 type objectStore struct {
-	file *objstorecfg.File
+	file *File
 	err  error // the file could not be read or parsed
 	tls  *tls.Config
 	// env holds the variables of pairs() that were set (not blank).
@@ -38,17 +36,17 @@ type pair struct {
 	path    string   // the file's key
 	// file is the value the file sets; norm makes a value of the variable
 	// (env true) or of the file comparable.
-	file   func(f *objstorecfg.File) (string, bool)
+	file   func(f *File) (string, bool)
 	norm   func(v string, env bool) string
 	secret bool
 	// apply fills the Config field when only the file sets it; nil when
 	// the value reaches its user another way (AWSLookup, accessors).
-	apply func(c *Config, v string)
+	apply func(c *Settings, v string)
 }
 
 func pairs() []pair {
-	s3 := func(get func(f *objstorecfg.File) string) func(*objstorecfg.File) (string, bool) {
-		return func(f *objstorecfg.File) (string, bool) {
+	s3 := func(get func(f *File) string) func(*File) (string, bool) {
+		return func(f *File) (string, bool) {
 			v := get(f)
 			return v, f.IsS3() && v != ""
 		}
@@ -56,36 +54,36 @@ func pairs() []pair {
 	same := func(v string, _ bool) string { return v }
 	url := func(v string, _ bool) string { return strings.ToLower(strings.TrimRight(v, "/")) }
 	return []pair{
-		{"bucket", []string{"S3_BUCKET_NAME"}, "config.bucket", s3(func(f *objstorecfg.File) string { return f.S3.Bucket }), same, false,
-			func(c *Config, v string) { c.S3BucketName = v }},
-		{"prefix", []string{"S3_PREFIX"}, "prefix", func(f *objstorecfg.File) (string, bool) { return f.KeyPrefix(), f.KeyPrefix() != "" }, same, false,
-			func(c *Config, v string) { c.S3Prefix = v }},
-		{"output_dir", []string{"OUTPUT_DIR"}, "config.directory", func(f *objstorecfg.File) (string, bool) { return f.FS.Directory, !f.IsS3() && f.FS.Directory != "" },
-			same, false, func(c *Config, v string) { c.OutputDir = v }},
+		{"bucket", []string{"S3_BUCKET_NAME"}, "config.bucket", s3(func(f *File) string { return f.S3.Bucket }), same, false,
+			func(c *Settings, v string) { c.S3BucketName = v }},
+		{"prefix", []string{"S3_PREFIX"}, "prefix", func(f *File) (string, bool) { return f.KeyPrefix(), f.KeyPrefix() != "" }, same, false,
+			func(c *Settings, v string) { c.S3Prefix = v }},
+		{"output_dir", []string{"OUTPUT_DIR"}, "config.directory", func(f *File) (string, bool) { return f.FS.Directory, !f.IsS3() && f.FS.Directory != "" },
+			same, false, func(c *Settings, v string) { c.OutputDir = v }},
 		{"endpoint", []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}, "config.endpoint", s3(endpointOf), url, false, nil},
 		// The bucket's region, for the S3 client alone. No variable pairs
 		// with it: AWS_REGION, which EKS injects into every IRSA pod, is the
 		// region of STS and Secrets Manager and may differ from the bucket's.
-		{"region", nil, "config.region", s3((*objstorecfg.File).Region), same, false, nil},
-		{"sts_endpoint", []string{"AWS_ENDPOINT_URL_STS"}, "config.sts_endpoint", s3(func(f *objstorecfg.File) string { return f.S3.STSEndpoint }), url, false, nil},
-		{"access_key", []string{"AWS_ACCESS_KEY_ID"}, "config.access_key", s3(func(f *objstorecfg.File) string { return f.S3.AccessKey }), same, true, nil},
-		{"secret_key", []string{"AWS_SECRET_ACCESS_KEY"}, "config.secret_key", s3(func(f *objstorecfg.File) string { return f.S3.SecretKey }), same, true, nil},
-		{"session_token", []string{"AWS_SESSION_TOKEN"}, "config.session_token", s3(func(f *objstorecfg.File) string {
+		{"region", nil, "config.region", s3((*File).Region), same, false, nil},
+		{"sts_endpoint", []string{"AWS_ENDPOINT_URL_STS"}, "config.sts_endpoint", s3(func(f *File) string { return f.S3.STSEndpoint }), url, false, nil},
+		{"access_key", []string{"AWS_ACCESS_KEY_ID"}, "config.access_key", s3(func(f *File) string { return f.S3.AccessKey }), same, true, nil},
+		{"secret_key", []string{"AWS_SECRET_ACCESS_KEY"}, "config.secret_key", s3(func(f *File) string { return f.S3.SecretKey }), same, true, nil},
+		{"session_token", []string{"AWS_SESSION_TOKEN"}, "config.session_token", s3(func(f *File) string {
 			_, _, token, _ := f.StaticKeys()
 			return token
 		}), same, true, nil},
-		{"sse", []string{"S3_SSE"}, "config.sse_config.type", s3(func(f *objstorecfg.File) string { m, _ := f.SSE(); return m }), same, false,
-			func(c *Config, v string) { c.SSE = v }},
-		{"sse_kms_key_id", []string{"S3_SSE_KMS_KEY_ID"}, "config.sse_config.kms_key_id", s3(func(f *objstorecfg.File) string { _, k := f.SSE(); return k }), same, false,
-			func(c *Config, v string) { c.SSEKMSKeyID = v }},
-		{"part_size", []string{"S3_PART_SIZE_MIB"}, "config.part_size", s3(func(f *objstorecfg.File) string { return itoa(f.PartSize()) }), mibToBytes, false, nil},
-		{"max_attempts", []string{"AWS_MAX_ATTEMPTS"}, "config.max_retries", s3(func(f *objstorecfg.File) string { return itoa(int64(f.MaxAttempts())) }), same, false, nil},
+		{"sse", []string{"S3_SSE"}, "config.sse_config.type", s3(func(f *File) string { m, _ := f.SSE(); return m }), same, false,
+			func(c *Settings, v string) { c.SSE = v }},
+		{"sse_kms_key_id", []string{"S3_SSE_KMS_KEY_ID"}, "config.sse_config.kms_key_id", s3(func(f *File) string { _, k := f.SSE(); return k }), same, false,
+			func(c *Settings, v string) { c.SSEKMSKeyID = v }},
+		{"part_size", []string{"S3_PART_SIZE_MIB"}, "config.part_size", s3(func(f *File) string { return itoa(f.PartSize()) }), mibToBytes, false, nil},
+		{"max_attempts", []string{"AWS_MAX_ATTEMPTS"}, "config.max_retries", s3(func(f *File) string { return itoa(int64(f.MaxAttempts())) }), same, false, nil},
 	}
 }
 
 // endpointOf is the endpoint as a URL, including AWS's own, so that it
 // compares with AWS_ENDPOINT_URL_S3.
-func endpointOf(f *objstorecfg.File) string {
+func endpointOf(f *File) string {
 	if f.S3.Endpoint == "" {
 		return ""
 	}
@@ -116,7 +114,7 @@ func mibToBytes(v string, env bool) string {
 
 // loadObjectStore reads and parses the file, records the variables it
 // must agree with, and fills the fields only the file sets.
-func (c *Config) loadObjectStore(lookup func(string) (string, bool)) {
+func (c *Settings) loadObjectStore(lookup func(string) (string, bool)) {
 	st := &c.store
 	st.env = map[string]string{}
 	for _, p := range pairs() {
@@ -134,7 +132,7 @@ func (c *Config) loadObjectStore(lookup func(string) (string, bool)) {
 		st.err = fmt.Errorf("cannot read the file: %v", err)
 		return
 	}
-	if st.file, st.err = objstorecfg.Parse(b); st.err != nil {
+	if st.file, st.err = Parse(b); st.err != nil {
 		return
 	}
 	if len(st.file.Validate()) > 0 {
@@ -161,6 +159,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return b, err
 }
 
+// usable reports whether the file was read, parsed and accepted.
+func (st *objectStore) usable() bool {
+	return st.file != nil && st.err == nil && len(st.file.Validate()) == 0
+}
+
 // envOf is the first variable of p that was set, and "" when none was.
 func (st *objectStore) envOf(p pair) string {
 	for _, name := range p.vars {
@@ -173,7 +176,7 @@ func (st *objectStore) envOf(p pair) string {
 
 // checkObjectStore reports a file that cannot be read, every refused
 // field, and every value a variable sets differently.
-func checkObjectStore(c *Config, bad badFunc) {
+func checkObjectStore(c *Settings, bad badFunc) {
 	st := &c.store
 	if c.ObjectStoreConfigFile == "" {
 		return
@@ -203,21 +206,21 @@ func checkObjectStore(c *Config, bad badFunc) {
 	switch {
 	case st.file.IsS3() && st.env["OUTPUT_DIR"] != "":
 		bad(c.ObjectStoreConfigFile, "type S3 names a bucket, but OUTPUT_DIR=%q writes to a directory: set one of them", st.env["OUTPUT_DIR"])
-	case strings.EqualFold(st.file.Type, objstorecfg.TypeFilesystem) && c.S3BucketName != "":
+	case strings.EqualFold(st.file.Type, TypeFilesystem) && c.S3BucketName != "":
 		bad(c.ObjectStoreConfigFile, "type %s writes to a directory, but S3_BUCKET_NAME=%q names a bucket: set one of them", st.file.Type, c.S3BucketName)
 	}
 }
 
 // ObjectStore is the parsed OBJECT_STORE_CONFIG_FILE, nil without one.
 // Call it only on a validated Config.
-func (c *Config) ObjectStore() *objstorecfg.File { return c.store.file }
+func (c *Settings) ObjectStore() *File { return c.store.file }
 
 // ObjectStoreTLS is the file's TLS settings for S3, nil when none.
-func (c *Config) ObjectStoreTLS() *tls.Config { return c.store.tls }
+func (c *Settings) ObjectStoreTLS() *tls.Config { return c.store.tls }
 
 // PartSizeBytes is the multipart part size: the file's part_size (or
 // disable_multipart), else S3_PART_SIZE_MIB.
-func (c *Config) PartSizeBytes() int64 {
+func (c *Settings) PartSizeBytes() int64 {
 	if f := c.store.file; f != nil && f.PartSize() > 0 {
 		return f.PartSize()
 	}
@@ -227,7 +230,7 @@ func (c *Config) PartSizeBytes() int64 {
 // AWSLookup answers the AWS SDK's endpoint variables from the file when
 // the environment does not set them (they agree when both do), so the
 // S3 and STS clients, and the logs, see one endpoint.
-func (c *Config) AWSLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
+func (c *Settings) AWSLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
 	f := c.store.file
 	if f == nil || !f.IsS3() {
 		return lookup
@@ -249,9 +252,9 @@ type Setting struct {
 
 func (s Setting) String() string { return s.Name + "=" + s.Value + " (" + s.From + ")" }
 
-// Settings lists the destination's settings with their source, secrets
+// Sources lists the destination's settings with their source, secrets
 // redacted, for the start-up line that a run and a dry run both log.
-func (c *Config) Settings() []Setting {
+func (c *Settings) Sources() []Setting {
 	st := &c.store
 	var out []Setting
 	for _, p := range pairs() {
@@ -296,7 +299,7 @@ func (c *Config) Settings() []Setting {
 
 // envValue is the value a variable set: the store's record for the AWS
 // ones, the decoded field for the exporter's own.
-func (c *Config) envValue(name string) string {
+func (c *Settings) envValue(name string) string {
 	if v, ok := c.fieldValue(name); ok {
 		return v
 	}
@@ -304,7 +307,7 @@ func (c *Config) envValue(name string) string {
 }
 
 // fieldValue is the Config field of an env tag, as text.
-func (c *Config) fieldValue(name string) (string, bool) {
+func (c *Settings) fieldValue(name string) (string, bool) {
 	switch name {
 	case "S3_BUCKET_NAME":
 		return c.S3BucketName, true
@@ -324,7 +327,7 @@ func (c *Config) fieldValue(name string) (string, bool) {
 
 // objectStoreWarnings are the file's one-line notices: static keys in use,
 // TLS verification off, and each field accepted without effect.
-func (c *Config) objectStoreWarnings() []string {
+func (c *Settings) objectStoreWarnings() []string {
 	f := c.store.file
 	if f == nil {
 		return nil
@@ -338,4 +341,13 @@ func (c *Config) objectStoreWarnings() []string {
 		w = append(w, "OBJECT_STORE_CONFIG_FILE http_config insecure_skip_verify is on: the S3 endpoint's certificate is not checked")
 	}
 	return w
+}
+
+// BucketRegion is the bucket's region as the object-store file gives it
+// (config.region, or an AWS endpoint's host), "" when it gives none.
+func (c *Settings) BucketRegion() string {
+	if f := c.store.file; f != nil && f.IsS3() {
+		return f.Region()
+	}
+	return ""
 }

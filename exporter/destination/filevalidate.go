@@ -1,4 +1,4 @@
-package objstorecfg
+package destination
 
 import (
 	"fmt"
@@ -39,8 +39,8 @@ func (f *File) Validate() exporter.FieldErrors {
 	default:
 		bad("type", f.Type, "unknown type; accepted: S3, FILESYSTEM")
 	}
-	if p := strings.Trim(f.Prefix, "/"); strings.Contains(p, "//") || strings.ContainsAny(p, "\\\x00\n\r") {
-		bad("prefix", f.Prefix, "accepted: a key prefix such as team-a/costs, without // or control characters")
+	if p := strings.Trim(f.Prefix, "/"); strings.Contains(p, "//") || prefixCharProblem(p) {
+		bad("prefix", f.Prefix, "accepted: a key prefix such as team-a/costs, without //, backslash or control characters")
 	}
 	return errs
 }

@@ -1,4 +1,4 @@
-package objstorecfg
+package destination
 
 import (
 	"crypto/tls"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
 // What a validated File means to the exporter. Each method is the mapping
@@ -120,19 +122,11 @@ func (f *File) PartSize() int64 {
 // AWS SDK's RetryMaxAttempts. 0 (or less) leaves the SDK's default.
 func (f *File) MaxAttempts() int { return max(f.S3.MaxRetries, 0) }
 
-// Headers are put_user_metadata, split as minio-go (objstore's client)
-// sends them: typed headers, and the rest as x-amz-meta- user metadata.
-type Headers struct {
-	ACL, StorageClass                                                  string
-	GrantRead, GrantReadACP, GrantWriteACP, GrantFullControl           string
-	CacheControl, ContentDisposition, ContentLanguage, WebsiteRedirect string
-	// Metadata is user metadata, keys without the x-amz-meta- prefix.
-	Metadata map[string]string
-}
-
-// Headers splits put_user_metadata; call it on a validated File.
-func (f *File) Headers() Headers {
-	h := Headers{Metadata: map[string]string{}}
+// Headers splits put_user_metadata as minio-go (objstore's client) sends
+// it: typed headers, and the rest as x-amz-meta- user metadata. Call it on
+// a validated File.
+func (f *File) Headers() s3store.ObjectHeaders {
+	h := s3store.ObjectHeaders{Metadata: map[string]string{}}
 	for k, v := range f.S3.PutUserMetadata {
 		lk := strings.ToLower(k)
 		switch {
@@ -141,7 +135,7 @@ func (f *File) Headers() Headers {
 		case lk == "x-amz-storage-class":
 			h.StorageClass = v
 		case grantOf(lk) != "":
-			*h.grant(grantOf(lk)) = v
+			*grantField(&h, grantOf(lk)) = v
 		case lk == "cache-control":
 			h.CacheControl = v
 		case lk == "content-disposition":
@@ -149,7 +143,7 @@ func (f *File) Headers() Headers {
 		case lk == "content-language":
 			h.ContentLanguage = v
 		case lk == "x-amz-website-redirect-location":
-			h.WebsiteRedirect = v
+			h.WebsiteRedirectLocation = v
 		case strings.HasPrefix(lk, "x-amz-meta-"):
 			h.Metadata[k[len("x-amz-meta-"):]] = v
 		default:
@@ -169,7 +163,7 @@ func grantOf(lk string) string {
 	return ""
 }
 
-func (h *Headers) grant(g string) *string {
+func grantField(h *s3store.ObjectHeaders, g string) *string {
 	switch g {
 	case "read":
 		return &h.GrantRead

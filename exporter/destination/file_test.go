@@ -1,4 +1,4 @@
-package objstorecfg
+package destination
 
 import (
 	"strings"

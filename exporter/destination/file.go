@@ -1,4 +1,4 @@
-// Package objstorecfg reads Thanos' object storage configuration, the
+// OBJECT_STORE_CONFIG_FILE is Thanos' object storage configuration, the
 // object-store.yaml (or federated-store.yaml) that Kubecost already keeps
 // for its ETL backup and federated storage, so that a user points the
 // exporter at that file instead of typing the bucket, endpoint and keys a
@@ -14,7 +14,8 @@
 //
 // Every field is mapped, accepted without effect (Notices), or refused
 // (Validate); docs/object-store-config.md has the table.
-package objstorecfg
+
+package destination
 
 import (
 	"errors"

@@ -1,0 +1,219 @@
+// Package destination is the archive's one way in: the settings that say
+// where the day files live (an S3 bucket or a local directory), from every
+// source, and Open, which every command that reads or writes the archive
+// calls (run, report). So whatever run writes, report reads with the same
+// environment.
+//
+// The sources are the variables (the env tags of Settings, which the
+// configuration tables of package config embed, so help, the docs and the
+// chart list them), the report's flags (the flag tags), and
+// OBJECT_STORE_CONFIG_FILE (file.go, settings.go). Settings owns their
+// defaults, their validation (Rules), where each value came from
+// (Sources), and the construction of the store and its client (open.go):
+// credential chain, role chaining, endpoint, TLS, retries, encryption and
+// object headers. s3store and dirstore only implement the store.
+//
+// Adding an object-store option: docs/architecture.md.
+package destination
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// Settings are the destination's settings. A command's configuration
+// struct embeds it; config decodes the tags, then calls Load.
+type Settings struct {
+	S3BucketName string `env:"S3_BUCKET_NAME" flag:"bucket" req:"unless OUTPUT_DIR" desc:"the archive's bucket (required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination)"`
+	// A Thanos-format file may set the destination instead of the
+	// variables; where both set a value they must agree.
+	ObjectStoreConfigFile string `env:"OBJECT_STORE_CONFIG_FILE" flag:"object-store-config-file" desc:"Thanos-format bucket configuration, such as Kubecost's object-store.yaml or federated-store.yaml: sets bucket, prefix, endpoint, region, keys, encryption and object metadata; a variable that sets the same thing must agree with it"`
+	S3Prefix              string `env:"S3_PREFIX" flag:"prefix" desc:"optional key prefix before account_id=, ending in /"`
+	OutputDir             string `env:"OUTPUT_DIR" flag:"dir" desc:"the archive is this local directory, in the same key layout, instead of S3"`
+	IRSAParentRoleARN     string `env:"IRSA_PARENT_IAM_ROLE_ARN" desc:"role to assume with the IRSA credentials when the bucket is in another account"`
+	ExpectedBucketOwner   string `env:"S3_EXPECTED_BUCKET_OWNER" desc:"12-digit account that must own the bucket; default the parent role's account, else the cluster's; 'disabled' to omit"`
+	SSE                   string `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
+	SSEKMSKeyID           string `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
+	S3PartSizeMiB         int    `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
+
+	// store is what Load read from OBJECT_STORE_CONFIG_FILE, so that the
+	// rules stay free of I/O.
+	store objectStore
+}
+
+// Load reads what the settings name (OBJECT_STORE_CONFIG_FILE) and fills
+// the values only the file sets. lookup is the environment, for the
+// variables the file must agree with. Call it once, after decoding.
+func (s *Settings) Load(lookup func(string) (string, bool)) { s.loadObjectStore(lookup) }
+
+// Scope is what the rest of a command's configuration tells the
+// destination's rules: the clusters' partition and accounts (none for the
+// report).
+type Scope struct {
+	Partition string
+	Accounts  []string
+}
+
+// Rule checks one setting; bad is called once per problem with the value
+// as the user wrote it.
+type Rule struct {
+	Var   string
+	Check func(s *Settings, sc Scope, bad func(value, format string, args ...any))
+}
+
+type badFunc = func(value, format string, args ...any)
+
+// SSEModes are the accepted S3_SSE values.
+func SSEModes() []string { return []string{"AES256", "aws:kms"} }
+
+// S3 limits on a multipart part, in MiB for S3_PART_SIZE_MIB.
+const (
+	minPartMiB = 5
+	maxPartMiB = 5120
+)
+
+var roleARNRE = regexp.MustCompile(`^arn:(` + exporter.PartitionPattern + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
+
+const roleAccepted = "an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
+
+// Rules are the destination's checks, in the order errors are reported.
+func Rules() []Rule {
+	return []Rule{
+		{"S3_BUCKET_NAME", checkBucket},
+		{"S3_PREFIX", func(s *Settings, _ Scope, bad badFunc) { checkPrefix(s.S3Prefix, bad) }},
+		{"OBJECT_STORE_CONFIG_FILE", func(s *Settings, _ Scope, bad badFunc) { checkObjectStore(s, bad) }},
+		{"IRSA_PARENT_IAM_ROLE_ARN", checkParentRole},
+		{"S3_EXPECTED_BUCKET_OWNER", checkBucketOwner},
+		{"S3_SSE", func(s *Settings, _ Scope, bad badFunc) {
+			if s.SSE != "" && !slices.Contains(SSEModes(), s.SSE) {
+				bad(s.SSE, "accepted: %s", strings.Join(SSEModes(), ", "))
+			}
+		}},
+		{"S3_SSE_KMS_KEY_ID", func(s *Settings, _ Scope, bad badFunc) {
+			if s.SSEKMSKeyID != "" && s.SSE != "aws:kms" {
+				bad(s.SSEKMSKeyID, "only valid with S3_SSE=aws:kms")
+			}
+		}},
+		{"S3_PART_SIZE_MIB", func(s *Settings, _ Scope, bad badFunc) {
+			if v := s.S3PartSizeMiB; v < minPartMiB || v > maxPartMiB {
+				bad(fmt.Sprint(v), "accepted: an integer from %d to %d", minPartMiB, maxPartMiB)
+			}
+		}},
+	}
+}
+
+// checkBucket requires a destination. A file that cannot be read or is
+// refused is reported once, by its own rule, not again as a missing bucket.
+func checkBucket(s *Settings, _ Scope, bad badFunc) {
+	switch {
+	case s.S3BucketName == "" && s.OutputDir == "" && s.ObjectStoreConfigFile == "":
+		bad("", "required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination")
+	case s.S3BucketName == "" && s.OutputDir == "" && s.store.usable():
+		bad("", "required: OBJECT_STORE_CONFIG_FILE names no bucket (config.bucket)")
+	case s.S3BucketName != "":
+		if msg := exporter.BucketNameProblem(s.S3BucketName); msg != "" {
+			bad(s.S3BucketName, "%s", msg)
+		}
+	}
+}
+
+// checkPrefix accepts a key prefix such as team-a/costs/. The characters
+// refused are those S3 keys or the Hive layout cannot carry as written:
+// control characters (a key is UTF-8 without them in every tool that
+// lists it) and the backslash, which Windows tools read as a separator.
+func checkPrefix(p string, bad badFunc) {
+	if p == "" {
+		return
+	}
+	if !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || prefixCharProblem(p) {
+		bad(p, "accepted: a key prefix like team-a/costs/ that ends with /, does not start with /, and has no //, backslash or control character")
+	}
+}
+
+// prefixCharProblem reports a backslash or a control character.
+func prefixCharProblem(p string) bool {
+	return strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f })
+}
+
+func checkParentRole(s *Settings, sc Scope, bad badFunc) {
+	r := s.IRSAParentRoleARN
+	if r == "" {
+		return
+	}
+	if m := roleARNRE.FindStringSubmatch(r); m == nil {
+		bad(r, "accepted: %s", roleAccepted)
+	} else if sc.Partition != "" && sc.Partition != m[1] {
+		bad(r, "the role's partition %q differs from the cluster's %q; roles cannot be assumed across partitions", m[1], sc.Partition)
+	}
+}
+
+// checkBucketOwner accepts an account, "disabled" or unset, and requires
+// one when the default is ambiguous: the clusters of a federated Kubecost
+// in several accounts, without a parent role whose account would own the
+// bucket.
+func checkBucketOwner(s *Settings, sc Scope, bad badFunc) {
+	o := s.ExpectedBucketOwner
+	switch {
+	case o != "" && o != "disabled" && !exporter.IsAccountID(o):
+		bad(o, "accepted: a 12-digit account ID, or disabled")
+	case o == "" && s.S3BucketName != "" && s.IRSAParentRoleARN == "" && len(sc.Accounts) > 1:
+		bad(o, "required when the clusters are in several accounts (%s) and IRSA_PARENT_IAM_ROLE_ARN is unset: "+
+			"the 12-digit account that owns the bucket, or disabled", strings.Join(sc.Accounts, ", "))
+	}
+}
+
+// ParentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
+func (s *Settings) ParentAccount() string {
+	if m := roleARNRE.FindStringSubmatch(s.IRSAParentRoleARN); m != nil {
+		return m[2]
+	}
+	return ""
+}
+
+// BucketOwner is the account every S3 call names as ExpectedBucketOwner:
+// S3_EXPECTED_BUCKET_OWNER when set, else the parent role's account when
+// chaining (the bucket lives in the pipeline account), else home (the
+// cluster's account; "" for the report). "" disables the check.
+func (s *Settings) BucketOwner(home string) string {
+	switch {
+	case s.ExpectedBucketOwner == "disabled":
+		return ""
+	case s.ExpectedBucketOwner != "":
+		return s.ExpectedBucketOwner
+	case s.ParentAccount() != "":
+		return s.ParentAccount()
+	}
+	return home
+}
+
+// IsDir reports whether the archive is a local directory.
+func (s *Settings) IsDir() bool { return s.OutputDir != "" }
+
+// Name is the archive as the logs and errors name it.
+func (s *Settings) Name() string {
+	if s.IsDir() {
+		return "dir " + s.OutputDir
+	}
+	return "s3://" + s.S3BucketName + "/" + s.S3Prefix
+}
+
+// Warnings are the destination's problems worth logging that do not stop
+// a run.
+func (s *Settings) Warnings() []string {
+	var w []string
+	if b := s.S3BucketName; b != "" && (acctRE.MatchString(b) || regionCodeRE.MatchString(b)) {
+		w = append(w, fmt.Sprintf("S3_BUCKET_NAME %q contains an account ID or a region code: predictable bucket names invite bucket sniping; prefer a name without them", b))
+	}
+	return append(w, s.objectStoreWarnings()...)
+}
+
+var (
+	acctRE = regexp.MustCompile(`\d{12}`)
+	// Only real-looking region codes trigger the warning: "cost-data-1"
+	// must not read as a region.
+	regionCodeRE = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
+)

@@ -1,0 +1,137 @@
+package destination
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/awsauth"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
+)
+
+// Env is what the command running adds to the settings.
+type Env struct {
+	// Lookup is the environment, for the AWS variables awsauth reads.
+	Lookup func(string) (string, bool)
+	// Region is the default region of every AWS client: the cluster's for
+	// a run, -region (AWS_REGION) for the report. The file's region, when
+	// set, is the bucket's.
+	Region string
+	// Session names the STS sessions (the cluster's name, or "report").
+	Session string
+	// Home is the account that owns the bucket when no setting says
+	// (the cluster's); "" sends no owner.
+	Home string
+	// RequestTimeout bounds how long an AWS call may make no progress;
+	// TimeoutSetting names the variable that sets it, for errors.
+	RequestTimeout time.Duration
+	TimeoutSetting string
+	// AWS loads the credentials even for a directory: the run's Kubecost
+	// secrets are read with them.
+	AWS bool
+	// ReadOnly opens an existing directory only: a command that reads must
+	// not create one, or a typo would read as an empty archive.
+	ReadOnly bool
+	Logger   *slog.Logger
+}
+
+// Archive is an opened destination.
+type Archive struct {
+	Store exporter.ObjectStore
+	// AWS is the run's AWS identity; nil when nothing needed one.
+	AWS *awsauth.Identity
+}
+
+// Open opens the archive the settings name, the one way every command
+// reaches it. AWS is touched only when something needs it, so a
+// directory works without credentials.
+func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
+	a := &Archive{}
+	if !s.IsDir() || e.AWS {
+		var err error
+		if a.AWS, err = awsauth.Load(ctx, s.awsInput(e)); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if s.IsDir() {
+		if e.ReadOnly {
+			if st, serr := os.Stat(s.OutputDir); serr != nil || !st.IsDir() {
+				return nil, fmt.Errorf("%s: no such directory", s.OutputDir)
+			}
+		}
+		a.Store, err = dirstore.New(s.OutputDir, dirstore.Options{Logger: e.Logger})
+	} else {
+		a.Store, err = s3store.New(s.s3Client(e, a.AWS), s3store.Options{
+			Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
+			SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
+			RequestTimeout: e.RequestTimeout, TimeoutSetting: e.TimeoutSetting,
+			PartSize: s.PartSizeBytes(),
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// awsInput is the credential chain: IRSA (or the file's static keys),
+// then the parent role; the file's endpoints reach the SDK through the
+// lookup.
+func (s *Settings) awsInput(e Env) awsauth.Input {
+	in := awsauth.Input{
+		Region: e.Region, ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
+		Lookup: s.AWSLookup(e.Lookup), Logger: e.Logger,
+		RequestTimeout: e.RequestTimeout, RequestTimeoutSetting: e.TimeoutSetting,
+	}
+	if f := s.store.file; f != nil {
+		if ak, sk, token, ok := f.StaticKeys(); ok {
+			in.Static = &aws.Credentials{AccessKeyID: ak, SecretAccessKey: sk, SessionToken: token, Source: "OBJECT_STORE_CONFIG_FILE"}
+			in.StaticSource = "OBJECT_STORE_CONFIG_FILE"
+		}
+	}
+	return in
+}
+
+// s3Client is the destination's S3 client: the file's region, addressing,
+// retry count and TLS settings over the run's AWS configuration.
+func (s *Settings) s3Client(e Env, id *awsauth.Identity) *s3.Client {
+	f := s.store.file
+	if f == nil || !f.IsS3() {
+		return s3store.NewClient(id.Config)
+	}
+	cc := s3store.ClientConfig{Region: f.Region(), MaxAttempts: f.MaxAttempts()}
+	switch f.Addressing() {
+	case LookupPath:
+		cc.Addressing = s3store.AddressingPath
+	case LookupVirtualHosted:
+		cc.Addressing = s3store.AddressingVirtualHosted
+	}
+	if t := s.store.tls; t != nil {
+		// Only this client gets the endpoint's TLS settings; STS and
+		// Secrets Manager keep the system's roots.
+		cc.HTTPClient = awsauth.NewHTTPClient(e.RequestTimeout, e.TimeoutSetting).
+			WithTransportOptions(func(tr *http.Transport) { tr.TLSClientConfig = t.Clone() })
+	}
+	return cc.New(id.Config)
+}
+
+// objectHeaders are the file's put_user_metadata and KMS encryption
+// context, for every object written.
+func (s *Settings) objectHeaders() s3store.ObjectHeaders {
+	f := s.store.file
+	if f == nil || !f.IsS3() {
+		return s3store.ObjectHeaders{}
+	}
+	h := f.Headers()
+	h.SSEKMSEncryptionContext = f.KMSContext()
+	return h
+}
