@@ -4,8 +4,6 @@ import (
 	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // ObjectHeaders go on every object the store writes: what a Thanos
@@ -42,24 +40,4 @@ func opt(s string) *string {
 		return nil
 	}
 	return aws.String(s)
-}
-
-func (h ObjectHeaders) applyPut(in *s3.PutObjectInput) {
-	in.ACL = types.ObjectCannedACL(h.ACL)
-	in.StorageClass = types.StorageClass(h.StorageClass)
-	in.GrantRead, in.GrantReadACP, in.GrantWriteACP, in.GrantFullControl = opt(h.GrantRead), opt(h.GrantReadACP), opt(h.GrantWriteACP), opt(h.GrantFullControl)
-	in.CacheControl, in.ContentDisposition, in.ContentLanguage = opt(h.CacheControl), opt(h.ContentDisposition), opt(h.ContentLanguage)
-	in.WebsiteRedirectLocation = opt(h.WebsiteRedirectLocation)
-	in.SSEKMSEncryptionContext = opt(h.SSEKMSEncryptionContext)
-	in.Metadata = h.merged(in.Metadata)
-}
-
-func (h ObjectHeaders) applyCreate(in *s3.CreateMultipartUploadInput) {
-	in.ACL = types.ObjectCannedACL(h.ACL)
-	in.StorageClass = types.StorageClass(h.StorageClass)
-	in.GrantRead, in.GrantReadACP, in.GrantWriteACP, in.GrantFullControl = opt(h.GrantRead), opt(h.GrantReadACP), opt(h.GrantWriteACP), opt(h.GrantFullControl)
-	in.CacheControl, in.ContentDisposition, in.ContentLanguage = opt(h.CacheControl), opt(h.ContentDisposition), opt(h.ContentLanguage)
-	in.WebsiteRedirectLocation = opt(h.WebsiteRedirectLocation)
-	in.SSEKMSEncryptionContext = opt(h.SSEKMSEncryptionContext)
-	in.Metadata = h.merged(in.Metadata)
 }

@@ -113,6 +113,12 @@ func TestChainedRun(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d objects, want the 2 days of a 5-day window", n)
 	}
+	// The report opens the archive with the run's environment, through the
+	// same chain (web identity, then the parent, whose account owns the
+	// bucket).
+	if got := reportFiles(t, env); got != n {
+		t.Errorf("report read %d files through the chained role, run wrote %d", got, n)
+	}
 
 	// A codec switch re-exports both days and deletes the old files: the
 	// policy's HeadObject (s3:GetObject) and DeleteObject on own keys.
