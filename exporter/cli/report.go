@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,9 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 		return ExitRuntime
 	}
 	o.Store = arch.Store
+	if rc.RetentionDays == 0 {
+		o.KubecostDays = kubecostDays(ctx, lookup, log, cmp.Or(rc.TodayTime, time.Now()))
+	}
 	d, err := report.Collect(ctx, o)
 	if errors.Is(err, report.ErrEmpty) {
 		err = fmt.Errorf("%w under %s", err, rc.Name())

@@ -75,6 +75,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
 	} else {
+		log.Info("starting export", startAttrs(cfg)...)
 		opts.Now, opts.WallClock = h.Now, h.WallClock
 		sum, err = app.Run(ctx, opts)
 		if app.Stopped(err) {
@@ -121,7 +122,6 @@ func clusterResults(cfg *config.Config) []app.ClusterResult {
 // Kubecost client.
 type parts struct {
 	store  exporter.ObjectStore
-	dest   string
 	client *kubecost.Client
 	codec  exporter.Codec
 }
@@ -146,7 +146,7 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 	if err := discover(ctx, cfg, tlsCfg, token, log, h); err != nil {
 		return parts{}, err
 	}
-	p := parts{codec: exporter.Codec(cfg.Compression), store: arch.Store, dest: cfg.Name()}
+	p := parts{codec: exporter.Codec(cfg.Compression), store: arch.Store}
 	p.client, err = kubecost.New(kubecost.Options{
 		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
 		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
@@ -208,14 +208,14 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 		c.NewEncoder = encoders(c.Projection, p.codec)
 		o.Clusters = append(o.Clusters, c)
 	}
-	log.Info("starting export", startAttrs(cfg, members, p)...)
 	return o, nil
 }
 
 // startAttrs are the fields of the run's first line. What is logged
 // differs: a single cluster is named by its ARN, a fleet by its
 // "<id>=<name>" pairs and its cluster filter.
-func startAttrs(cfg *config.Config, members []config.Member, p parts) []any {
+func startAttrs(cfg *config.Config) []any {
+	members := cfg.Members()
 	attrs := []any{"version", exporter.Version}
 	if cfg.Federated() {
 		var names []string
@@ -227,12 +227,12 @@ func startAttrs(cfg *config.Config, members []config.Member, p parts) []any {
 		attrs = append(attrs, "cluster", members[0].ARN)
 	}
 	attrs = append(attrs, "kubecost", exporter.Redact(cfg.AllocationURL()), "aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity,
-		"destination", p.dest)
+		"destination", cfg.Name())
 	if !cfg.IsDir() {
 		// Only a bucket has an owner to check.
 		attrs = append(attrs, "bucket_owner", cfg.BucketOwner())
 	}
-	return append(attrs, "codec", p.codec, "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys(),
+	return append(attrs, "codec", exporter.Codec(cfg.Compression), "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys(),
 		"settings", cfg.Sources())
 }
 

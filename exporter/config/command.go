@@ -39,7 +39,7 @@ type Report struct {
 
 	BackfillPeriodDays int    `env:"BACKFILL_PERIOD_DAYS" flag:"backfill-days" default:"15" desc:"the exporter's BACKFILL_PERIOD_DAYS"`
 	SettleHours        int    `env:"SETTLE_HOURS" flag:"settle-hours" default:"48" desc:"the exporter's SETTLE_HOURS: newer days are pending"`
-	RetentionDays      int    `flag:"kubecost-retention-days" default:"15" desc:"days Kubecost keeps: an unarchived day older than this is 'no Kubecost data', a newer one 'missing'"`
+	RetentionDays      int    `flag:"kubecost-retention-days" desc:"days Kubecost keeps: an unarchived day older than this is 'no Kubecost data', a newer one 'missing' (default: ask Kubecost which days it holds, with the run's own settings, as the run does; where the environment is not the run's, 15)"`
 	Currency           string `flag:"currency" default:"USD" desc:"the currency of Kubecost's costs, printed with every amount"`
 	Today              string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
 	Out                string `flag:"o" default:"report.html" desc:"output file"`
@@ -70,7 +70,11 @@ func reportRules() []rule[Report] {
 		}},
 		{"BACKFILL_PERIOD_DAYS", intRange(func(r *Report) int { return r.BackfillPeriodDays }, exporter.MinBackfillDays, maxBackfillDays)},
 		{"SETTLE_HOURS", intRange(func(r *Report) int { return r.SettleHours }, 0, maxSettleHours)},
-		{"-kubecost-retention-days", intRange(func(r *Report) int { return r.RetentionDays }, 1, maxBackfillDays)},
+		{"-kubecost-retention-days", func(r *Report, bad badFunc) {
+			if r.RetentionDays != 0 { // 0: ask Kubecost
+				intRange(func(r *Report) int { return r.RetentionDays }, 1, maxBackfillDays)(r, bad)
+			}
+		}},
 		{"-currency", func(r *Report, bad badFunc) {
 			if r.Currency = strings.TrimSpace(r.Currency); r.Currency == "" {
 				bad("", "accepted: a currency code such as USD")

@@ -79,7 +79,7 @@ func TestCommandInvalidValues(t *testing.T) {
 		value   string
 		want    string
 	}{
-		{"report", []string{"-kubecost-retention-days", "0"}, nil, "-kubecost-retention-days", "0", "accepted: an integer from 1 to 3650"},
+		{"report", []string{"-kubecost-retention-days", "-1"}, nil, "-kubecost-retention-days", "-1", "accepted: an integer from 1 to 3650"},
 		{"report", []string{"-kubecost-retention-days", "x"}, nil, "-kubecost-retention-days", "x", "accepted: an integer"},
 		{"report", []string{"-currency", " "}, nil, "-currency", "", "accepted: a currency code"},
 		{"report", []string{"-today", "yesterday"}, nil, "-today", "yesterday", "accepted: YYYY-MM-DD or RFC 3339"},
@@ -121,8 +121,8 @@ func TestCommandFlagWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.SettleHours != 72 || r.BackfillPeriodDays != 30 || r.RetentionDays != 15 || r.Currency != "USD" || r.Region != "eu-west-1" {
-		t.Errorf("settle %d, backfill %d, retention %d, currency %q, region %q; want 72, 30, 15, USD, eu-west-1",
+	if r.SettleHours != 72 || r.BackfillPeriodDays != 30 || r.RetentionDays != 0 || r.Currency != "USD" || r.Region != "eu-west-1" {
+		t.Errorf("settle %d, backfill %d, retention %d, currency %q, region %q; want 72, 30, 0 (ask Kubecost), USD, eu-west-1",
 			r.SettleHours, r.BackfillPeriodDays, r.RetentionDays, r.Currency, r.Region)
 	}
 	if _, err := LoadReport([]string{"-h"}, func(string) (string, bool) { return "", false }, io.Discard); !IsHelp(err) {

@@ -151,7 +151,7 @@ func calendar(files []File, d *Data, o Options) map[string]map[time.Time]DayStat
 			switch {
 			case day.After(last):
 				out[c][day] = NotYetAvailable
-			case day.Before(kept):
+			case o.KubecostDays != nil && !o.KubecostDays[c][day], o.KubecostDays == nil && day.Before(kept):
 				out[c][day] = NoKubecostData
 			default:
 				out[c][day] = Missing

@@ -65,7 +65,7 @@ tr:nth-child(even) { background: #f6f6f6; } svg.chart { display: block; margin: 
 generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter {{.Version}}</p>
 
 <h2>Archive completeness</h2>
-<p class="meta">One cell per cluster and day: stored ({{index .Counts "stored"}}); missing, a day Kubecost still holds but the archive lacks, which the exporter fills while it is inside its backfill window ({{index .Counts "missing"}}); no Kubecost data, a day older than Kubecost's retention that the archive does not hold either ({{index .Counts "no-kubecost-data"}}); or pending, not settled yet ({{index .Counts "pending"}}). The report reads only the archive: which days Kubecost holds is taken from its retention (<code>-kubecost-retention-days</code>).</p>
+<p class="meta">One cell per cluster and day: stored ({{index .Counts "stored"}}); missing, a day Kubecost still holds but the archive lacks, which the exporter fills ({{index .Counts "missing"}}); no Kubecost data, a day Kubecost no longer holds that the archive does not hold either ({{index .Counts "no-kubecost-data"}}); or pending, not settled yet ({{index .Counts "pending"}}). Which days Kubecost holds is asked of Kubecost with the run's own settings, as the run asks it; where the report cannot ask, it is taken from Kubecost's retention (<code>-kubecost-retention-days</code>).</p>
 {{.Calendar}}
 
 {{range .ClusterCharts}}<h2>Daily cost per namespace{{if .Name}}: {{.Name}}{{end}}</h2>

@@ -56,6 +56,11 @@ type Options struct {
 	// older than this is "no Kubecost data" and a younger one "missing"
 	// (Kubecost has it, the archive does not). Default 15, Kubecost's.
 	KubecostRetentionDays int
+	// KubecostDays, when set, are the days Kubecost holds per cluster name,
+	// as the run asked it: an unarchived day is "missing" when Kubecost
+	// holds it, else "no Kubecost data", and KubecostRetentionDays is not
+	// used.
+	KubecostDays map[string]map[time.Time]bool
 	// Currency is printed with every amount; the files carry none
 	// (Kubecost's allocation API has no currency field). Default USD.
 	Currency string

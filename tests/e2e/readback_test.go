@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
 // The report opens the archive the way run does (destination.Open), so
@@ -145,5 +146,58 @@ config:
 	code, stdout, stderr := runMain(noCA, "report", "-o", filepath.Join(t.TempDir(), "r.html"))
 	if code != cli.ExitRuntime || !strings.Contains(stdout+stderr, "certificate") {
 		t.Errorf("report without the CA: exit %d, want 1 naming the certificate\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestReportAsksKubecostWhichDaysItHolds: on a Kubecost that keeps 91
+// days (3.x's default), a day 16-91 days old that the archive lacks is
+// "missing", as the run sees it (its backlog takes it), not "no Kubecost
+// data" as a 15-day retention would call it; a day older than the server
+// holds is "no Kubecost data". -kubecost-retention-days still decides
+// when it is given.
+func TestReportAsksKubecostWhichDaysItHolds(t *testing.T) {
+	clock := func() time.Time { return now }
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 91, Now: clock})
+	env := map[string]string{"OUTPUT_DIR": t.TempDir(), "CLUSTER_ID": clusterARN, "KUBECOST_API_ENDPOINT": sim.URL,
+		"BACKFILL_PERIOD_DAYS": "15", "LOG_FORMAT": "json"}
+	if code, logs := runEnv(env, clock); code != cli.ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, logs)
+	}
+	counts := func(extra ...string) map[string]int {
+		out := filepath.Join(t.TempDir(), "report.html")
+		args := append([]string{"report", "-o", out, "-today", now.Format(time.RFC3339), "-from", now.AddDate(0, 0, -120).Format(time.DateOnly), "-to", now.Format(time.DateOnly)}, extra...)
+		if code, stdout, stderr := runMain(env, args...); code != cli.ExitOK {
+			t.Fatalf("report %v: exit %d\n%s%s", extra, code, stdout, stderr)
+		}
+		page, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for state, re := range map[string]string{
+			"stored": `stored \((\d+)\)`, "missing": `missing, a day Kubecost still holds[^(]*\((\d+)\)`,
+			"none": `no Kubecost data, a day[^(]*\((\d+)\)`, "pending": `pending, not settled yet \((\d+)\)`,
+		} {
+			m := regexp.MustCompile(re).FindSubmatch(page)
+			if m == nil {
+				t.Fatalf("the page has no %s count", state)
+			}
+			got[state], _ = strconv.Atoi(string(m[1]))
+		}
+		return got
+	}
+	asked := counts()
+	t.Logf("asked Kubecost: %v", asked)
+	// 121 days from -from to today; the window's 13 settled days are
+	// stored; the server holds 91.
+	if total := asked["stored"] + asked["missing"] + asked["none"] + asked["pending"]; total != 121 {
+		t.Errorf("%d days classified, want 121: %v", total, asked)
+	}
+	if asked["stored"] < 10 || asked["missing"] < 70 || asked["none"] < 25 {
+		t.Errorf("asked Kubecost: %v; want about 13 stored, 76 missing (16-91 days old), 30 with no Kubecost data", asked)
+	}
+	given := counts("-kubecost-retention-days", "15")
+	if given["missing"] > 2 || given["none"] < 95 {
+		t.Errorf("-kubecost-retention-days 15: %v; want the days older than 15 as no Kubecost data", given)
 	}
 }
