@@ -1,10 +1,13 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 const storeFile = `type: S3
@@ -190,5 +193,34 @@ func TestSettingsWithoutFile(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// A refused file is reported by its own rule alone: S3_BUCKET_NAME, unset
+// because the file names the bucket, is not reported missing as well, and
+// the file's error names the field at fault only.
+func TestObjectStoreRefusedAlone(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"bucket in the endpoint's host": strings.Replace(storeFile, "minio.minio:9000", "kubecost-etl-backup.s3.amazonaws.com", 1),
+		"refused field":                 storeFile + "  signature_version2: true\n",
+		"unknown key":                   storeFile + "  bucket_name: x\n",
+		"not YAML":                      "type: S3\nconfig: [\n",
+	} {
+		_, err := loadWith(map[string]string{"S3_BUCKET_NAME": unset, "OBJECT_STORE_CONFIG_FILE": writeStore(t, body)})
+		var errs exporter.FieldErrors
+		if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Field != "OBJECT_STORE_CONFIG_FILE" {
+			t.Errorf("%s: want one OBJECT_STORE_CONFIG_FILE error, got %v", name, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "S3_BUCKET_NAME") {
+			t.Errorf("%s: the bucket is reported too: %v", name, err)
+		}
+	}
+	// The endpoint's error names the endpoint, not the bucket it holds.
+	body := strings.Replace(storeFile, "minio.minio:9000", "kubecost-etl-backup.s3.amazonaws.com", 1)
+	_, err := loadWith(map[string]string{"S3_BUCKET_NAME": unset, "OBJECT_STORE_CONFIG_FILE": writeStore(t, body)})
+	if err == nil || !strings.Contains(err.Error(), "config.endpoint") || strings.Contains(err.Error(), "config.bucket:") {
+		t.Errorf("bucket in the host: %v", err)
 	}
 }

@@ -42,6 +42,9 @@ func TestRefused(t *testing.T) {
 		{"wrong value type", base + "  part_size: big\n", "config"},
 		{"filesystem without directory", "type: FILESYSTEM\nconfig: {}\n", "config.directory"},
 		{"prefix with //", base + "prefix: a//b\n", "prefix"},
+		{"prefix with a backslash", base + "prefix: a\\b\n", "prefix"},
+		{"prefix with a tab", base + "prefix: \"a\\tb\"\n", "prefix"},
+		{"metadata key with a space", base + "  put_user_metadata:\n    \"team name\": a\n", "config.put_user_metadata.team name"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,7 +136,8 @@ config:
 	check("AWS EndpointURL", aws.EndpointURL(), "")
 	check("AWS PartSize default", aws.PartSize(), int64(0))
 	check("AWS S3.PartSize (objstore's default)", aws.S3.PartSize, uint64(64<<20))
-	check("AWS Addressing", aws.Addressing(), LookupAuto)
+	// auto resolves as minio-go resolves it: virtual-hosted on AWS.
+	check("AWS Addressing", aws.Addressing(), LookupVirtualHosted)
 	if _, _, _, ok := aws.StaticKeys(); ok {
 		t.Error("no keys in the file must leave IRSA in charge")
 	}

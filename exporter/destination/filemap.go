@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
@@ -28,49 +27,51 @@ func (f *File) KeyPrefix() string {
 	return ""
 }
 
-// awsEndpointRE matches the AWS S3 endpoints whose address the SDK derives
-// from the region itself: s3.amazonaws.com, s3.<region>.amazonaws.com,
-// s3-<region>.amazonaws.com, the dual-stack and China forms.
-var awsEndpointRE = regexp.MustCompile(`^s3(?:[.-](?:dualstack\.)?([a-z0-9-]+))?\.amazonaws\.com(?:\.cn)?$`)
-
 // EndpointURL is the custom S3 endpoint (what AWS_ENDPOINT_URL_S3 would
-// say): http:// with insecure: true, else https://. An AWS endpoint over
-// TLS gives "": the SDK resolves AWS's own endpoint from the region, with
-// virtual-hosted addressing, as objstore does for amazonaws.com.
+// say): http:// with insecure: true, else https://, without the trailing
+// "/" minio-go also ignores. An AWS endpoint that minio-go replaces by the
+// bucket's regional one (s3.amazonaws.com, s3.<region>.amazonaws.com,
+// dual-stack, China) gives "": the AWS SDK resolves the same endpoint from
+// the region. FIPS and PrivateLink hosts, which minio-go keeps, stay the
+// endpoint (endpoint.go).
 func (f *File) EndpointURL() string {
-	e := f.S3.Endpoint
-	if !f.IsS3() || e == "" {
+	e := strings.TrimSuffix(f.S3.Endpoint, "/")
+	switch {
+	case !f.IsS3() || e == "" || f.awsResolved():
 		return ""
-	}
-	if f.S3.Insecure {
+	case f.S3.Insecure:
 		return "http://" + e
-	}
-	if awsEndpointRE.MatchString(strings.ToLower(e)) {
-		return ""
 	}
 	return "https://" + e
 }
 
-// Region is region, or the one an AWS endpoint names
-// (s3.eu-west-1.amazonaws.com), as minio-go reads it from the host when
-// region is empty; "" leaves the exporter's default (the cluster's).
+// Region is region, or the one the endpoint's host names as minio-go
+// reads it when region is empty (s3utils.GetRegionFromURL: the regional,
+// FIPS, dual-stack, China and PrivateLink forms; none for s3.amazonaws.com
+// and s3-external-1.amazonaws.com). "" leaves the exporter's default, the
+// cluster's region.
 func (f *File) Region() string {
-	if f.S3.Region != "" {
+	if f.S3.Region != "" || !f.IsS3() {
 		return f.S3.Region
 	}
-	if m := awsEndpointRE.FindStringSubmatch(strings.ToLower(f.S3.Endpoint)); m != nil && m[1] != "" && m[1] != "external-1" {
-		return m[1]
-	}
-	return ""
+	return regionOfHost(endpointHost(f.S3.Endpoint))
 }
 
-// Addressing is bucket_lookup_type: "path", "virtual-hosted", or "auto"
-// (path-style exactly when a custom endpoint is set, CONTRACT §1).
+// Addressing is bucket_lookup_type, with auto resolved as minio-go
+// resolves it (s3utils.IsVirtualHostSupported): virtual-hosted for AWS,
+// Google Cloud Storage and Alibaba OSS hosts unless the bucket has a dot
+// and the endpoint is https, path-style for any other endpoint. A file
+// that is not S3 gives auto.
 func (f *File) Addressing() LookupType {
-	if f.S3.BucketLookupType == "" {
+	switch lt := f.S3.BucketLookupType; {
+	case lt == LookupPath || lt == LookupVirtualHosted:
+		return lt
+	case !f.IsS3() || f.S3.Endpoint == "":
 		return LookupAuto
+	case virtualHostSupported(endpointHost(f.S3.Endpoint), !f.S3.Insecure, f.S3.Bucket):
+		return LookupVirtualHosted
 	}
-	return f.S3.BucketLookupType
+	return LookupPath
 }
 
 // SSE is sse_config as S3_SSE and S3_SSE_KMS_KEY_ID spell it.
@@ -122,9 +123,16 @@ func (f *File) PartSize() int64 {
 // AWS SDK's RetryMaxAttempts. 0 (or less) leaves the SDK's default.
 func (f *File) MaxAttempts() int { return max(f.S3.MaxRetries, 0) }
 
-// Headers splits put_user_metadata as minio-go (objstore's client) sends
-// it: typed headers, and the rest as x-amz-meta- user metadata. Call it on
-// a validated File.
+// Headers splits put_user_metadata as minio-go v7.0.93 sends it
+// (api-put-object.go PutObjectOptions.Header, after objstore's
+// NewBucketWithConfig has moved X-Amz-Storage-Class to StorageClass):
+// X-Amz-Acl, X-Amz-Grant-* and X-Amz-Storage-Class as those headers,
+// X-Amz-Meta-<k> as user metadata <k>, any other key as user metadata.
+// Cache-Control, Content-Disposition, Content-Language and
+// X-Amz-Website-Redirect-Location go beyond objstore: minio-go's
+// PutObjectOptions.validate refuses them as user metadata, so objstore
+// takes such a file and then fails every upload; the exporter sends them
+// as the headers they name. Call it on a validated File.
 func (f *File) Headers() s3store.ObjectHeaders {
 	h := s3store.ObjectHeaders{Metadata: map[string]string{}}
 	for k, v := range f.S3.PutUserMetadata {
@@ -178,18 +186,21 @@ func grantField(h *s3store.ObjectHeaders, g string) *string {
 // TLS is http_config's TLS settings for the S3 connection, or nil when the
 // file sets none. It reads ca_file, cert_file and key_file, so it runs
 // when the configuration is loaded and a bad file is a configuration
-// error. The top-level insecure_skip_verify is objstore's older spelling
-// of tls_config's; either turns verification off.
+// error. Verification is off exactly when http_config.insecure_skip_verify
+// is true: objstore's exthttp.DefaultTransport sets the TLS config's flag
+// from it, over tls_config.insecure_skip_verify, which therefore has no
+// effect there nor here (Notices says so).
 func (f *File) TLS() (*tls.Config, error) {
 	hc := f.S3.HTTPConfig
 	tc := hc.TLSConfig
+	tc.InsecureSkipVerify = false
 	if !f.IsS3() || (!hc.InsecureSkipVerify && tc == (TLSConfig{})) {
 		return nil, nil
 	}
 	cfg := &tls.Config{
 		MinVersion:         tls.VersionTLS12,
 		ServerName:         tc.ServerName,
-		InsecureSkipVerify: hc.InsecureSkipVerify || tc.InsecureSkipVerify, // the user's explicit choice; config warns
+		InsecureSkipVerify: hc.InsecureSkipVerify, // the user's explicit choice; config warns
 	}
 	if tc.CAFile != "" {
 		pem, err := os.ReadFile(tc.CAFile)
@@ -226,6 +237,10 @@ func (f *File) Notices() []string {
 		note("config.aws_sdk_auth", "the AWS SDK's credential chain (IRSA) is already the exporter's default")
 	}
 	note("config.trace", "set LOG_LEVEL=debug for a line per S3 call")
+	if hc := f.S3.HTTPConfig; hc.TLSConfig.InsecureSkipVerify && !hc.InsecureSkipVerify {
+		note("config.http_config.tls_config.insecure_skip_verify",
+			"objstore's S3 client takes http_config.insecure_skip_verify only, so the certificate is still verified")
+	}
 	note("config.send_content_md5", "uploads carry a CRC32 checksum, which S3 verifies, instead of Content-MD5")
 	for _, k := range []string{"idle_conn_timeout", "response_header_timeout", "tls_handshake_timeout", "expect_continue_timeout",
 		"max_idle_conns", "max_idle_conns_per_host", "max_conns_per_host", "disable_compression"} {

@@ -11,8 +11,8 @@ import (
 )
 
 // TestTLS: ca_file makes a server with a private CA trusted, server_name
-// and insecure_skip_verify reach the TLS config, and a file without
-// http_config has none (the system's roots apply).
+// and http_config.insecure_skip_verify reach the TLS config, and a file
+// without http_config has none (the system's roots apply).
 func TestTLS(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer srv.Close()
@@ -45,6 +45,15 @@ func TestTLS(t *testing.T) {
 	}
 	if err := get(base + "  http_config:\n    insecure_skip_verify: true\n"); err != nil {
 		t.Errorf("insecure_skip_verify: %v", err)
+	}
+	// objstore's transport takes http_config's flag over tls_config's, so
+	// tls_config's alone still verifies, and the log says it has no effect.
+	tlsOnly := base + "  http_config:\n    tls_config:\n      insecure_skip_verify: true\n"
+	if err := get(tlsOnly); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("tls_config.insecure_skip_verify alone must not turn verification off: %v", err)
+	}
+	if f, _ := Parse([]byte(tlsOnly)); len(f.Notices()) != 1 || !strings.Contains(f.Notices()[0], "tls_config.insecure_skip_verify") {
+		t.Errorf("notices %q", f.Notices())
 	}
 	f, _ := Parse([]byte(base))
 	if cfg, err := f.TLS(); cfg != nil || err != nil {

@@ -2,7 +2,6 @@ package destination
 
 import (
 	"fmt"
-	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -57,8 +56,8 @@ func (c *S3) validate(bad badFn) {
 	case c.Endpoint == "":
 		// objstore refuses it too ("no s3 endpoint in config file").
 		bad("config.endpoint", "", "required: s3.amazonaws.com (or s3.<region>.amazonaws.com) for AWS, host[:port] for an S3-compatible store")
-	case !validEndpoint(c.Endpoint):
-		bad("config.endpoint", c.Endpoint, "accepted: host[:port] without scheme or path, such as s3.us-east-1.amazonaws.com or minio.minio:9000 (insecure: true selects http)")
+	case endpointProblem(c.Endpoint) != "":
+		bad("config.endpoint", c.Endpoint, "%s", endpointProblem(c.Endpoint))
 	}
 	c.validateCredentials(bad)
 	if c.SignatureV2 {
@@ -117,25 +116,12 @@ const (
 	SSEC   = "SSE-C"
 )
 
-var (
-	hostRE     = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$`)
-	portRE     = regexp.MustCompile(`^\d{1,5}$`)
-	headerKeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-)
-
-// validEndpoint accepts what minio-go's client (objstore's) accepts as an
-// endpoint: an IP or domain name with an optional port, no scheme or path.
-func validEndpoint(e string) bool {
-	host := e
-	if strings.Contains(e, ":") {
-		h, port, err := net.SplitHostPort(e)
-		if err != nil || !portRE.MatchString(port) {
-			return false
-		}
-		host = h
-	}
-	return net.ParseIP(host) != nil || hostRE.MatchString(host)
-}
+// headerKeRE is a put_user_metadata key the exporter sends: S3 keeps
+// user metadata names as HTTP header names, and these characters survive
+// every tool that lists them. minio-go refuses a key that is not an HTTP
+// token (a space, ':') only when it uploads, so objstore takes such a file
+// and then fails every upload.
+var headerKeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // cannedACLs are S3's canned ACLs for objects.
 var cannedACLs = []string{"private", "public-read", "public-read-write", "authenticated-read", "aws-exec-read", "bucket-owner-read", "bucket-owner-full-control"}

@@ -1,0 +1,206 @@
+package destination
+
+import (
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// config.endpoint as minio-go, objstore's S3 client, reads it. The
+// exporter must not link minio-go (internal/objstorecompat checks), so
+// the few rules below are restated from minio-go v7.0.93, the version
+// objstore v0.0.0-20250804093838 requires, and internal/objstorecompat
+// holds every one of them to minio-go's own functions on its table:
+//
+//   - which text is an endpoint: utils.go getEndpointURL and
+//     isValidEndpointURL (url.Parse of scheme://endpoint, a path of "" or
+//     "/", s3utils.IsValidIP or IsValidDomain, and the refusal of other
+//     *.s3.amazonaws.com and *.googleapis.com hosts);
+//   - the region a host names: pkg/s3utils/utils.go GetRegionFromURL,
+//     which api.go privateNew calls when region is empty;
+//   - which hosts are AWS's: s3utils.IsAmazonEndpoint, and of those the
+//     FIPS and PrivateLink hosts that api.go makeTargetURL sends to as
+//     written, where it replaces any other AWS host by the bucket's
+//     regional endpoint;
+//   - when auto addressing is virtual-hosted: api.go
+//     isVirtualHostStyleRequest and s3utils.IsVirtualHostSupported.
+//
+// Two choices are the exporter's own (docs/object-store-config.md): a
+// host is compared without regard to case and without a final dot, as DNS
+// compares names (minio-go's patterns are case-sensitive and take
+// "s3.amazonaws.com." for a host other than AWS's); and a bucket written
+// into an AWS host is refused, where minio-go refuses only
+// <bucket>.s3.amazonaws.com and sends path-style requests to the
+// regional forms, whose keys S3 would read under an extra <bucket>/.
+
+// S3 host patterns of s3utils (minio-go v7.0.93 pkg/s3utils/utils.go),
+// character for character, so that a quirk of theirs is one of ours: the
+// unescaped dots match any character, and the lazy groups stop at the
+// first match.
+var (
+	awsHostHyphen          = regexp.MustCompile(`^s3-(.*?).amazonaws.com$`)
+	awsHostDualStack       = regexp.MustCompile(`^s3.dualstack.(.*?).amazonaws.com$`)
+	awsHostFIPS            = regexp.MustCompile(`^s3-fips.(.*?).amazonaws.com$`)
+	awsHostFIPSDualStack   = regexp.MustCompile(`^s3-fips.dualstack.(.*?).amazonaws.com$`)
+	awsHostExpress         = regexp.MustCompile(`^s3express-[a-z0-9]{3,7}-az[1-6]\.([a-z0-9-]+)\.amazonaws\.com$`)
+	awsHostExpressControl  = regexp.MustCompile(`^s3express-control\.([a-z0-9-]+)\.amazonaws\.com$`)
+	awsHostDot             = regexp.MustCompile(`^s3.(.*?).amazonaws.com$`)
+	awsHostChina           = regexp.MustCompile(`^s3.(cn.*?).amazonaws.com.cn$`)
+	awsHostChinaDualStack  = regexp.MustCompile(`^s3.dualstack.(cn.*?).amazonaws.com.cn$`)
+	awsELB                 = regexp.MustCompile(`elb(.*?).amazonaws.com$`)
+	awsELBChina            = regexp.MustCompile(`elb(.*?).amazonaws.com.cn$`)
+	awsHostPrivateLink     = regexp.MustCompile(`^(?:bucket|accesspoint).vpce-.*?.s3.(.*?).vpce.amazonaws.com$`)
+	regionFromHostPatterns = []*regexp.Regexp{
+		// GetRegionFromURL's order: FIPS dual-stack before FIPS, whose lazy
+		// group would otherwise take "dualstack.<region>".
+		awsHostFIPSDualStack, awsHostFIPS, awsHostDualStack, awsHostHyphen, awsHostChina,
+		awsHostChinaDualStack, awsHostPrivateLink, awsHostExpress, awsHostExpressControl,
+	}
+)
+
+// regionOfHost is s3utils.GetRegionFromURL for a host already made
+// canonical (endpointHost): the region an AWS S3 host names, "" for
+// s3.amazonaws.com, s3-external-1.amazonaws.com, a load balancer or any
+// other host.
+func regionOfHost(host string) string {
+	if host == "s3-external-1.amazonaws.com" || awsELB.MatchString(host) || awsELBChina.MatchString(host) {
+		return ""
+	}
+	for _, re := range regionFromHostPatterns {
+		if m := re.FindStringSubmatch(host); m != nil {
+			return m[1]
+		}
+	}
+	if m := awsHostDot.FindStringSubmatch(host); m != nil {
+		for _, not := range []string{"xpress-", "dualstack.", "control.", "website-"} {
+			if strings.HasPrefix(m[1], not) {
+				return ""
+			}
+		}
+		return m[1]
+	}
+	return ""
+}
+
+// isAWSHost is s3utils.IsAmazonEndpoint.
+func isAWSHost(host string) bool {
+	return host == "s3.amazonaws.com" || host == "s3-external-1.amazonaws.com" || regionOfHost(host) != ""
+}
+
+// keepsAWSHost reports the AWS hosts minio-go sends to as written (FIPS,
+// PrivateLink), where it replaces every other AWS host by the bucket's
+// regional endpoint.
+func keepsAWSHost(host string) bool {
+	fips := strings.HasPrefix(host, "s3-fips") && strings.HasSuffix(host, ".amazonaws.com")
+	return fips || awsHostPrivateLink.MatchString(host)
+}
+
+// virtualHostSupported is s3utils.IsVirtualHostSupported: auto addressing
+// names the bucket in the host for AWS, Google Cloud Storage and Alibaba
+// OSS, except a bucket with a dot over TLS (no wildcard certificate
+// covers it).
+func virtualHostSupported(host string, secure bool, bucket string) bool {
+	if secure && strings.Contains(bucket, ".") {
+		return false
+	}
+	return isAWSHost(host) || host == "storage.googleapis.com" || strings.HasSuffix(host, "aliyuncs.com")
+}
+
+// splitEndpoint cuts the endpoint as written into host and port ("" when
+// none) after dropping one trailing "/", which minio-go's url.Parse takes
+// for an empty path. ok is false for anything else than host[:port].
+func splitEndpoint(e string) (host, port string, ok bool) {
+	e = strings.TrimSuffix(e, "/")
+	if strings.HasPrefix(e, "[") && strings.HasSuffix(e, "]") {
+		return e[1 : len(e)-1], "", true
+	}
+	if strings.HasPrefix(e, "[") || strings.Count(e, ":") == 1 {
+		h, p, err := net.SplitHostPort(e)
+		if err != nil {
+			return "", "", false
+		}
+		return h, p, true
+	}
+	return e, "", !strings.Contains(e, ":")
+}
+
+// endpointHost is the host of a valid endpoint in canonical form: lower
+// case, without port or final dot.
+func endpointHost(e string) string {
+	h, _, _ := splitEndpoint(e)
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
+
+// hostLabelRE is one DNS label as the exporter accepts it: letters,
+// digits, '-' and '_' (a docker-compose service such as minio_1), neither
+// first nor last a '-' or '_'.
+var hostLabelRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`)
+
+// endpointProblem says what is wrong with config.endpoint, "" when
+// nothing is. It accepts the hosts minio-go accepts that a resolver can
+// look up (names with '_', IPv6 in brackets, a final dot); it refuses the
+// rest of what IsValidDomain lets through ("a..b", "~", non-ASCII), an
+// empty or out-of-range port, and userinfo, queries and fragments, which
+// url.Parse takes and minio-go then ignores.
+func endpointProblem(e string) string {
+	switch {
+	case strings.Contains(e, "://"):
+		return "write host[:port] without the scheme; insecure: true selects http"
+	case strings.Contains(e, "@"):
+		return "write host[:port] without credentials: they go in access_key and secret_key"
+	case strings.ContainsAny(strings.TrimSuffix(e, "/"), "/?#"):
+		return "write host[:port] alone: the bucket goes in config.bucket and a key prefix in prefix"
+	}
+	host, port, ok := splitEndpoint(e)
+	if !ok {
+		return "not host[:port] (an IPv6 address goes in brackets: [fd00::1]:9000)"
+	}
+	hasPort := port != "" || strings.HasSuffix(strings.TrimSuffix(e, "/"), ":")
+	if n, err := strconv.Atoi(port); hasPort && (err != nil || n < 1 || n > 65535 || port[0] == '+') {
+		return "the port must be a number from 1 to 65535"
+	}
+	if bracketed := strings.HasPrefix(e, "["); net.ParseIP(host) == nil && (bracketed || !validHostName(host)) {
+		return "not a host name or IP address: a name is labels of letters, digits, '-' and '_' joined by dots"
+	}
+	return awsHostProblem(endpointHost(e))
+}
+
+func validHostName(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(h, ".") {
+		if !hostLabelRE.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// bucketInAWSHostRE finds <bucket>.<S3 host>; the greedy group leaves the
+// last ".s3." or ".s3-" to the S3 host.
+var bucketInAWSHostRE = regexp.MustCompile(`^(.+)\.(s3[.-].+)$`)
+
+// awsHostProblem refuses a bucket in an AWS S3 host, and the Google hosts
+// minio-go refuses (isValidEndpointURL). A path-style request sent to a
+// bucket's own host is read by S3 as a key inside that bucket, so every
+// object would land under an extra <bucket>/.
+func awsHostProblem(host string) string {
+	if m := bucketInAWSHostRE.FindStringSubmatch(host); m != nil && isAWSHost(m[2]) && !awsHostPrivateLink.MatchString(host) {
+		return "the host names the bucket " + strconv.Quote(m[1]) + ": write the S3 endpoint alone, " + m[2] + ", and the bucket in config.bucket"
+	}
+	if strings.Contains(host, ".googleapis.com") && host != "storage.googleapis.com" {
+		return "Google Cloud Storage's endpoint is storage.googleapis.com (the bucket goes in config.bucket)"
+	}
+	return ""
+}
+
+// awsResolved reports whether the endpoint is one of AWS's own that minio-go
+// replaces by the bucket's regional endpoint; the exporter then leaves
+// the endpoint to the AWS SDK, which resolves the same from the region.
+func (f *File) awsResolved() bool {
+	h := endpointHost(f.S3.Endpoint)
+	return f.IsS3() && !f.S3.Insecure && isAWSHost(h) && !keepsAWSHost(h)
+}
