@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
 // Federated Kubecost: one primary serves the allocations of many clusters,
@@ -30,9 +31,6 @@ type Member struct {
 // maxMapFile bounds CLUSTER_MAP_FILE: a map of thousands of clusters is a
 // few hundred KiB; anything larger is the wrong file.
 const maxMapFile = 4 << 20
-
-// ClusterFilters are the accepted KUBECOST_CLUSTER_FILTER values.
-func ClusterFilters() []string { return []string{"v2", "v1"} }
 
 // Federated reports whether the config names a map of clusters instead
 // of CLUSTER_ID.
@@ -156,22 +154,6 @@ func parseMapFile(b []byte) ([][2]string, error) {
 	return out, nil
 }
 
-// idProblem says why id cannot be a Kubecost cluster id in a query: it is
-// sent quoted inside filter=cluster:"<id>".
-func idProblem(id string) string {
-	switch {
-	case id == "":
-		return "an empty cluster id"
-	case len(id) > 253:
-		return "a cluster id longer than 253 characters"
-	case strings.ContainsAny(id, "\"\\,=*"):
-		return fmt.Sprintf("cluster id %q contains one of \" \\ , = *", id)
-	case strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
-		return fmt.Sprintf("cluster id %q contains a control character", id)
-	}
-	return ""
-}
-
 // checkMap validates the map in v (CLUSTER_ARNS or CLUSTER_MAP_FILE):
 // every id usable in a query, every ARN an EKS cluster ARN, no id or ARN
 // twice, and one partition, since one set of credentials writes them all.
@@ -195,7 +177,7 @@ func checkEntries(entries [][2]string) error {
 	partition := ""
 	for _, e := range entries {
 		id, arn := e[0], e[1]
-		if p := idProblem(id); p != "" {
+		if p := kubecost.ClusterIDProblem(id); p != "" {
 			return errors.New(p)
 		}
 		m, ok := exporter.ParseClusterARN(arn)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
 // Finding Kubecost. With KUBECOST_API_ENDPOINT unset, the run asks the
@@ -32,7 +33,7 @@ func (c *Config) Discovering() bool { return c.KubecostAPIEndpoint == "" }
 
 // AllocationPath is the path appended to the base URL.
 func (c *Config) AllocationPath() string {
-	return cmp.Or(c.KubecostAPIPath, FlavorPath(c.KubecostAPIFlavor))
+	return cmp.Or(c.KubecostAPIPath, kubecost.Flavor(c.KubecostAPIFlavor).Path())
 }
 
 // AllocationURLAt is the Allocation API's URL under base, for a run that
@@ -49,9 +50,9 @@ func (c *Config) Headers() http.Header { return c.headers.Clone() }
 // API, not where an OpenCost or a bare cost-model container listens.
 func checkDiscovery(c *Config, bad badFunc) {
 	// An unknown flavour is KUBECOST_API_FLAVOR's error alone.
-	if c.KubecostAPIFlavor != "kubecost" && slices.Contains(Flavors(), c.KubecostAPIFlavor) {
-		bad("", "required with KUBECOST_API_FLAVOR=%s: the URL of the server (only a Kubecost frontend, flavour kubecost, is found without it)",
-			c.KubecostAPIFlavor)
+	if f := kubecost.Flavor(c.KubecostAPIFlavor); slices.Contains(kubecost.Flavors(), f) && !f.Discovered() {
+		bad("", "required with KUBECOST_API_FLAVOR=%s: the URL of the server (only a Kubecost frontend, flavour %s, is found without it)",
+			f, kubecost.FlavorKubecost)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
 // The ARN's parts as exporter/names.go spells them.
@@ -37,27 +38,20 @@ func Aggregations() []string {
 // Granularities are the accepted GRANULARITY values.
 func Granularities() []string { return []string{"daily", "hourly"} }
 
-// Flavors are the accepted KUBECOST_API_FLAVOR values.
-func Flavors() []string { return []string{"kubecost", "cost-model", "opencost"} }
-
-// FlavorPath is the allocation path of an API flavour.
-func FlavorPath(flavor string) string {
-	switch flavor {
-	case "cost-model":
-		return "/allocation"
-	case "opencost":
-		return "/allocation/compute"
-	}
-	return "/model/allocation"
-}
-
 // Codecs are the accepted COMPRESSION values.
-func Codecs() []string {
-	var out []string
-	for _, c := range exporter.Codecs() {
-		out = append(out, string(c))
+func Codecs() []string { return names(exporter.Codecs)() }
+
+// names are the values of another package's enumeration, for oneOf: the
+// Kubecost servers' (KUBECOST_API_FLAVOR, KUBECOST_CLUSTER_FILTER) are
+// package kubecost's, which knows what each server reads.
+func names[S ~string](list func() []S) func() []string {
+	return func() []string {
+		var out []string
+		for _, v := range list() {
+			out = append(out, string(v))
+		}
+		return out
 	}
-	return out
 }
 
 // LogLevels are the accepted LOG_LEVEL values.
@@ -154,16 +148,15 @@ func rules() []Rule {
 		{"CLUSTER_ARNS", checkClusterARNs},
 		{"CLUSTER_MAP_FILE", checkClusterMapFile},
 		{"KUBECOST_CLUSTER_FILTER", func(c *Config, bad badFunc) {
-			oneOf(func(c *Config) string { return c.ClusterFilter }, false, ClusterFilters)(c, bad)
-			if c.ClusterFilter == "v1" && c.KubecostAPIFlavor == "opencost" {
-				bad(c.ClusterFilter, "OpenCost does not read filterClusters (v1); accepted with KUBECOST_API_FLAVOR=opencost: v2")
+			if p := kubecost.FilterProblem(kubecost.Flavor(c.KubecostAPIFlavor), kubecost.ClusterFilter(c.ClusterFilter)); p != "" {
+				bad(c.ClusterFilter, "%s", p)
 			}
 		}},
 		{"KUBECOST_API_ENDPOINT", checkEndpoint},
 		{"KUBECOST_NAMESPACE", matches(func(c *Config) string { return c.KubecostNamespace }, dnsLabelRE, dnsLabelAccepted)},
 		{"KUBECOST_RELEASE", matches(func(c *Config) string { return c.KubecostRelease }, releaseRE, releaseAccepted)},
 		{"KUBECOST_HTTP_HEADERS_FILE", checkHeadersFile},
-		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, Flavors)},
+		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, names(kubecost.Flavors))},
 		{"KUBECOST_API_PATH", checkAPIPath},
 		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, exporter.MinBackfillDays, maxBackfillDays)},
 		{"SETTLE_HOURS", intRange(func(c *Config) int { return c.SettleHours }, 0, maxSettleHours)},
@@ -232,7 +225,7 @@ func checkPushgateway(c *Config, bad badFunc) {
 
 func checkAPIPath(c *Config, bad badFunc) {
 	if p := c.KubecostAPIPath; p != "" && (!strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?#")) {
-		bad(p, "accepted: a path starting with /, such as /model/allocation")
+		bad(p, "accepted: a path starting with /, such as %s", kubecost.FlavorKubecost.Path())
 	}
 }
 

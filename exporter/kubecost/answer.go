@@ -252,12 +252,11 @@ func (e *answerError) Is(target error) bool {
 }
 
 // filterHint is what a user can do when the server answers a cluster-day
-// with rows of other clusters, per flavour and filter.
-func filterHint(f Flavor, cf ClusterFilter, id string) string {
+// with rows of other clusters, per server and filter.
+func filterHint(s server, cf ClusterFilter, id string) string {
 	switch {
-	case f == FlavorOpenCost:
-		return "OpenCost reads filter on /allocation/compute from 1.115, the first release after opencost/opencost#3155 " +
-			"(May 2025): upgrade it, or export each cluster from its own OpenCost with CLUSTER_ID"
+	case s.filterHint != "":
+		return s.filterHint
 	case cf == FilterV1:
 		return fmt.Sprintf("filterClusters matches cluster ids and names, and a trailing * is a prefix wildcard: "+
 			"check that no other cluster is named %q, or use KUBECOST_CLUSTER_FILTER=v2 (Kubecost 1.96 or later)", id)

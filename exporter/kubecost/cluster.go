@@ -3,6 +3,7 @@ package kubecost
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,14 +27,38 @@ const (
 	FilterV1 ClusterFilter = "v1"
 )
 
-func (f ClusterFilter) check(flavor Flavor) error {
-	switch {
-	case f != FilterV2 && f != FilterV1:
-		return fmt.Errorf("kubecost: unknown ClusterFilter %q (accepted: v2, v1)", f)
-	case f == FilterV1 && flavor == FlavorOpenCost:
-		return fmt.Errorf("kubecost: ClusterFilter v1 (filterClusters) is not read by OpenCost: use v2")
+// ClusterFilters are the accepted cluster filters, the default first.
+func ClusterFilters() []ClusterFilter { return []ClusterFilter{FilterV2, FilterV1} }
+
+// FilterProblem says why a cluster-day query to flavor's server cannot
+// name its cluster with filter, in the words of a KUBECOST_CLUSTER_FILTER
+// error, or "" when it can. An unknown flavour is KUBECOST_API_FLAVOR's
+// error alone.
+func FilterProblem(flavor Flavor, filter ClusterFilter) string {
+	if !slices.Contains(ClusterFilters(), filter) {
+		return "accepted: " + join(ClusterFilters())
 	}
-	return nil
+	if s, ok := flavor.spec(); ok && !slices.Contains(s.filters, filter) {
+		k, _ := filter.param("")
+		return fmt.Sprintf("%s does not read %s (%s); accepted with KUBECOST_API_FLAVOR=%s: %s", s.name, k, filter, flavor, join(s.filters))
+	}
+	return ""
+}
+
+// ClusterIDProblem says why id cannot be a Kubecost cluster id in a
+// query, or "" when it can: it is sent quoted inside filter=cluster:"<id>".
+func ClusterIDProblem(id string) string {
+	switch {
+	case id == "":
+		return "an empty cluster id"
+	case len(id) > 253:
+		return "a cluster id longer than 253 characters"
+	case strings.ContainsAny(id, "\"\\,=*"):
+		return fmt.Sprintf("cluster id %q contains one of \" \\ , = *", id)
+	case strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return fmt.Sprintf("cluster id %q contains a control character", id)
+	}
+	return ""
 }
 
 // param is the query parameter that selects cluster id.

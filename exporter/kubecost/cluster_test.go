@@ -153,7 +153,7 @@ func TestClusterFilterOpenCostV1(t *testing.T) {
 	t.Parallel()
 	_, err := New(Options{URL: "http://x/allocation/compute", Aggregate: "cluster", Step: 24 * time.Hour,
 		Projection: testProjection(), Flavor: FlavorOpenCost, ClusterFilter: FilterV1})
-	if err == nil || !strings.Contains(err.Error(), "not read by OpenCost") {
+	if err == nil || !strings.Contains(err.Error(), "OpenCost does not read filterClusters (v1)") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,5 +1,7 @@
 package kubecost
 
+import "strings"
+
 // Flavor is the Allocation API a Client talks to. The servers agree on
 // window, aggregate, step and accumulate, but not on the names of the idle
 // and sharing parameters, and each ignores the names it does not know: a
@@ -18,54 +20,87 @@ const (
 	FlavorOpenCost Flavor = "opencost"
 )
 
-// flavorParams are the parameters a day's query adds per flavour, to mean
-// what CCA's Kubecost query means: idle cost included as its own
-// allocations, split by node where the server can, tenancy costs shared.
-var flavorParams = map[Flavor][][2]string{
-	// What the Python CCA exporter sends, so the rows match its rows.
-	FlavorKubecost:  kubecostParams,
-	FlavorCostModel: kubecostParams,
-	// OpenCost's ComputeAllocationHandler reads includeIdle (default
-	// false) and idleByNode; shareIdle stays false so idle is not folded
-	// into the workloads. It has no splitIdle and no shareTenancyCosts.
-	FlavorOpenCost: {{"includeIdle", "true"}, {"idleByNode", "true"}},
+// Flavors are the accepted flavours, the default first: config validates
+// KUBECOST_API_FLAVOR by them, and its tests hold --help, the README and
+// the chart's schema to them.
+func Flavors() []Flavor { return []Flavor{FlavorKubecost, FlavorCostModel, FlavorOpenCost} }
+
+// Path is the flavour's Allocation API path under the base URL, "" for an
+// unknown flavour.
+func (f Flavor) Path() string { s, _ := f.spec(); return s.path }
+
+// Discovered reports whether Candidates (KUBECOST_API_ENDPOINT unset)
+// name the flavour's service.
+func (f Flavor) Discovered() bool { s, _ := f.spec(); return s.discovered }
+
+// server is what the exporter knows of one flavour's server: a quirk of a
+// server is a field here, set in spec, and the query, the messages and
+// config's validation read it from there.
+type server struct {
+	name string // how messages name it: an OpenCost's failure must not read as Kubecost's
+	path string
+	// day are the parameters a day's query adds to mean what CCA's
+	// Kubecost query means: idle as its own allocations, split by node
+	// where the server can, tenancy costs shared.
+	day [][2]string
+	// avail are the availability query's (aggregate=cluster): a day's
+	// total must include idle, so that a change in idle alone (a late
+	// reconciliation of node prices) is seen as drift, and, federated,
+	// idle must be split by cluster: Kubecost's defaults (idle=true,
+	// splitIdle=false) merge every cluster's idle into one "__idle__".
+	avail      [][2]string
+	filters    []ClusterFilter // the cluster filters it reads; it answers others with every cluster's rows
+	discovered bool            // Candidates name its service
+	limit      string          // what it cannot do of CCA's query, logged once per run
+	filterHint string          // what to do when it ignored the cluster filter; "": the filter's hint
 }
 
-var kubecostParams = [][2]string{{"idle", "true"}, {"splitIdle", "true"}, {"idleByNode", "true"}, {"shareTenancyCosts", "true"}}
-
-// availParams are the idle parameters of the availability query
-// (aggregate=cluster), per flavour: each day's total must include idle, so
-// that a change in idle alone (a late reconciliation of node prices) is
-// seen as drift, and, for a federated Kubecost, idle must be split by
-// cluster. Without splitIdle, Kubecost's defaults (idle=true,
-// splitIdle=false) merge every cluster's idle into one "__idle__" whose
-// properties agree on no cluster.
-var availParams = map[Flavor][][2]string{
-	// One "<cluster>/__idle__" per cluster and day.
-	FlavorKubecost:  {{"idle", "true"}, {"splitIdle", "true"}},
-	FlavorCostModel: {{"idle", "true"}, {"splitIdle", "true"}},
-	// OpenCost's handler has no splitIdle: one "__idle__" per day, of its
-	// cluster when it serves one, of no cluster when it serves several.
-	FlavorOpenCost: {{"includeIdle", "true"}},
-}
-
-// flavorLimits says, per flavour, what its server cannot do of CCA's query.
-var flavorLimits = map[Flavor]string{
-	FlavorOpenCost: "OpenCost cannot split idle cost by node: every day (or hour) has one __idle__ row " +
-		"holding the whole cluster's idle cost, with no node; and it has no tenancy costs to share. " +
-		"Federated (an OpenCost serving several clusters), it cannot split idle by cluster either: " +
-		"the clusters' day totals leave idle out, and each cluster-day's __idle__ row is of no cluster",
-}
-
-// server is how messages name the server a flavour talks to: the one the
-// user configured, so that an OpenCost's failure does not read as
-// Kubecost's.
-func (f Flavor) server() string {
-	switch f {
-	case FlavorOpenCost:
-		return "OpenCost"
-	case FlavorCostModel:
-		return "Kubecost's cost-model"
+// spec is the flavour's server, and false for an unknown flavour.
+func (f Flavor) spec() (server, bool) {
+	kubecost := server{
+		name: "Kubecost", path: "/model/allocation", discovered: true,
+		// What the Python CCA exporter sends, so the rows match its rows.
+		day: [][2]string{{"idle", "true"}, {"splitIdle", "true"}, {"idleByNode", "true"}, {"shareTenancyCosts", "true"}},
+		// One "<cluster>/__idle__" per cluster and day.
+		avail:   [][2]string{{"idle", "true"}, {"splitIdle", "true"}},
+		filters: []ClusterFilter{FilterV2, FilterV1},
 	}
-	return "Kubecost"
+	switch f {
+	case FlavorKubecost:
+		return kubecost, true
+	case FlavorCostModel:
+		// The frontend's handler behind another path, on a service the
+		// candidates do not name.
+		kubecost.name, kubecost.path, kubecost.discovered = "Kubecost's cost-model", "/allocation", false
+		return kubecost, true
+	case FlavorOpenCost:
+		return server{
+			name: "OpenCost", path: "/allocation/compute",
+			// OpenCost's ComputeAllocationHandler reads includeIdle (default
+			// false) and idleByNode; shareIdle stays false so idle is not
+			// folded into the workloads. It has no splitIdle and no
+			// shareTenancyCosts.
+			day: [][2]string{{"includeIdle", "true"}, {"idleByNode", "true"}},
+			// No splitIdle: one "__idle__" per day, of its cluster when it
+			// serves one, of no cluster when it serves several.
+			avail:   [][2]string{{"includeIdle", "true"}},
+			filters: []ClusterFilter{FilterV2},
+			limit: "OpenCost cannot split idle cost by node: every day (or hour) has one __idle__ row " +
+				"holding the whole cluster's idle cost, with no node; and it has no tenancy costs to share. " +
+				"Federated (an OpenCost serving several clusters), it cannot split idle by cluster either: " +
+				"the clusters' day totals leave idle out, and each cluster-day's __idle__ row is of no cluster",
+			filterHint: "OpenCost reads filter on /allocation/compute from 1.115, the first release after opencost/opencost#3155 " +
+				"(May 2025): upgrade it, or export each cluster from its own OpenCost with CLUSTER_ID",
+		}, true
+	}
+	return server{}, false
+}
+
+// join lists names for a message, "a, b, c".
+func join[S ~string](names []S) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
 }

@@ -56,7 +56,7 @@ func (c *Client) checkIdle(day time.Time, cluster string, n *idleCount, cc *answ
 				"it probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
 				"check KUBECOST_API_FLAVOR against the server (reported once per run, counted in the metrics)",
 				"day", day.Format(time.DateOnly), "cluster", cluster, "flavor", string(c.opts.Flavor),
-				"server", c.opts.Flavor.server(), "rows", n.rows)
+				"server", c.srv.name, "rows", n.rows)
 		})
 	}
 	if cluster == "" {

@@ -141,6 +141,7 @@ func (s *Stats) add(o Stats) {
 // Client queries one Allocation API. It is safe for concurrent use.
 type Client struct {
 	opts     Options
+	srv      server // opts.Flavor's
 	url      *url.URL
 	http     *http.Client
 	log      *slog.Logger
@@ -172,19 +173,18 @@ func New(opts Options) (*Client, error) {
 	case opts.MaxValueBytes < 0:
 		return nil, fmt.Errorf("kubecost: MaxValueBytes %d: want >= 0", opts.MaxValueBytes)
 	}
-	if opts.Flavor == "" {
-		opts.Flavor = FlavorKubecost
-	}
-	if _, ok := flavorParams[opts.Flavor]; !ok {
-		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: kubecost, cost-model, opencost)", opts.Flavor)
+	opts.Flavor = cmp.Or(opts.Flavor, Flavors()[0])
+	srv, ok := opts.Flavor.spec()
+	if !ok {
+		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: %s)", opts.Flavor, join(Flavors()))
 	}
 	if opts.BearerToken != "" && opts.Headers.Get("Authorization") != "" {
 		return nil, fmt.Errorf("kubecost: a bearer token and an Authorization header in %s: give one of them", HeadersSetting)
 	}
 	opts.Headers = opts.Headers.Clone()
-	opts.ClusterFilter = cmp.Or(opts.ClusterFilter, FilterV2)
-	if err := opts.ClusterFilter.check(opts.Flavor); err != nil {
-		return nil, err
+	opts.ClusterFilter = cmp.Or(opts.ClusterFilter, ClusterFilters()[0])
+	if p := FilterProblem(opts.Flavor, opts.ClusterFilter); p != "" {
+		return nil, fmt.Errorf("kubecost: ClusterFilter %q: %s", opts.ClusterFilter, p)
 	}
 	setDefault(&opts.ConnectTimeout, 10*time.Second)
 	setDefault(&opts.ReadTimeout, 60*time.Second)
@@ -194,7 +194,7 @@ func New(opts Options) (*Client, error) {
 	if opts.Step != time.Hour {
 		opts.Paginate = false
 	}
-	c := &Client{opts: opts, url: u, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)), bare: schema.NewProjection("", "", nil, nil),
+	c := &Client{opts: opts, srv: srv, url: u, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)), bare: schema.NewProjection("", "", nil, nil),
 		secrets: secrets(opts.Headers, opts.BearerToken)}
 	c.http = &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -211,10 +211,10 @@ func New(opts Options) (*Client, error) {
 		ReadBufferSize: 64 << 10,
 	}}
 	c.decoders.New = func() any { return newDecoder(opts.Projection) }
-	if lim := flavorLimits[opts.Flavor]; lim != "" {
+	if srv.limit != "" {
 		// Once per run (one Client per run): the archive differs from a
 		// Kubecost one, and the user should know why.
-		c.log.Info("API flavour limitation", "flavor", string(opts.Flavor), "limitation", lim)
+		c.log.Info("API flavour limitation", "flavor", string(opts.Flavor), "limitation", srv.limit)
 	}
 	return c, nil
 }
@@ -283,7 +283,7 @@ func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]expor
 // ClusterDays is AvailableDays per cluster, for a federated Kubecost: one
 // query answers for every cluster, keyed by Kubecost's cluster id
 // (properties.cluster), each day's total being that cluster's alone, its
-// idle included where the server splits idle by cluster (availParams). An
+// idle included where the server splits idle by cluster (server.avail). An
 // idle row merged across clusters belongs to none of them: it is never
 // reported as a cluster.
 func (c *Client) ClusterDays(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
@@ -320,7 +320,7 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 	}
 	// The plan trusts this answer's days and totals: it must be one row
 	// per cluster and day, not a stale answer of a finer aggregation.
-	j.check = newAnswerCheck(days, c.opts.Flavor.server(), j.aggregate)
+	j.check = newAnswerCheck(days, c.srv.name, j.aggregate)
 	j.check.perSet, j.check.seen = true, map[string]struct{}{}
 	st, err := c.run(ctx, j, j.check)
 	c.record(st)
@@ -400,16 +400,16 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 	// The idle rows are counted after the cluster check has dropped other
 	// clusters' idle: only this cluster's own idle says idle came back.
 	n := &idleCount{sink: sink}
-	j.check = newAnswerCheck(n, c.opts.Flavor.server(), j.aggregate)
+	j.check = newAnswerCheck(n, c.srv.name, j.aggregate)
 	if cluster != "" {
 		k, v := c.opts.ClusterFilter.param(cluster)
 		j.check.cluster, j.check.param = cluster, k+"="+v
-		j.check.hint = filterHint(c.opts.Flavor, c.opts.ClusterFilter, cluster)
+		j.check.hint = filterHint(c.srv, c.opts.ClusterFilter, cluster)
 	}
 	st, err := c.run(ctx, j, j.check)
 	c.record(st)
 	if errors.Is(err, ErrNoData) {
-		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), &saidError{c.opts.Flavor.server(), err})
+		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), &saidError{c.srv.name, err})
 	}
 	if err == nil {
 		c.checkIdle(day, cluster, n, j.check)
@@ -543,9 +543,9 @@ func (c *Client) query(j *job, w window) string {
 	q.Set("aggregate", j.aggregate)
 	q.Set("step", stepParam(j.step))
 	q.Set("accumulate", "false")
-	params := flavorParams[c.opts.Flavor]
+	params := c.srv.day
 	if j.avail {
-		params = availParams[c.opts.Flavor]
+		params = c.srv.avail
 	}
 	if j.full || j.avail {
 		for _, p := range params {

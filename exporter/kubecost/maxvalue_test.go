@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 )
 
 // The largest annotation Kubernetes allows (256 KiB for all of a pod's
@@ -46,18 +44,5 @@ func TestEscapedAnnotationFitsDefault(t *testing.T) {
 	c, _ = newClient(t, over.URL, func(o *Options) { o.Step = 24 * time.Hour })
 	if err := c.FetchDay(context.Background(), testDay, &memSink{}); err == nil || !strings.Contains(err.Error(), "MAX_VALUE_BYTES") {
 		t.Errorf("a value over the default: err = %v, want MAX_VALUE_BYTES named", err)
-	}
-}
-
-// The setting's default is the client's: a MAX_VALUE_BYTES left unset
-// admits the escaped annotation above.
-func TestMaxValueBytesDefault(t *testing.T) {
-	env := map[string]string{"OUTPUT_DIR": t.TempDir(), "CLUSTER_ID": "arn:aws:eks:us-east-1:111122223333:cluster/one"}
-	cfg, err := config.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	if cfg == nil {
-		t.Fatalf("config.Load: %v", err)
-	}
-	if cfg.MaxValueBytes != DefaultMaxValueBytes || DefaultMaxValueBytes < 6*256<<10 {
-		t.Errorf("MAX_VALUE_BYTES default %d, client default %d; want them equal and at least 6 x 256 KiB", cfg.MaxValueBytes, DefaultMaxValueBytes)
 	}
 }

@@ -4,7 +4,8 @@
 // (exporter.ParseKey and ParseFileName, exporter.ParseClusterARN,
 // exporter.IsBaseURL, the names in exporter/schema); every package that
 // calls it feeds these tables through its own entry point, so that no
-// caller can drift from the definition.
+// caller can drift from the definition. ProductLiterals lets a test find
+// a definition's spelling outside its home.
 package grammars
 
 import "time"
