@@ -166,8 +166,8 @@ func checkBucketOwner(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-// ParentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
-func (s *Settings) ParentAccount() string {
+// parentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
+func (s *Settings) parentAccount() string {
 	if m := roleARNRE.FindStringSubmatch(s.IRSAParentRoleARN); m != nil {
 		return m[2]
 	}
@@ -184,8 +184,8 @@ func (s *Settings) BucketOwner(home string) string {
 		return ""
 	case s.ExpectedBucketOwner != "":
 		return s.ExpectedBucketOwner
-	case s.ParentAccount() != "":
-		return s.ParentAccount()
+	case s.parentAccount() != "":
+		return s.parentAccount()
 	}
 	return home
 }

@@ -211,13 +211,6 @@ func checkObjectStore(c *Settings, bad badFunc) {
 	}
 }
 
-// ObjectStore is the parsed OBJECT_STORE_CONFIG_FILE, nil without one.
-// Call it only on a validated Config.
-func (c *Settings) ObjectStore() *File { return c.store.file }
-
-// ObjectStoreTLS is the file's TLS settings for S3, nil when none.
-func (c *Settings) ObjectStoreTLS() *tls.Config { return c.store.tls }
-
 // PartSizeBytes is the multipart part size: the file's part_size (or
 // disable_multipart), else S3_PART_SIZE_MIB.
 func (c *Settings) PartSizeBytes() int64 {
