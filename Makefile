@@ -20,7 +20,7 @@ LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 RACE_PKGS := ./exporter/... ./internal/testkit/...
 
 .PHONY: tools test check build generate demo bench bench-report fuzz fmt vet clean lint-chart lint-terraform \
-	image image-push chart-package chart-push sign release-assets
+	image image-push chart-package chart-push sign release-assets notices
 
 tools:
 	@bash .ci/install-tools.sh --env-file $(TOOLS_ENV) >/dev/null
@@ -94,37 +94,36 @@ LICENSES ?= Apache-2.0
 IMAGE_REPO ?= ghcr.io/kubecost-s3-exporter/kubecost-s3-exporter
 CHART_REPO ?= oci://ghcr.io/kubecost-s3-exporter/charts
 # The release's base: distroless static, pinned by digest so one commit
-# always builds on the same bytes. `make bump-base` moves the pin.
-RELEASE_BASE := gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
+# always builds on the same bytes. The pin is the FROM line of
+# release/base/Dockerfile, a file nothing builds, where Dependabot (docker)
+# finds it and proposes the digest the tag names today; `make bump-base`
+# does the same by hand.
+BASE_FILE := release/base/Dockerfile
+RELEASE_BASE := $(shell sed -n 's/^FROM //p' $(BASE_FILE))
 # "local" builds the base from Debian's CA bundle with distroless's layout
 # (no pull: what the tests and `make image` use); "release" is RELEASE_BASE.
 IMAGE_BASE ?= local
 RELEASE_DIR ?= bin/release
-# The provenance names the workflow run from GitHub's variables; a build on
-# a maintainer's machine is "local".
-BUILD_REF ?= $(or $(GITHUB_REF),$(shell git symbolic-ref -q HEAD 2>/dev/null || echo HEAD))
-BUILDER_ID ?= $(if $(GITHUB_WORKFLOW_REF),$(GITHUB_SERVER_URL)/$(GITHUB_WORKFLOW_REF),local)
-WORKFLOW ?= $(if $(GITHUB_WORKFLOW_REF),$(firstword $(subst @, ,$(patsubst $(GITHUB_REPOSITORY)/%,%,$(GITHUB_WORKFLOW_REF)))),)
-INVOCATION_ID ?= $(if $(GITHUB_RUN_ID),$(GITHUB_SERVER_URL)/$(GITHUB_REPOSITORY)/actions/runs/$(GITHUB_RUN_ID)/attempts/$(GITHUB_RUN_ATTEMPT),)
-# The repository the source label, the SBOM and the provenance name: the
-# fork's own on a fork's workflow.
+# The repository the source label and the SBOM name: the fork's own on a
+# fork's workflow.
 SOURCE_URL ?= $(if $(GITHUB_REPOSITORY),$(GITHUB_SERVER_URL)/$(GITHUB_REPOSITORY),https://github.com/kubecost-s3-exporter/kubecost-s3-exporter)
 IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_EPOCH) -source $(SOURCE_URL) \
-	-licenses '$(LICENSES)' -base $(if $(filter release,$(IMAGE_BASE)),$(RELEASE_BASE),$(IMAGE_BASE)) -bin-dir $(RELEASE_DIR) \
-	-ref '$(BUILD_REF)' -workflow '$(WORKFLOW)' -builder-id '$(BUILDER_ID)' -invocation-id '$(INVOCATION_ID)'
+	-licenses '$(LICENSES)' -base $(if $(filter release,$(IMAGE_BASE)),$(RELEASE_BASE),$(IMAGE_BASE)) -bin-dir $(RELEASE_DIR)
 CHART_FLAGS = -chart chart -version $(CHART_VERSION) -app-version $(VERSION) -image-repo $(IMAGE_REPO) \
-	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR)
+	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR) -digest-file $(RELEASE_DIR)/chart.digest
 # cosign's extra flags, for every command and for those that talk to the
 # registry: the tests sign offline (--tlog-upload=false) against a
 # plain-HTTP registry.
 COSIGN_FLAGS ?=
 COSIGN_REGISTRY_FLAGS ?=
 
-.PHONY: release-build release-check bump-base
+.PHONY: release-build release-check release-plan release-names bump-base
 
-# The linux/amd64 + linux/arm64 index into an OCI layout (.cache/image),
-# the binaries, the SPDX SBOM and the SLSA provenance predicate into
-# RELEASE_DIR. Only Go is needed.
+# The linux/amd64 + linux/arm64 index and its SBOM into an OCI layout
+# (.cache/image), the binaries and the SPDX SBOM into RELEASE_DIR. Only Go
+# is needed. The binaries are built with -trimpath -buildvcs=false and a
+# fixed GOFLAGS (internal/imagebuild), so a clone, a copy and a runner give
+# the same bytes.
 image:
 	@mkdir -p $(RELEASE_DIR)
 	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout $(or $(OCI_LAYOUT),.cache/image) -digest-file $(RELEASE_DIR)/image.digest
@@ -137,63 +136,79 @@ image-push:
 	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -push $(IMAGE_REPO):$(VERSION) -digest-file $(RELEASE_DIR)/image.digest
 
 # The chart .tgz, byte for byte the same for one commit, pointing at
-# IMAGE_REPO:VERSION by default.
+# IMAGE_REPO:VERSION by default, and its manifest digest (chart.digest).
 chart-package:
 	$(GO) run ./cmd/kse-chart $(CHART_FLAGS)
 
-# Pushes the chart (the same rules as image-push) and records its digest
-# for `make sign`.
+# Pushes the chart (the same rules as image-push).
 chart-push:
-	$(GO) run ./cmd/kse-chart $(CHART_FLAGS) -push $(CHART_REPO) -digest-file $(RELEASE_DIR)/chart.digest
+	$(GO) run ./cmd/kse-chart $(CHART_FLAGS) -push $(CHART_REPO)
 
 # Every release file, nothing pushed: what the reproducibility test builds
 # twice and compares.
 release-build: image chart-package release-assets
 
 # Before anything is pushed: fails when this version's image or chart tag
-# names other bytes; writes RELEASE_DIR/published ("image chart" when both
-# are there with these digests).
+# names other bytes; writes RELEASE_DIR/state, what of this build the
+# registry holds (image, SBOM, signatures), for `make release-plan`.
 release-check:
-	@img=$$($(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -check $(IMAGE_REPO):$(VERSION)); \
-	chart=$$($(GO) run ./cmd/kse-chart $(CHART_FLAGS) -check $(CHART_REPO)); \
-	echo "image $(IMAGE_REPO):$(VERSION): $$img; chart $(CHART_VERSION): $$chart"; \
-	{ [ "$$img" = published ] && printf 'image '; [ "$$chart" = published ] && printf 'chart'; true; } >$(RELEASE_DIR)/published
+	@{ $(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -check $(IMAGE_REPO):$(VERSION); \
+	$(GO) run ./cmd/kse-chart $(CHART_FLAGS) -check $(CHART_REPO); } >$(RELEASE_DIR)/state; \
+	cat $(RELEASE_DIR)/state
 
-# Signs the pushed image and chart by digest; attests the SBOM and the SLSA
-# provenance on the image; attests the provenance for each binary and signs
-# SHA256SUMS (bundles beside them, release assets). Without COSIGN_KEY cosign
-# signs keyless (the release workflow's OIDC identity); with it, with that key.
+# What a release run must still publish, as step outputs (cmd/kse-release):
+# SCOPE=publish reads STATE (release-check's lines and the GitHub release's
+# assets), SCOPE=provenance the attested digests. No network.
+SCOPE ?= publish
+STATE ?= $(RELEASE_DIR)/state
+release-plan:
+	@$(GO) run ./cmd/kse-release -dir $(RELEASE_DIR) -state $(STATE) -scope $(SCOPE)
+
+# The names the builder attests the image and the chart under.
+release-names:
+	@echo "image-name=$(IMAGE_REPO)"; echo "chart-name=$(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter"
+
+# Signs the pushed image and chart by digest, attests the SBOM on the image
+# and signs SHA256SUMS (its bundle is a release file). SIGN picks the parts
+# (the release plan passes the missing ones). Without COSIGN_KEY cosign
+# signs keyless (the release workflow's OIDC identity); with it, with that
+# key. The SLSA provenance is not made here: build.yml attests it.
+SIGN ?= image sbom chart sums
 sign:
 	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
 	key=$${COSIGN_KEY:+--key $$COSIGN_KEY}; \
 	reg="$(COSIGN_FLAGS) $(COSIGN_REGISTRY_FLAGS)"; \
 	image=$(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
 	chart=$(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest); \
-	pred=$(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).provenance.json; \
-	set -x; \
-	"$$COSIGN_BIN" sign --yes $$key $$reg $$image; \
-	"$$COSIGN_BIN" attest --yes $$key $$reg --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json $$image; \
-	"$$COSIGN_BIN" attest --yes $$key $$reg --type slsaprovenance1 --predicate $$pred $$image; \
-	"$$COSIGN_BIN" sign --yes $$key $$reg $$chart; \
-	for bin in $(RELEASE_DIR)/kubecost-s3-exporter_linux_amd64 $(RELEASE_DIR)/kubecost-s3-exporter_linux_arm64; do \
-		"$$COSIGN_BIN" attest-blob --yes $$key $(COSIGN_FLAGS) --type slsaprovenance1 --predicate $$pred --bundle "$$bin.intoto.cosign.bundle" "$$bin"; \
-	done; \
-	"$$COSIGN_BIN" sign-blob --yes $$key $(COSIGN_FLAGS) --bundle $(RELEASE_DIR)/SHA256SUMS.cosign.bundle $(RELEASE_DIR)/SHA256SUMS
+	for part in $(SIGN); do \
+		case $$part in \
+		image) set -x; "$$COSIGN_BIN" sign --yes $$key $$reg $$image ;; \
+		sbom) set -x; "$$COSIGN_BIN" attest --yes $$key $$reg --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json $$image ;; \
+		chart) set -x; "$$COSIGN_BIN" sign --yes $$key $$reg $$chart ;; \
+		sums) set -x; "$$COSIGN_BIN" sign-blob --yes $$key $(COSIGN_FLAGS) --bundle $(RELEASE_DIR)/SHA256SUMS.cosign.bundle $(RELEASE_DIR)/SHA256SUMS ;; \
+		*) echo "make sign: SIGN has $$part; the parts are image sbom chart sums" >&2; exit 2 ;; \
+		esac; set +x; \
+	done
 
-# SHA256SUMS over the binaries, the SBOM, the provenance and the chart, for
-# the GitHub release. sha256sum's order is the shell's sorted glob.
+# SHA256SUMS over the release files: the binaries, the SBOM, the chart and
+# THIRD_PARTY_NOTICES (copied here), in a fixed order.
 release-assets:
-	cd $(RELEASE_DIR) && sha256sum kubecost-s3-exporter_linux_amd64 kubecost-s3-exporter_linux_arm64 \
-		kubecost-s3-exporter_$(VERSION).spdx.json kubecost-s3-exporter_$(VERSION).provenance.json \
-		kubecost-s3-exporter-$(CHART_VERSION).tgz >SHA256SUMS && cat SHA256SUMS
+	cp THIRD_PARTY_NOTICES $(RELEASE_DIR)/THIRD_PARTY_NOTICES
+	cd $(RELEASE_DIR) && sha256sum THIRD_PARTY_NOTICES kubecost-s3-exporter_linux_amd64 kubecost-s3-exporter_linux_arm64 \
+		kubecost-s3-exporter_$(VERSION).spdx.json kubecost-s3-exporter-$(CHART_VERSION).tgz >SHA256SUMS && cat SHA256SUMS
 
-# Moves RELEASE_BASE to the digest distroless's tag names today (needs
-# network). Commit the Makefile change on its own: the image digest moves.
+# THIRD_PARTY_NOTICES from the module graph of the exporter (cmd/kse-notices):
+# run it after a dependency or toolchain change; a test fails until then.
+notices:
+	$(GO) run ./cmd/kse-notices -o THIRD_PARTY_NOTICES
+
+# Moves the base pin (BASE_FILE) to the digest distroless's tag names today
+# (needs network). Commit it on its own: the image digest moves.
 BASE_TAG := $(firstword $(subst @, ,$(RELEASE_BASE)))
 bump-base:
 	@pinned=$$($(GO) run ./cmd/kse-image -resolve-base $(BASE_TAG)); \
-	sed -i.bak "s|^RELEASE_BASE := .*|RELEASE_BASE := $$pinned|" Makefile && rm -f Makefile.bak; \
-	echo "RELEASE_BASE := $$pinned"
+	sed -i.bak "s|^FROM .*|FROM $$pinned|" $(BASE_FILE) && rm -f $(BASE_FILE).bak; \
+	echo "$(BASE_FILE): FROM $$pinned"
 
 # demo and bench need only Go: no slow tool installs here.
 demo:

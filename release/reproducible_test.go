@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -19,41 +20,64 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// releaseVars are the make variables of a tagged release build, given
-// explicitly because the copies below have no .git.
+// releaseVars are the make variables of a tagged release build that a
+// clone cannot know: the version (the tag) and where it publishes.
+// REVISION and SOURCE_DATE_EPOCH come from the clone's git, as in CI.
 func releaseVars(imageRepo string) []string {
 	return []string{
-		"VERSION=" + version, "CHART_VERSION=" + chartVersion,
-		"REVISION=0123456789abcdef0123456789abcdef01234567", "SOURCE_DATE_EPOCH=1700000000",
-		"BUILD_REF=refs/tags/" + version, "IMAGE_REPO=" + imageRepo,
+		"VERSION=" + version, "CHART_VERSION=" + chartVersion, "IMAGE_REPO=" + imageRepo,
 		"SOURCE_URL=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter",
-		"BUILDER_ID=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/.github/workflows/release.yml@refs/tags/" + version,
-		"WORKFLOW=.github/workflows/release.yml",
-		"INVOCATION_ID=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/actions/runs/1/attempts/1",
 	}
 }
 
 // TestReproducibleRelease builds every release file twice, with `make
-// release-build`, in two copies of the source at two different paths, and
-// compares them byte for byte: the binaries, the image (OCI layout: index,
-// manifests, configs, layers), the SBOM, the provenance, the chart .tgz and
-// SHA256SUMS. IMAGE_REPO is a fork's, and the packaged chart must say so.
+// release-build`, in two git clones of one commit (the work tree as CI
+// would check it out) at two paths, and compares them byte for byte: the
+// binaries, the image (OCI layout: index, manifests, configs, layers, the
+// SBOM artifact), the SBOM, the notices, the chart .tgz and SHA256SUMS.
+// The second clone differs in what a rebuilder's machine may differ in:
+// GOFLAGS=-buildvcs=true in the environment (the go command would stamp
+// vcs.revision, vcs.time and vcs.modified), an untracked file (vcs.modified),
+// GOAMD64=v3, umask 077 and the time zone. IMAGE_REPO is a fork's, and the
+// packaged chart must say so.
 func TestReproducibleRelease(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("no make")
+	for _, tool := range []string{"make", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
 	}
 	const fork = "registry.example.com/fork/kse"
 	root := t.TempDir()
+	origin, commit := snapshot(t, filepath.Join(root, "origin"))
 	dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b", "elsewhere", "clone")}
-	for _, d := range dirs {
-		copySource(t, d)
-		cmd := exec.Command("make", append([]string{"-C", d, "release-build"}, releaseVars(fork)...)...)
+	envs := [][]string{nil, {"GOFLAGS=-buildvcs=true", "GOAMD64=v3", "TZ=Pacific/Chatham"}}
+	for i, d := range dirs {
+		script := `umask 022; git clone -q "$1" "$2" && make -C "$2" release-build "${@:3}"`
+		if i == 1 {
+			script = `umask 077; git clone -q "$1" "$2" && echo scratch >"$2/notes.txt" && make -C "$2" release-build "${@:3}"`
+		}
+		cmd := exec.Command("bash", append([]string{"-c", script, "bash", origin, d}, releaseVars(fork)...)...)
+		cmd.Env = append(os.Environ(), envs[i]...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("make release-build in %s: %v\n%s", d, err, tail(string(out), 4000))
+			t.Fatalf("clone and make release-build in %s (env %q): %v\n%s", d, envs[i], err, tail(string(out), 4000))
 		}
 	}
 	a, b := artifacts(t, dirs[0]), artifacts(t, dirs[1])
+	names := compareBuilds(t, a, b)
+	t.Logf("%d files byte-identical across the two clones; image %s, chart %s", len(names),
+		strings.TrimSpace(string(a["bin/release/image.digest"])), strings.TrimSpace(string(a["bin/release/chart.digest"])))
+	checkSums(t, a)
+	checkChartImage(t, a["bin/release/kubecost-s3-exporter-"+chartVersion+".tgz"], fork)
+	checkNoVCSStamp(t, filepath.Join(dirs[1], "bin/release/kubecost-s3-exporter_linux_amd64"))
+	if sbom := string(a["bin/release/kubecost-s3-exporter_"+version+".spdx.json"]); !strings.Contains(sbom, "/sbom/"+version+"/"+commit) {
+		t.Errorf("the SBOM does not name the clone's commit %s (REVISION from git)", commit)
+	}
+}
+
+// compareBuilds fails for every file that only one build made or that
+// differs, and checks the build made every release file.
+func compareBuilds(t *testing.T, a, b map[string][]byte) []string {
 	var names []string
 	for n := range a {
 		names = append(names, n)
@@ -61,9 +85,9 @@ func TestReproducibleRelease(t *testing.T) {
 	slices.Sort(names)
 	for _, want := range []string{
 		"bin/release/kubecost-s3-exporter_linux_amd64", "bin/release/kubecost-s3-exporter_linux_arm64",
-		"bin/release/kubecost-s3-exporter_" + version + ".spdx.json", "bin/release/kubecost-s3-exporter_" + version + ".provenance.json",
-		"bin/release/kubecost-s3-exporter-" + chartVersion + ".tgz", "bin/release/SHA256SUMS", "bin/release/image.digest",
-		".cache/image/index.json",
+		"bin/release/kubecost-s3-exporter_" + version + ".spdx.json", "bin/release/THIRD_PARTY_NOTICES",
+		"bin/release/kubecost-s3-exporter-" + chartVersion + ".tgz", "bin/release/SHA256SUMS",
+		"bin/release/image.digest", "bin/release/chart.digest", ".cache/image/index.json",
 	} {
 		if _, ok := a[want]; !ok {
 			t.Errorf("the build made no %s (made %v)", want, names)
@@ -75,21 +99,63 @@ func TestReproducibleRelease(t *testing.T) {
 			blobs++
 		}
 		if !bytes.Equal(a[n], b[n]) {
-			t.Errorf("%s differs between the two builds", n)
+			t.Errorf("%s differs between the two clones", n)
 		}
 	}
 	for n := range b {
 		if _, ok := a[n]; !ok {
-			t.Errorf("only the second build made %s", n)
+			t.Errorf("only the second clone made %s", n)
 		}
 	}
-	// index, two manifests, two configs, two layers each (base and binary).
-	if blobs < 7 {
-		t.Errorf("the OCI layout has %d blobs, want the index, 2 manifests, 2 configs and their layers", blobs)
+	// index, two manifests, two configs, two layers each (base and binary),
+	// the SBOM artifact's manifest, empty config and document.
+	if blobs < 10 {
+		t.Errorf("the OCI layout has %d blobs, want the index, 2 manifests, 2 configs, their layers and the SBOM artifact", blobs)
 	}
-	t.Logf("%d files byte-identical across the two builds; image %s", len(names), strings.TrimSpace(string(a["bin/release/image.digest"])))
-	checkSums(t, a)
-	checkChartImage(t, a["bin/release/kubecost-s3-exporter-"+chartVersion+".tgz"], fork)
+	return names
+}
+
+// snapshot commits the files git knows of the work tree (tracked, and new
+// ones it does not ignore) as one commit of a new repository, with a fixed
+// author and date: the commit CI would check out, without the local
+// history or uncommitted state of .git.
+func snapshot(t *testing.T, dir string) (string, string) {
+	copySource(t, dir)
+	env := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_AUTHOR_DATE=1700000000 +0000", "GIT_COMMITTER_DATE=1700000000 +0000")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "release"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, strings.TrimSpace(string(out))
+}
+
+// checkNoVCSStamp: the binary built in a clone, with GOFLAGS=-buildvcs=true
+// and an untracked file, records -buildvcs=false and no vcs.* setting.
+func checkNoVCSStamp(t *testing.T, bin string) {
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buildvcs string
+	for _, s := range bi.Settings {
+		if strings.HasPrefix(s.Key, "vcs.") {
+			t.Errorf("%s carries %s=%s", bin, s.Key, s.Value)
+		}
+		if s.Key == "-buildvcs" {
+			buildvcs = s.Value
+		}
+	}
+	if buildvcs != "false" {
+		t.Errorf("%s was built with -buildvcs=%q, want false", bin, buildvcs)
+	}
 }
 
 // copySource copies the files git tracks (and new ones it does not ignore)
@@ -148,7 +214,7 @@ func artifacts(t *testing.T, dir string) map[string][]byte {
 func checkSums(t *testing.T, files map[string][]byte) {
 	lines := strings.Split(strings.TrimSpace(string(files["bin/release/SHA256SUMS"])), "\n")
 	if len(lines) != 5 {
-		t.Errorf("SHA256SUMS has %d lines, want 5:\n%s", len(lines), files["bin/release/SHA256SUMS"])
+		t.Errorf("SHA256SUMS has %d lines, want 5 (notices, 2 binaries, SBOM, chart):\n%s", len(lines), files["bin/release/SHA256SUMS"])
 	}
 	for _, l := range lines {
 		sum, name, ok := strings.Cut(l, "  ")

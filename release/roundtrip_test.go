@@ -32,14 +32,6 @@ const (
 	clusterARN   = "arn:aws:eks:us-east-1:111122223333:cluster/prod"
 )
 
-// buildRun is the release workflow run the test's provenance names.
-var buildRun = imagebuild.BuildRun{
-	Ref:          "refs/tags/" + version,
-	Workflow:     ".github/workflows/release.yml",
-	BuilderID:    "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/.github/workflows/release.yml@refs/tags/" + version,
-	InvocationID: "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/actions/runs/1/attempts/1",
-}
-
 // TestRegistryRoundTrip is the release on one machine: build the index,
 // push image and chart, sign and attest them with `make sign`, pull
 // everything back and verify it as a user would, install from the
@@ -59,7 +51,8 @@ func TestRegistryRoundTrip(t *testing.T) {
 		Version: version, Revision: "0123456789abcdef0123456789abcdef01234567",
 		Source: "https://github.com/kubecost-s3-exporter/kubecost-s3-exporter", Licenses: imagebuild.License,
 		Created: time.Unix(1700000000, 0).UTC(), Base: imagebuild.LocalBase,
-		ModuleDir: repoRoot, BinDir: relDir, Run: buildRun,
+		ModuleDir: repoRoot, BinDir: relDir,
+		Notices: filepath.Join(repoRoot, "THIRD_PARTY_NOTICES"), LicenseFile: filepath.Join(repoRoot, "LICENSE"),
 	}
 	res, err := imagebuild.Build(t.Context(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
 	if err != nil {
@@ -79,7 +72,7 @@ func TestRegistryRoundTrip(t *testing.T) {
 	t.Run("index: both platforms, user, entrypoint, labels, the binaries", func(t *testing.T) {
 		checkIndex(t, imageRepo+":"+version, digest, cfg)
 	})
-	t.Run("make bump-base rewrites RELEASE_BASE to the digest the tag names", func(t *testing.T) {
+	t.Run("make bump-base rewrites the base pin to the digest the tag names", func(t *testing.T) {
 		checkBumpBase(t, imageRepo+":"+version, digest)
 	})
 	t.Run("SBOM: OCI 1.1 artifact read through the referrers fallback tag, valid SPDX 2.3", func(t *testing.T) {
@@ -103,15 +96,18 @@ func TestRegistryRoundTrip(t *testing.T) {
 		checkChartRepush(t, chart, chartRepo, chartDigest, repoRoot, cfg.Created)
 	})
 	writeReleaseDir(t, relDir, digest.String(), chartDigest.String(), chart, res)
-	t.Run("make release-check: a re-run finds both published; a rebuild with other bytes fails", func(t *testing.T) {
-		checkReleaseCheck(t, repoRoot, imageRepo, chartRepo)
+	t.Run("make release-check: a re-run finds both published, unsigned; a rebuild with other bytes fails", func(t *testing.T) {
+		checkReleaseCheck(t, repoRoot, imageRepo, chartRepo, "absent")
 	})
 
-	t.Run("make sign; cosign verifies signatures, SLSA provenance and SHA256SUMS offline; tampering fails", func(t *testing.T) {
+	t.Run("make sign; cosign verifies signatures, the SBOM attestation and SHA256SUMS offline; tampering fails", func(t *testing.T) {
 		cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
 		checkSigned(t, cosign, signedRelease{
 			repoRoot: repoRoot, relDir: relDir, imageRepo: imageRepo, digest: digest.String(),
 			chartRepo: chartRepo, chartDigest: chartDigest.String(), cfg: cfg, res: res,
+		})
+		t.Run("make release-check then finds every signature", func(t *testing.T) {
+			checkReleaseCheck(t, repoRoot, imageRepo, chartRepo, "present")
 		})
 	})
 
@@ -121,19 +117,25 @@ func TestRegistryRoundTrip(t *testing.T) {
 }
 
 // checkBumpBase runs `make bump-base` in a copy of the source with the
-// pushed index standing in for distroless: the Makefile's RELEASE_BASE
-// then names the tag at the digest it names in the registry.
+// pushed index standing in for distroless: the FROM line of
+// release/base/Dockerfile (where Dependabot looks) then names the tag at
+// the digest it names in the registry, and the Makefile's RELEASE_BASE
+// reads it.
 func checkBumpBase(t *testing.T, tag string, digest v1.Hash) {
 	dir := filepath.Join(t.TempDir(), "src")
 	copySource(t, dir)
 	run(t, nil, false, "make", "-C", dir, "bump-base", "BASE_TAG="+tag)
-	data, err := os.ReadFile(filepath.Join(dir, "Makefile"))
+	data, err := os.ReadFile(filepath.Join(dir, "release/base/Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "\nRELEASE_BASE := " + tag + "@" + digest.String() + "\n"
+	want := "\nFROM " + tag + "@" + digest.String() + "\n"
 	if !strings.Contains(string(data), want) {
-		t.Errorf("the Makefile has no line %q after make bump-base", strings.TrimSpace(want))
+		t.Errorf("release/base/Dockerfile has no line %q after make bump-base", strings.TrimSpace(want))
+	}
+	out := run(t, nil, false, "make", "-s", "-C", dir, "-n", "image", "IMAGE_BASE=release", "VERSION="+version)
+	if !strings.Contains(out, "-base "+tag+"@"+digest.String()+" ") {
+		t.Errorf("make image does not build on the bumped base:\n%s", out)
 	}
 }
 
@@ -182,9 +184,10 @@ func checkChartRepush(t *testing.T, chart *chartpack.Chart, chartRepo string, ch
 }
 
 // checkReleaseCheck runs the workflow's step before any push: the same
-// build finds image and chart published (the workflow then does nothing);
-// a build of other bytes (another creation time) fails, naming the tag.
-func checkReleaseCheck(t *testing.T, repoRoot, imageRepo, chartRepo string) {
+// build finds image, SBOM and chart published, and the signatures as
+// signed says (what the release plan reads); a build of other bytes
+// (another creation time) fails, naming the tag.
+func checkReleaseCheck(t *testing.T, repoRoot, imageRepo, chartRepo, signed string) {
 	dir := t.TempDir()
 	vars := func(epoch string) []string {
 		return []string{"-C", repoRoot, "release-check", "VERSION=" + version, "CHART_VERSION=" + chartVersion,
@@ -193,8 +196,10 @@ func checkReleaseCheck(t *testing.T, repoRoot, imageRepo, chartRepo string) {
 			"SOURCE_URL=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter"}
 	}
 	run(t, nil, false, "make", vars("1700000000")...)
-	if got, err := os.ReadFile(filepath.Join(dir, "published")); err != nil || string(got) != "image chart" {
-		t.Errorf("published = %q, %v; want \"image chart\"", got, err)
+	want := "image=present\nimage-sbom=present\nimage-signature=" + signed + "\nsbom-attestation=" + signed +
+		"\nchart=present\nchart-signature=" + signed + "\n"
+	if got, err := os.ReadFile(filepath.Join(dir, "state")); err != nil || string(got) != want {
+		t.Errorf("state = %q, %v; want %q", got, err, want)
 	}
 	out := run(t, nil, true, "make", vars("1700000001")...)
 	if !strings.Contains(out, imagebuild.ErrTagMoved.Error()) {
@@ -206,9 +211,6 @@ func checkReleaseCheck(t *testing.T, repoRoot, imageRepo, chartRepo string) {
 // release-assets` leave for `make sign`.
 func writeReleaseDir(t *testing.T, relDir, digest, chartDigest string, chart *chartpack.Chart, res *imagebuild.Result) {
 	if _, err := imagebuild.WriteFiles(relDir, version, res.SBOM); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := imagebuild.WriteProvenance(relDir, version, res.Provenance); err != nil {
 		t.Fatal(err)
 	}
 	for f, data := range map[string]string{

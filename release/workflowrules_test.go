@@ -16,29 +16,24 @@ import (
 // Pinned-Dependencies and Token-Permissions checks look for, and more):
 //
 //   - every action is pinned by a full commit SHA, with its version in a
-//     comment for the reader and for Dependabot;
+//     comment for the reader and for Dependabot (pins_test.go holds both
+//     to .github/actions-lock.txt);
 //   - the workflow-level token grants nothing (or read only); each job
 //     says what it needs;
-//   - packages/id-token write appear in at most one job, which runs only
-//     after a job that runs `make test`, and restores no cache (a cache is
-//     writable by any workflow run of the repository, pull requests too);
+//   - packages write appears in at most one job; it and every job with
+//     id-token or attestations write runs only after a job that runs
+//     `make test` (in a reusable workflow, its caller's job does);
+//   - attestations write (the SLSA provenance) never sits in the job that
+//     writes packages, and the job that signs the attestations checks out
+//     no code: the build cannot sign its own provenance;
+//   - no job with a write permission restores a cache (a cache is writable
+//     by any workflow run of the repository, pull requests too);
 //   - actions/checkout keeps no credentials in .git/config;
 //   - setup-go installs exactly go.mod's toolchain line.
 func workflowViolations(data []byte, toolchain string) []string {
 	bad := unpinnedActions(data)
 	badf := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
-	var wf struct {
-		Permissions any `json:"permissions"`
-		Jobs        map[string]struct {
-			Needs       any `json:"needs"`
-			Permissions any `json:"permissions"`
-			Steps       []struct {
-				Uses string         `json:"uses"`
-				Run  string         `json:"run"`
-				With map[string]any `json:"with"`
-			} `json:"steps"`
-		} `json:"jobs"`
-	}
+	var wf workflowFile
 	if err := yaml.Unmarshal(data, &wf); err != nil {
 		return append(bad, "not YAML: "+err.Error())
 	}
@@ -47,6 +42,7 @@ func workflowViolations(data []byte, toolchain string) []string {
 	} else if w := writes(wf.Permissions); len(w) > 0 {
 		badf("workflow-level permissions grant write: %v", w)
 	}
+	reusable := workflowCall.Match(data)
 	testJobs := map[string]bool{}
 	for name, j := range wf.Jobs {
 		for _, s := range j.Steps {
@@ -62,35 +58,68 @@ func workflowViolations(data []byte, toolchain string) []string {
 			badf("job %s: no job-level permissions", name)
 		}
 		w := writes(j.Permissions)
-		if slices.Contains(w, "packages") || slices.Contains(w, "id-token") || slices.Contains(w, "write-all") {
+		if slices.Contains(w, "packages") || slices.Contains(w, "write-all") {
 			publishers = append(publishers, name)
-			if !slices.ContainsFunc(needs(j.Needs), func(n string) bool { return testJobs[n] }) {
-				badf("job %s: writes packages or signs without needing a job that runs make test", name)
+			if slices.Contains(w, "attestations") || slices.Contains(w, "write-all") {
+				badf("job %s: writes packages and attestations: the publishing job could attest its own provenance", name)
 			}
 		}
-		for i, s := range j.Steps {
-			action, _, _ := strings.Cut(s.Uses, "@")
-			switch action {
-			case "actions/checkout":
-				if v, ok := s.With["persist-credentials"]; !ok || v != false {
-					badf("job %s step %d: actions/checkout without persist-credentials: false", name, i+1)
-				}
-			case "actions/setup-go":
-				if v := fmt.Sprint(s.With["go-version"]); "go"+v != toolchain {
-					badf("job %s step %d: setup-go go-version %q, go.mod's toolchain is %s", name, i+1, v, toolchain)
-				}
-				if len(w) > 0 && s.With["cache"] != false {
-					badf("job %s step %d: setup-go restores its module cache in a job with write permissions (cache: false)", name, i+1)
-				}
-			case "actions/cache", "actions/cache/restore":
-				if len(w) > 0 {
-					badf("job %s step %d: restores a cache in a job with write permissions", name, i+1)
-				}
-			}
+		signs := slices.Contains(w, "packages") || slices.Contains(w, "id-token") || slices.Contains(w, "attestations") || slices.Contains(w, "write-all")
+		if signs && !reusable && !slices.ContainsFunc(needs(j.Needs), func(n string) bool { return testJobs[n] }) {
+			badf("job %s: writes packages or signs without needing a job that runs make test", name)
 		}
+		bad = append(bad, stepViolations(name, j, w, toolchain)...)
 	}
 	if len(publishers) > 1 {
-		badf("packages/id-token write in %d jobs (%v); one job publishes", len(publishers), publishers)
+		badf("packages write in %d jobs (%v); one job publishes", len(publishers), publishers)
+	}
+	return bad
+}
+
+var workflowCall = regexp.MustCompile(`(?m)^\s+workflow_call:`)
+
+type workflowFile struct {
+	Permissions any `json:"permissions"`
+	Jobs        map[string]workflowJob
+}
+
+type workflowJob struct {
+	Needs       any    `json:"needs"`
+	Permissions any    `json:"permissions"`
+	Uses        string `json:"uses"`
+	Steps       []struct {
+		Uses string         `json:"uses"`
+		Run  string         `json:"run"`
+		With map[string]any `json:"with"`
+	} `json:"steps"`
+}
+
+// stepViolations checks one job's steps against its write permissions w.
+func stepViolations(name string, j workflowJob, w []string, toolchain string) []string {
+	var bad []string
+	badf := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
+	for i, s := range j.Steps {
+		action, _, _ := strings.Cut(s.Uses, "@")
+		switch action {
+		case "actions/checkout":
+			if v, ok := s.With["persist-credentials"]; !ok || v != false {
+				badf("job %s step %d: actions/checkout without persist-credentials: false", name, i+1)
+			}
+			if slices.Contains(w, "attestations") {
+				badf("job %s step %d: checks out the repository in the job that signs attestations (build in another job)", name, i+1)
+			}
+		case "actions/setup-go":
+			if v := fmt.Sprint(s.With["go-version"]); "go"+v != toolchain {
+				badf("job %s step %d: setup-go go-version %q, go.mod's toolchain is %s", name, i+1, v, toolchain)
+			}
+			if len(w) > 0 && s.With["cache"] != false {
+				badf("job %s step %d: setup-go restores its module cache in a job with write permissions (cache: false)", name, i+1)
+			}
+		case "actions/cache", "actions/cache/restore":
+			if len(w) > 0 {
+				badf("job %s step %d: restores a cache in a job with write permissions", name, i+1)
+			}
+		}
 	}
 	return bad
 }
@@ -204,17 +233,24 @@ jobs:
     permissions:
       contents: read
     steps:
-      - uses: actions/checkout@11d5960a326750d5838078e36cf38b85af677262 # v4.4.0
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
         with:
           persist-credentials: false
-      - uses: actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff # v5.6.0
+      - uses: actions/setup-go@b7ad1dad31e06c5925ef5d2fc7ad053ef454303e # v7.0.0
         with:
           go-version: "1.26.8"
-      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 # v4.3.0
+      - uses: actions/cache@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5
         with:
           path: x
           key: y
       - run: make test
+  build:
+    needs: test
+    uses: ./.github/workflows/build.yml
+    permissions:
+      contents: read
+      attestations: write
+      id-token: write
   publish:
     needs: test
     runs-on: ubuntu-24.04
@@ -223,45 +259,81 @@ jobs:
       packages: write
       id-token: write
     steps:
-      - uses: actions/checkout@11d5960a326750d5838078e36cf38b85af677262 # v4.4.0
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
         with:
           persist-credentials: false
-      - uses: actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff # v5.6.0
+      - uses: actions/setup-go@b7ad1dad31e06c5925ef5d2fc7ad053ef454303e # v7.0.0
         with:
           go-version: "1.26.8"
           cache: false
       - run: make image-push
 `
 
+// goodBuilder is a reusable builder that keeps every rule: its attest job
+// checks out nothing.
+const goodBuilder = `name: b
+on:
+  workflow_call:
+permissions: {}
+jobs:
+  build:
+    runs-on: ubuntu-24.04
+    permissions:
+      contents: read
+    steps:
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
+        with:
+          persist-credentials: false
+      - run: make release-build
+  attest:
+    needs: build
+    runs-on: ubuntu-24.04
+    permissions:
+      id-token: write
+      attestations: write
+    steps:
+      - uses: actions/attest@1e69f48acb82d1966a394da916b4c1698aa569d6 # v4.2.2
+        with:
+          subject-checksums: x
+`
+
 func TestWorkflowRulesCatch(t *testing.T) {
 	const toolchain = "go1.26.8"
-	if v := workflowViolations([]byte(goodWorkflow), toolchain); len(v) > 0 {
-		t.Fatalf("the good workflow breaks rules: %v", v)
+	for _, good := range []string{goodWorkflow, goodBuilder} {
+		if v := workflowViolations([]byte(good), toolchain); len(v) > 0 {
+			t.Fatalf("a good workflow breaks rules: %v", v)
+		}
 	}
-	checkout := "actions/checkout@11d5960a326750d5838078e36cf38b85af677262 # v4.4.0"
+	checkout := "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1"
 	for _, c := range []struct {
 		name, old, new, want string
+		builder              bool
 	}{
-		{"tag-pinned action", checkout, "actions/checkout@v4", "actions/checkout@v4 is not pinned"},
-		{"branch-pinned action", checkout, "actions/checkout@main", "not pinned by a full commit SHA"},
-		{"short SHA", checkout, "actions/checkout@11d5960 # v4.4.0", "not pinned by a full commit SHA"},
-		{"SHA without version comment", checkout, "actions/checkout@11d5960a326750d5838078e36cf38b85af677262", "no version comment"},
-		{"workflow-level packages: write", "permissions: {}\n", "permissions:\n  packages: write\n", "workflow-level permissions grant write: [packages]"},
-		{"workflow-level write-all", "permissions: {}\n", "permissions: write-all\n", "workflow-level permissions grant write"},
-		{"no workflow-level permissions", "permissions: {}\n", "", "no workflow-level permissions"},
-		{"job without permissions", "    permissions:\n      contents: read\n", "", "job test: no job-level permissions"},
-		{"checkout keeps credentials", "persist-credentials: false", "persist-credentials: true", "without persist-credentials: false"},
-		{"setup-go from go.mod's go line", `go-version: "1.26.8"`, "go-version-file: go.mod", "setup-go go-version"},
-		{"setup-go another version", `go-version: "1.26.8"`, `go-version: "1.26.0"`, "go.mod's toolchain is go1.26.8"},
-		{"publish without the test job", "    needs: test\n", "", "without needing a job that runs make test"},
-		{"publish after a job that tests nothing", "      - run: make test\n", "      - run: make check\n", "without needing a job that runs make test"},
-		{"cache in the publishing job", "      - run: make image-push\n", "      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 # v4.3.0\n      - run: make image-push\n", "restores a cache in a job with write permissions"},
-		{"setup-go cache in the publishing job", "          cache: false\n", "", "setup-go restores its module cache"},
-		{"two publishing jobs", "    permissions:\n      contents: read\n", "    permissions:\n      id-token: write\n", "in 2 jobs"},
+		{"tag-pinned action", checkout, "actions/checkout@v7", "actions/checkout@v7 is not pinned", false},
+		{"branch-pinned action", checkout, "actions/checkout@main", "not pinned by a full commit SHA", false},
+		{"short SHA", checkout, "actions/checkout@3d3c42e # v7.0.1", "not pinned by a full commit SHA", false},
+		{"SHA without version comment", checkout, "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1", "no version comment", false},
+		{"remote reusable workflow by tag", "uses: ./.github/workflows/build.yml", "uses: o/r/.github/workflows/b.yml@v2.1.0", "is not pinned", false},
+		{"workflow-level packages: write", "permissions: {}\n", "permissions:\n  packages: write\n", "workflow-level permissions grant write: [packages]", false},
+		{"workflow-level write-all", "permissions: {}\n", "permissions: write-all\n", "workflow-level permissions grant write", false},
+		{"no workflow-level permissions", "permissions: {}\n", "", "no workflow-level permissions", false},
+		{"job without permissions", "    permissions:\n      contents: read\n", "", "job test: no job-level permissions", false},
+		{"checkout keeps credentials", "persist-credentials: false", "persist-credentials: true", "without persist-credentials: false", false},
+		{"setup-go from go.mod's go line", `go-version: "1.26.8"`, "go-version-file: go.mod", "setup-go go-version", false},
+		{"setup-go another version", `go-version: "1.26.8"`, `go-version: "1.26.0"`, "go.mod's toolchain is go1.26.8", false},
+		{"publish without the test job", "    needs: test\n    runs-on", "    runs-on", "without needing a job that runs make test", false},
+		{"builder without the test job", "    needs: test\n    uses:", "    uses:", "job build: writes packages or signs without needing", false},
+		{"publish after a job that tests nothing", "      - run: make test\n", "      - run: make check\n", "without needing a job that runs make test", false},
+		{"cache in the publishing job", "      - run: make image-push\n", "      - uses: actions/cache@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5\n      - run: make image-push\n", "restores a cache in a job with write permissions", false},
+		{"setup-go cache in the publishing job", "          cache: false\n", "", "setup-go restores its module cache", false},
+		{"two publishing jobs", "      attestations: write\n      id-token: write\n", "      packages: write\n", "packages write in 2 jobs", false},
+		{"publisher attests", "      packages: write\n", "      packages: write\n      attestations: write\n", "writes packages and attestations", false},
+		{"attest job checks out the code", "      - uses: actions/attest", "      - uses: " + checkout + "\n        with:\n          persist-credentials: false\n      - uses: actions/attest", "checks out the repository in the job that signs attestations", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			bad := strings.Replace(goodWorkflow, c.old, c.new, 1)
-			if bad == goodWorkflow {
+			good := map[bool]string{false: goodWorkflow, true: goodBuilder}[c.builder]
+			bad := strings.Replace(good, c.old, c.new, 1)
+			if bad == good {
 				t.Fatalf("the case changes nothing: %q not in the good workflow", c.old)
 			}
 			v := workflowViolations([]byte(bad), toolchain)

@@ -53,7 +53,8 @@ func TestWorkflowMakeTargetsExist(t *testing.T) {
 	}
 	for wf, want := range map[string][]string{
 		"ci.yml":      {"test"},
-		"release.yml": {"test", "release-build", "release-check", "image-push", "chart-push", "sign"},
+		"build.yml":   {"release-build", "release-names", "release-plan"},
+		"release.yml": {"test", "release-build", "release-check", "release-plan", "image-push", "chart-push", "sign"},
 	} {
 		for _, tgt := range want {
 			if !slices.Contains(used[wf], tgt) {
@@ -65,11 +66,12 @@ func TestWorkflowMakeTargetsExist(t *testing.T) {
 
 func TestMakeInvocations(t *testing.T) {
 	for in, want := range map[string][]string{
-		"make test":                            {"test"},
-		"make image-push VERSION=v1 && x":      {"image-push"},
-		"cd x; make -C . sign release-assets":  {"sign", "release-assets"},
-		"echo make-believe":                    nil,
-		"make release-check\nif [ x ]; then\n": {"release-check"},
+		"make test":                                             {"test"},
+		"make image-push VERSION=v1 && x":                       {"image-push"},
+		"cd x; make -C . sign release-assets":                   {"sign", "release-assets"},
+		"echo make-believe":                                     nil,
+		"make release-check\nif [ x ]; then\n":                  {"release-check"},
+		`make -s release-plan SCOPE=publish >>"$GITHUB_OUTPUT"`: {"release-plan"},
 	} {
 		if got := makeInvocations(in); !slices.Equal(got, want) {
 			t.Errorf("makeInvocations(%q) = %q, want %q", in, got, want)
@@ -119,6 +121,10 @@ func makeInvocations(script string) []string {
 	var out []string
 	for _, m := range makeCall.FindAllStringSubmatch(script, -1) {
 		words := strings.Fields(m[1])
+		// A redirection ends the command's words: `make -s x >>"$GITHUB_OUTPUT"`.
+		if i := slices.IndexFunc(words, func(w string) bool { return strings.ContainsAny(w[:1], "<>") || strings.HasPrefix(w, "2>") }); i >= 0 {
+			words = words[:i]
+		}
 		for i := 0; i < len(words); i++ {
 			w := words[i]
 			switch {

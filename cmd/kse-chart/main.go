@@ -7,8 +7,9 @@
 //	kse-chart ... -check oci://ghcr.io/org/charts
 //
 // It prints the archive's path (with -push, the chart's digest; with
-// -check, "published" or "absent"); it never overwrites a tag that names
-// other bytes.
+// -check, whether the chart and its signature are published, as
+// key=present|absent lines); it never overwrites a tag that names other
+// bytes.
 package main
 
 import (
@@ -26,6 +27,8 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/chartpack"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/imagebuild"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
 func main() {
@@ -53,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	outDir := fs.String("out-dir", "bin/release", "where the .tgz is written")
 	push := fs.String("push", "", "OCI repository to push to, oci://host/path")
 	check := fs.String("check", "", `OCI repository: print "published" when the version's tag names this package, "absent" when there is none; fail when it names other bytes`)
-	digestFile := fs.String("digest-file", "", "with -push, write the chart's digest here")
+	digestFile := fs.String("digest-file", "", "write the chart's manifest digest (the one it has in any registry) here")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -76,39 +79,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(path, c.Archive, 0o644); err != nil {
 		return err
 	}
+	d, err := c.Digest(o.Created)
+	if err != nil {
+		return err
+	}
+	// The digest the chart has in any registry, known before a push: the
+	// release's builder attests it (docs/release.md).
+	if *digestFile != "" {
+		if err := os.WriteFile(*digestFile, []byte(d.String()+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	switch {
 	case *check != "":
-		tag, err := c.Tag(*check)
-		if err != nil {
-			return err
-		}
-		d, err := c.Digest(o.Created)
-		if err != nil {
-			return err
-		}
-		same, err := imagebuild.CheckTag(tag, d, imagebuild.RemoteOptions(ctx)...)
-		if err != nil {
-			return err
-		}
-		state := map[bool]string{true: "published", false: "absent"}[same]
-		fmt.Fprintf(stderr, "kse-chart: %s (%s): %s\n", tag, d, state)
-		_, err = fmt.Fprintln(stdout, state)
-		return err
+		return checkChart(ctx, c, *check, d, stdout, stderr)
 	case *push != "":
-		d, was, err := c.Push(*push, o.Created, imagebuild.RemoteOptions(ctx)...)
+		pushed, was, err := c.Push(*push, o.Created, imagebuild.RemoteOptions(ctx)...)
 		if err != nil {
 			return err
 		}
 		tag, _ := c.Tag(*push)
-		fmt.Fprintf(stderr, "kse-chart: %s@%s (already there: %v)\n", tag, d, was)
-		if *digestFile != "" {
-			if err := os.WriteFile(*digestFile, []byte(d.String()+"\n"), 0o644); err != nil {
-				return err
-			}
-		}
-		_, err = fmt.Fprintln(stdout, d)
+		fmt.Fprintf(stderr, "kse-chart: %s@%s (already there: %v)\n", tag, pushed, was)
+		_, err = fmt.Fprintln(stdout, pushed)
 		return err
 	}
 	_, err = fmt.Fprintln(stdout, path)
+	return err
+}
+
+// checkChart prints whether the version's tag names this package and
+// whether cosign's signature of it is there, as key=present|absent lines
+// for the release plan; a tag naming other bytes is an error.
+func checkChart(ctx context.Context, c *chartpack.Chart, repo string, d v1.Hash, stdout, stderr io.Writer) error {
+	tag, err := c.Tag(repo)
+	if err != nil {
+		return err
+	}
+	opts := imagebuild.RemoteOptions(ctx)
+	same, err := imagebuild.CheckTag(tag, d, opts...)
+	if err != nil {
+		return err
+	}
+	signed, err := imagebuild.Exists(imagebuild.CosignTag(tag.Context(), d, ".sig"), opts...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "kse-chart: %s (%s): chart %s, signature %s\n", tag, d, imagebuild.Presence(same), imagebuild.Presence(signed))
+	_, err = fmt.Fprintf(stdout, "chart=%s\nchart-signature=%s\n", imagebuild.Presence(same), imagebuild.Presence(signed))
 	return err
 }

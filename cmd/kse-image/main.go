@@ -8,8 +8,9 @@
 //	kse-image -version v1.2.3 -check ghcr.io/org/kubecost-s3-exporter:v1.2.3
 //	kse-image -resolve-base gcr.io/distroless/static-debian12:nonroot
 //
-// It prints the index digest on stdout (with -check, "published" or
-// "absent"; with -resolve-base, the pinned reference); logs go to stderr.
+// It prints the index digest on stdout (with -check, what of this build
+// the registry holds, as key=present|absent lines for the release plan;
+// with -resolve-base, the pinned reference); logs go to stderr.
 // It never overwrites a tag that names other bytes.
 package main
 
@@ -22,6 +23,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,7 +31,6 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/imagebuild"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
@@ -64,22 +65,26 @@ func parseFlags(args []string, stderr io.Writer) (imagebuild.Config, options, er
 	fs.StringVar(&cfg.Base, "base", imagebuild.LocalBase, `base image: "local" (built from -ca-bundle) or a registry reference pinned by digest`)
 	fs.StringVar(&cfg.CABundleFile, "ca-bundle", imagebuild.CABundle, "PEM CA bundle for the local base (Debian's ca-certificates)")
 	fs.StringVar(&cfg.ModuleDir, "C", ".", "repository root")
-	fs.StringVar(&cfg.BinDir, "bin-dir", "bin/release", "where the per-platform binaries, the SBOM and the provenance are written")
+	fs.StringVar(&cfg.BinDir, "bin-dir", "bin/release", "where the per-platform binaries and the SBOM are written")
 	fs.StringVar(&o.platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated os/arch list")
 	fs.StringVar(&o.ociLayout, "oci-layout", "", "write the index into this OCI layout directory")
 	fs.StringVar(&o.push, "push", "", "comma-separated tags (one repository) to push the index and its SBOM to")
-	fs.StringVar(&o.check, "check", "", "comma-separated tags: print published when all name this build, absent when none exists; fail when one names other bytes")
+	fs.StringVar(&o.check, "check", "", "comma-separated tags: print whether they name this build, and its SBOM, signature and SBOM attestation are there; fail when a tag names other bytes")
 	fs.StringVar(&o.digestFile, "digest-file", "", "write the index digest (sha256:...) to this file")
 	fs.StringVar(&o.resolve, "resolve-base", "", "print this base tag pinned to the digest it names now, and exit (make bump-base)")
-	fs.StringVar(&cfg.Run.Ref, "ref", "", "git ref built, for the provenance (refs/tags/vX.Y.Z)")
-	fs.StringVar(&cfg.Run.Workflow, "workflow", "", "workflow file that builds, for the provenance")
-	fs.StringVar(&cfg.Run.BuilderID, "builder-id", "local", "builder id of the provenance: the workflow at its ref")
-	fs.StringVar(&cfg.Run.InvocationID, "invocation-id", "", "the build run, for the provenance")
+	fs.StringVar(&cfg.Notices, "notices", "THIRD_PARTY_NOTICES", "the notices file laid into the image; its licences are the SBOM's")
+	fs.StringVar(&cfg.LicenseFile, "license-file", "LICENSE", "the project's licence text laid into the image")
 	if err := fs.Parse(args); err != nil {
 		return cfg, o, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	// The licence files are the repository's: relative to -C, like the build.
+	for _, f := range []*string{&cfg.Notices, &cfg.LicenseFile} {
+		if !filepath.IsAbs(*f) {
+			*f = filepath.Join(cfg.ModuleDir, *f)
+		}
 	}
 	return cfg, o, nil
 }
@@ -118,27 +123,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := imagebuild.WriteProvenance(cfg.BinDir, cfg.Version, res.Provenance); err != nil {
-		return err
-	}
 	digest, err := res.Index.Digest()
 	if err != nil {
 		return err
 	}
 	log.Info("image index", "digest", digest, "sbom", sbomPath)
 	if o.ociLayout != "" {
-		if err := imagebuild.WriteLayout(o.ociLayout, res.Index); err != nil {
+		if err := imagebuild.WriteLayout(o.ociLayout, res.Index, res.SBOM); err != nil {
 			return err
 		}
 		log.Info("wrote OCI layout", "dir", o.ociLayout)
 	}
 	if o.check != "" {
-		state, err := checkTags(ctx, strings.Split(o.check, ","), digest)
+		tags, err := imagebuild.ParseTags(o.check)
 		if err != nil {
 			return err
 		}
-		log.Info("checked", "tags", o.check, "digest", digest, "state", state)
-		_, err = fmt.Fprintln(stdout, state)
+		st, err := imagebuild.Inspect(res.Index, res.SBOM, tags, imagebuild.RemoteOptions(ctx)...)
+		if err != nil {
+			return err
+		}
+		log.Info("checked", "tags", o.check, "digest", digest, "state", st)
+		if err := writeDigest(o.digestFile, digest); err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(stdout, st.Lines())
 		return err
 	}
 	if o.push != "" {
@@ -148,40 +157,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		log.Info("pushed", "tags", o.push, "digest", digest, "already there", pr.Skipped)
 	}
-	if o.digestFile != "" {
-		if err := os.WriteFile(o.digestFile, []byte(digest.String()+"\n"), 0o644); err != nil {
-			return err
-		}
+	if err := writeDigest(o.digestFile, digest); err != nil {
+		return err
 	}
 	_, err = fmt.Fprintln(stdout, digest)
 	return err
 }
 
-// checkTags says whether every tag names digest ("published") or none
-// exists ("absent"); a tag naming other bytes, or a release half there, is
-// an error.
-func checkTags(ctx context.Context, refs []string, digest v1.Hash) (string, error) {
-	found := 0
-	for _, r := range refs {
-		tag, err := name.NewTag(r)
-		if err != nil {
-			return "", err
-		}
-		same, err := imagebuild.CheckTag(tag, digest, imagebuild.RemoteOptions(ctx)...)
-		if err != nil {
-			return "", err
-		}
-		if same {
-			found++
-		}
+func writeDigest(path string, d v1.Hash) error {
+	if path == "" {
+		return nil
 	}
-	switch found {
-	case 0:
-		return "absent", nil
-	case len(refs):
-		return "published", nil
-	}
-	return "partial", nil
+	return os.WriteFile(path, []byte(d.String()+"\n"), 0o644)
 }
 
 func parseTime(s string) (time.Time, error) {

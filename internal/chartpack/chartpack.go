@@ -104,8 +104,17 @@ func Package(dir string, o Options) (*Chart, error) {
 		if !ok {
 			return nil, fmt.Errorf("chartpack: %s has no values.yaml", dir)
 		}
+		from, err := imageRepository(values)
+		if err != nil {
+			return nil, err
+		}
 		if files["values.yaml"], err = setImageRepository(values, o.ImageRepository); err != nil {
 			return nil, err
+		}
+		// The README (helm show readme, Artifact Hub) names the default
+		// image in its values table and prose: it follows values.yaml.
+		if readme, ok := files["README.md"]; ok && from != o.ImageRepository {
+			files["README.md"] = replaceRepository(readme, from, o.ImageRepository)
 		}
 	}
 	archive, err := writeArchive(chartName, files, o.Created)
@@ -236,4 +245,21 @@ func setImageRepository(values []byte, repo string) ([]byte, error) {
 		return nil, fmt.Errorf("chartpack: values.yaml has no image.repository line")
 	}
 	return []byte(strings.Join(lines, "")), nil
+}
+
+// imageRepository reads the repository line of values.yaml's image block.
+func imageRepository(values []byte) (string, error) {
+	m := regexp.MustCompile(`(?m)^image:\s*\n(?:(?:\s*#.*|  .*)\n)*?  repository:\s*"?([^"\s]+)"?\s*$`).FindSubmatch(values)
+	if m == nil {
+		return "", fmt.Errorf("chartpack: values.yaml has no image.repository line")
+	}
+	return string(m[1]), nil
+}
+
+// replaceRepository replaces the repository from by to wherever it stands
+// as a whole image name (followed by a tag, quote, space or the end), not
+// inside a longer name such as the chart's own OCI repository.
+func replaceRepository(doc []byte, from, to string) []byte {
+	re := regexp.MustCompile(regexp.QuoteMeta(from) + `([:"'` + "`" + `\s)]|$)`)
+	return re.ReplaceAll(doc, []byte(to+"$1"))
 }

@@ -156,6 +156,28 @@ func TestPackageSetsImage(t *testing.T) {
 	if got := old.ReplaceAllString(string(src), "  repository: "+repo); got != string(values) {
 		t.Error("values.yaml changed beyond image.repository")
 	}
+	// The README names the fork's image wherever it named the default one,
+	// and keeps the chart's own OCI repository.
+	readme := string(file(t, es, "README.md"))
+	const ghcr = "ghcr.io/kubecost-s3-exporter/kubecost-s3-exporter"
+	if strings.Contains(readme, ghcr) || !strings.Contains(readme, "`"+repo+":<appVersion>`") || !strings.Contains(readme, `"`+repo+`"`) {
+		t.Errorf("the packaged README still names %s or not %s", ghcr, repo)
+	}
+	srcReadme, err := os.ReadFile(filepath.Join(chartDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ReplaceAll(string(srcReadme), ghcr, repo) != readme {
+		t.Error("README.md changed beyond the image repository")
+	}
+}
+
+func TestReplaceRepository(t *testing.T) {
+	in := "a `r.io/x/y:<v>` \"r.io/x/y\" r.io/x/y oci://r.io/x/y-chart r.io/x/yz (r.io/x/y)\nr.io/x/y"
+	want := "a `f/k:<v>` \"f/k\" f/k oci://r.io/x/y-chart r.io/x/yz (f/k)\nf/k"
+	if got := string(replaceRepository([]byte(in), "r.io/x/y", "f/k")); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
 }
 
 // TestPackagedChartRendersImage reads the package back with helm: the

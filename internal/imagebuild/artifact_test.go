@@ -2,13 +2,15 @@ package imagebuild
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -40,50 +42,51 @@ func TestSBOMManifest(t *testing.T) {
 	}
 }
 
-// TestProvenance: the SLSA v1 predicate names the commit, the workflow and
-// the toolchain read from the binaries, and holds no clock reading.
-func TestProvenance(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "kse-image")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/kse-image").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cfg := testConfig(t)
-	cfg.Platforms = DefaultPlatforms
-	cfg.Base = "gcr.io/distroless/static-debian12:nonroot@sha256:" + strings.Repeat("b", 64)
-	run := BuildRun{Ref: "refs/tags/v1.2.3", Workflow: ".github/workflows/release.yml",
-		BuilderID:    "https://github.com/o/r/.github/workflows/release.yml@refs/tags/v1.2.3",
-		InvocationID: "https://github.com/o/r/actions/runs/1/attempts/1"}
-	pred, err := Provenance(cfg, run, map[string]string{"linux/amd64": bin})
+// TestLayoutHoldsTheSBOM: the OCI layout of `make image` holds the index
+// and, listed beside it, the SBOM artifact whose subject is the index, with
+// every blob it names.
+func TestLayoutHoldsTheSBOM(t *testing.T) {
+	img, err := random.Image(64, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p provenance
-	if err := json.Unmarshal(pred, &p); err != nil {
+	idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), mutate.IndexAddendum{Add: img})
+	sbom := []byte(`{"spdxVersion":"SPDX-2.3"}`)
+	dir := filepath.Join(t.TempDir(), "layout")
+	if err := WriteLayout(dir, idx, sbom); err != nil {
 		t.Fatal(err)
 	}
-	bd := p.BuildDefinition
-	if bd.ExternalParameters.Workflow.Path != run.Workflow || bd.ExternalParameters.Workflow.Ref != run.Ref ||
-		bd.ExternalParameters.Workflow.Repository != cfg.Source || p.RunDetails.Builder.ID != run.BuilderID {
-		t.Errorf("workflow %+v builder %+v", bd.ExternalParameters.Workflow, p.RunDetails.Builder)
-	}
-	bi, err := os.ReadFile(bin)
-	if err != nil || len(bi) == 0 {
-		t.Fatal(err)
-	}
-	tc, err := toolchainOf(map[string]string{"x": bin})
+	p, err := layout.FromPath(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bd.InternalParameters.Toolchain != tc || !strings.HasPrefix(tc, "go1.") {
-		t.Errorf("toolchain %q, the binary says %q", bd.InternalParameters.Toolchain, tc)
+	top, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(bd.ResolvedDependencies) != 3 || bd.ResolvedDependencies[0].Digest["gitCommit"] != cfg.Revision ||
-		bd.ResolvedDependencies[2].Digest["sha256"] != strings.Repeat("b", 64) {
-		t.Errorf("resolved dependencies %+v", bd.ResolvedDependencies)
+	m, err := top.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
 	}
-	again, _ := Provenance(cfg, run, map[string]string{"linux/amd64": bin})
-	if string(again) != string(pred) {
-		t.Error("two predicates of one build differ")
+	want, _ := idx.Digest()
+	if len(m.Manifests) != 2 || m.Manifests[0].Digest != want || m.Manifests[1].ArtifactType != SBOMMediaType {
+		t.Fatalf("index.json lists %+v, want the index then the SBOM artifact", m.Manifests)
+	}
+	raw, err := p.Bytes(m.Manifests[1].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var art v1.Manifest
+	if err := json.Unmarshal(raw, &art); err != nil {
+		t.Fatal(err)
+	}
+	if art.Subject == nil || art.Subject.Digest != want || art.ArtifactType != SBOMMediaType {
+		t.Errorf("SBOM artifact %+v", art)
+	}
+	for _, d := range []v1.Descriptor{art.Config, art.Layers[0]} {
+		if b, err := p.Bytes(d.Digest); err != nil || int64(len(b)) != d.Size {
+			t.Errorf("blob %s: %d bytes, %v", d.Digest, len(b), err)
+		}
 	}
 }
 
@@ -92,7 +95,6 @@ func TestProvenance(t *testing.T) {
 func TestBaseMustBePinned(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Base = "gcr.io/distroless/static-debian12:nonroot"
-	cfg.Run.BuilderID = "local"
 	if _, err := Build(t.Context(), nil, cfg); err == nil || !strings.Contains(err.Error(), "pin it by digest") {
 		t.Errorf("a base by tag gave %v", err)
 	}

@@ -10,6 +10,7 @@ package imagebuild
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,6 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/notices"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -56,8 +59,10 @@ type Config struct {
 	ModuleDir    string // the repository root, where go build runs
 	BinDir       string // where the per-platform binaries are written
 	GoCommand    string // "go" unless set
-	// Run names the workflow run (or machine) for the provenance.
-	Run BuildRun
+	// Notices is the THIRD_PARTY_NOTICES file laid into the image beside
+	// the project's LICENSE (LicenseFile); both are required.
+	Notices     string
+	LicenseFile string
 }
 
 // LocalBase names the base image the build makes itself.
@@ -71,8 +76,6 @@ type Result struct {
 	Index    v1.ImageIndex
 	Binaries map[string]string // "linux/amd64" -> path of the binary
 	SBOM     []byte            // SPDX 2.3 JSON
-	// Provenance is the SLSA v1 predicate of the build (see Provenance).
-	Provenance []byte
 }
 
 // Build compiles the binary for every platform and assembles the index.
@@ -83,12 +86,14 @@ func Build(ctx context.Context, log *slog.Logger, cfg Config) (*Result, error) {
 	if len(cfg.Platforms) == 0 {
 		cfg.Platforms = DefaultPlatforms
 	}
-	if cfg.Run.BuilderID == "" {
-		return nil, fmt.Errorf("imagebuild: no builder id for the provenance")
-	}
 	if cfg.Base != LocalBase && cfg.Base != "" {
 		if _, err := pinnedBase(cfg.Base); err != nil {
 			return nil, err // before minutes of compiling
+		}
+	}
+	for _, f := range []string{cfg.Notices, cfg.LicenseFile} {
+		if _, err := os.Stat(f); f == "" || err != nil {
+			return nil, fmt.Errorf("imagebuild: the image carries LICENSE and %s: %q: %v", notices.FileName, f, err)
 		}
 	}
 	res := &Result{Binaries: map[string]string{}}
@@ -114,15 +119,42 @@ func Build(ctx context.Context, log *slog.Logger, cfg Config) (*Result, error) {
 		})
 	}
 	res.Index = idx
-	sbom, err := SPDX(cfg, res.Binaries)
+	licenses, err := notices.ReadFile(cfg.Notices)
+	if err != nil {
+		return nil, fmt.Errorf("imagebuild: %w", err)
+	}
+	sbom, err := SPDX(cfg, res.Binaries, licenses)
 	if err != nil {
 		return nil, err
 	}
 	res.SBOM = sbom
-	if res.Provenance, err = Provenance(cfg, cfg.Run, res.Binaries); err != nil {
-		return nil, err
-	}
 	return res, nil
+}
+
+// BuildFlags are the go build flags of every release binary besides
+// -ldflags and -o. -buildvcs=false is explicit because the go command's
+// default (auto) stamps vcs.revision, vcs.time and vcs.modified when it
+// builds inside a git work tree: a clone would then embed whether it holds
+// an untracked file, and a copy without .git would differ from a clone. The
+// commit is in the image's revision label and the SBOM instead.
+var BuildFlags = []string{"-trimpath", "-buildvcs=false"}
+
+// buildEnv is the caller's environment (GOPROXY, GOTOOLCHAIN and the caches
+// keep working) with everything that changes the compiled bytes fixed:
+// GOFLAGS replaced (a -buildvcs=true, -tags or -gcflags there would
+// otherwise reach the build; it is non-empty so the user's go env file,
+// which an empty variable falls back to, cannot set it either), cgo off, the
+// target, and the instruction-set levels at their defaults (GOAMD64=v3 in
+// the environment would give other amd64 bytes).
+func buildEnv(env []string, p v1.Platform) []string {
+	for _, kv := range [][2]string{
+		{"GOFLAGS", strings.Join(BuildFlags, " ")},
+		{"CGO_ENABLED", "0"}, {"GOOS", p.OS}, {"GOARCH", p.Architecture},
+		{"GOAMD64", "v1"}, {"GOARM64", "v8.0"},
+	} {
+		env = setEnv(env, kv[0], kv[1])
+	}
+	return env
 }
 
 // compile builds the static binary for one platform into BinDir.
@@ -136,17 +168,18 @@ func compile(ctx context.Context, log *slog.Logger, cfg Config, p v1.Platform) (
 		return "", err
 	}
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath",
+	cmd := exec.CommandContext(ctx, goCmd, append(append([]string{"build"}, BuildFlags...),
 		"-ldflags", "-s -w -X "+VersionVar+"="+cfg.Version,
-		"-o", out, Package)
+		"-o", out, Package)...)
 	cmd.Dir = cfg.ModuleDir
-	// The environment is the caller's with the target set: GOFLAGS,
-	// GOPROXY and the caches keep working.
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture)
+	cmd.Env = buildEnv(os.Environ(), p)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("imagebuild: go build %s/%s: %w\n%s", p.OS, p.Architecture, err, strings.TrimSpace(stderr.String()))
+	}
+	if err := checkStamp(out); err != nil {
+		return "", err
 	}
 	fi, err := os.Stat(out)
 	if err != nil {
@@ -154,6 +187,26 @@ func compile(ctx context.Context, log *slog.Logger, cfg Config, p v1.Platform) (
 	}
 	log.Info("built binary", "platform", p.OS+"/"+p.Architecture, "path", out, "bytes", fi.Size(), "duration", time.Since(start).Round(time.Millisecond))
 	return out, nil
+}
+
+// checkStamp reads back what the go command recorded: no VCS stamp, and
+// nothing from the environment that buildEnv did not fix (an experiment
+// from a go env file), so a binary that would differ from another
+// machine's build stops the release here rather than at the comparison.
+func checkStamp(bin string) error {
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return fmt.Errorf("imagebuild: build info of %s: %w", bin, err)
+	}
+	for _, s := range bi.Settings {
+		switch {
+		case strings.HasPrefix(s.Key, "vcs."), s.Key == "-buildvcs" && s.Value != "false":
+			return fmt.Errorf("imagebuild: %s carries %s=%s: the build must not stamp VCS data", bin, s.Key, s.Value)
+		case s.Key == "GOEXPERIMENT" && s.Value != "":
+			return fmt.Errorf("imagebuild: %s was built with GOEXPERIMENT=%s: unset it (go env -u GOEXPERIMENT)", bin, s.Value)
+		}
+	}
+	return nil
 }
 
 // assemble puts the binary on the base and sets the runtime config: the
@@ -164,12 +217,17 @@ func assemble(base v1.Image, cfg Config, p v1.Platform, bin string) (v1.Image, e
 	if err != nil {
 		return nil, err
 	}
-	layer, err := tarLayer([]tarEntry{
+	entries := []tarEntry{
 		{path: "usr/", dir: true, mode: 0o755},
 		{path: "usr/local/", dir: true, mode: 0o755},
 		{path: "usr/local/bin/", dir: true, mode: 0o755},
 		{path: strings.TrimPrefix(BinaryPath, "/"), mode: 0o755, data: data},
-	}, cfg.Created)
+	}
+	docs, err := docEntries(cfg)
+	if err != nil {
+		return nil, err
+	}
+	layer, err := tarLayer(append(entries, docs...), cfg.Created)
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +258,29 @@ func assemble(base v1.Image, cfg Config, p v1.Platform, bin string) (v1.Image, e
 	}
 	img = mutate.MediaType(img, types.OCIManifestSchema1)
 	return mutate.ConfigMediaType(img, types.OCIConfigJSON), nil
+}
+
+// DocDir holds the project's LICENSE and THIRD_PARTY_NOTICES in the image,
+// where distroless keeps its packages' licences (/usr/share/doc/<package>):
+// whoever copies the image copies the notices Apache-2.0 §4 asks for.
+const DocDir = "/usr/share/doc/kubecost-s3-exporter"
+
+// docEntries are the licence files under DocDir, when the build was given
+// them (the unit tests assemble without).
+func docEntries(cfg Config) ([]tarEntry, error) {
+	if cfg.Notices == "" && cfg.LicenseFile == "" {
+		return nil, nil
+	}
+	dir := strings.TrimPrefix(DocDir, "/") + "/"
+	out := []tarEntry{{path: "usr/share/", dir: true, mode: 0o755}, {path: "usr/share/doc/", dir: true, mode: 0o755}, {path: dir, dir: true, mode: 0o755}}
+	for _, f := range []struct{ src, name string }{{cfg.LicenseFile, "LICENSE"}, {cfg.Notices, notices.FileName}} {
+		data, err := os.ReadFile(f.src)
+		if err != nil {
+			return nil, fmt.Errorf("imagebuild: %w", err)
+		}
+		out = append(out, tarEntry{path: dir + f.name, mode: 0o644, data: data})
+	}
+	return out, nil
 }
 
 // Labels are the image's OCI annotations-as-labels.

@@ -2,6 +2,7 @@ package imagebuild
 
 import (
 	"archive/tar"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"io"
@@ -35,6 +36,12 @@ func testConfig(t *testing.T) Config {
 // platform's image on the local base, without compiling anything.
 func TestAssembleLocalBase(t *testing.T) {
 	cfg := testConfig(t)
+	cfg.Notices, cfg.LicenseFile = filepath.Join(t.TempDir(), "N"), filepath.Join(t.TempDir(), "L")
+	for _, f := range []string{cfg.Notices, cfg.LicenseFile} {
+		if err := os.WriteFile(f, []byte("text of "+filepath.Base(f)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bin := filepath.Join(t.TempDir(), "bin")
 	if err := os.WriteFile(bin, []byte("\x7fELF fake"), 0o755); err != nil {
 		t.Fatal(err)
@@ -81,7 +88,8 @@ func TestAssembleLocalBase(t *testing.T) {
 		}
 		files[strings.TrimSuffix(h.Name, "/")] = h
 	}
-	for _, want := range []string{"usr/local/bin/kubecost-s3-exporter", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group", "tmp", "home/nonroot"} {
+	for _, want := range []string{"usr/local/bin/kubecost-s3-exporter", "etc/ssl/certs/ca-certificates.crt", "etc/passwd", "etc/group", "tmp", "home/nonroot",
+		"usr/share/doc/kubecost-s3-exporter/LICENSE", "usr/share/doc/kubecost-s3-exporter/THIRD_PARTY_NOTICES"} {
 		if files[want] == nil {
 			t.Errorf("no %s in the image", want)
 		}
@@ -126,7 +134,7 @@ func TestSPDX(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/kse-image").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	doc, err := SPDX(testConfig(t), map[string]string{"linux/amd64": bin})
+	doc, err := SPDX(testConfig(t), map[string]string{"linux/amd64": bin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,5 +182,95 @@ func TestSPDX(t *testing.T) {
 	}
 	if !found {
 		t.Error("the SBOM does not list go-containerregistry, which kse-image links")
+	}
+}
+
+// TestSPDXLicensesFromNotices: with the notices' identifiers every module
+// and the standard library declare them, and a linked module the notices
+// lack fails the build instead of shipping NOASSERTION.
+func TestSPDXLicensesFromNotices(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "kse-image")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/kse-image").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lic := map[string]string{"stdlib": "BSD-3-Clause"}
+	for _, d := range bi.Deps {
+		if d.Replace != nil {
+			d = d.Replace
+		}
+		lic[d.Path+" "+d.Version] = "MIT"
+	}
+	doc, err := SPDX(testConfig(t), map[string]string{"linux/amd64": bin}, lic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Packages []struct{ Name, LicenseDeclared, LicenseConcluded, PrimaryPackagePurpose string }
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Packages {
+		want := map[string]string{"kubecost-s3-exporter": "Apache-2.0", "stdlib": "BSD-3-Clause"}[p.Name]
+		if want == "" {
+			want = "MIT"
+		}
+		if p.LicenseDeclared != want || (p.Name != "kubecost-s3-exporter" && p.LicenseConcluded != want) {
+			t.Errorf("%s declares %q (concluded %q), want %q", p.Name, p.LicenseDeclared, p.LicenseConcluded, want)
+		}
+	}
+	delete(lic, bi.Deps[0].Path+" "+bi.Deps[0].Version)
+	if _, err := SPDX(testConfig(t), map[string]string{"linux/amd64": bin}, lic); err == nil || !strings.Contains(err.Error(), "make notices") {
+		t.Errorf("a module missing from the notices gave %v", err)
+	}
+}
+
+// TestBuildEnvFixesTheBytes: whatever the caller's environment says about
+// VCS stamping, flags or instruction-set levels, the go command gets the
+// release's values (GOFLAGS non-empty, so a go env file cannot add any).
+func TestBuildEnvFixesTheBytes(t *testing.T) {
+	env := buildEnv([]string{"GOFLAGS=-buildvcs=true -tags=x", "GOAMD64=v3", "GOPROXY=off", "CGO_ENABLED=1"}, v1.Platform{OS: "linux", Architecture: "arm64"})
+	want := []string{"GOPROXY=off", "GOFLAGS=-trimpath -buildvcs=false", "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64", "GOAMD64=v1", "GOARM64=v8.0"}
+	if !slices.Equal(env, want) {
+		t.Errorf("buildEnv = %q, want %q", env, want)
+	}
+}
+
+// TestCheckStamp: a binary with VCS data (built in a git work tree with
+// -buildvcs=true) is refused; one built as the release builds passes.
+func TestCheckStamp(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	files := map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n"}
+	for n, c := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, c := range []struct {
+		env     []string
+		wantErr bool
+	}{{[]string{"GOFLAGS=-buildvcs=true"}, true}, {buildEnv(nil, v1.Platform{OS: "linux", Architecture: "amd64"}), false}} {
+		bin := filepath.Join(t.TempDir(), "m")
+		cmd := exec.Command("go", "build", "-o", bin, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), c.env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		if err := checkStamp(bin); (err != nil) != c.wantErr {
+			t.Errorf("env %q: checkStamp = %v", c.env, err)
+		}
 	}
 }

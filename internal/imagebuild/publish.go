@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,8 +33,12 @@ const emptyJSON = "{}"
 var ErrTagMoved = errors.New("the tag already names another digest")
 
 // WriteLayout writes the index into an OCI image layout directory, which
-// needs no registry: `make image` on a machine with only Go.
-func WriteLayout(dir string, idx v1.ImageIndex) error {
+// needs no registry: `make image` on a machine with only Go. The SBOM is
+// written beside it as the same OCI 1.1 artifact Push attaches (its
+// manifest, the empty config and the document as blobs, the manifest
+// listed in index.json with its artifactType), so the layout holds what
+// a push publishes and `oras`/`crane` can copy both from it.
+func WriteLayout(dir string, idx v1.ImageIndex, sbom []byte) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -42,6 +47,31 @@ func WriteLayout(dir string, idx v1.ImageIndex) error {
 		return fmt.Errorf("imagebuild: layout %s: %w", dir, err)
 	}
 	if err := p.AppendIndex(idx); err != nil {
+		return fmt.Errorf("imagebuild: layout %s: %w", dir, err)
+	}
+	desc, err := indexDescriptor(idx)
+	if err != nil {
+		return err
+	}
+	raw, err := SBOMManifest(desc, sbom)
+	if err != nil {
+		return err
+	}
+	for _, b := range [][]byte{[]byte(emptyJSON), sbom, raw} {
+		h, _, err := v1.SHA256(bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		if err := p.WriteBlob(h, io.NopCloser(bytes.NewReader(b))); err != nil {
+			return fmt.Errorf("imagebuild: layout %s: %w", dir, err)
+		}
+	}
+	d, size, err := v1.SHA256(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	err = p.AppendDescriptor(v1.Descriptor{MediaType: types.OCIManifestSchema1, Digest: d, Size: size, ArtifactType: SBOMMediaType})
+	if err != nil {
 		return fmt.Errorf("imagebuild: layout %s: %w", dir, err)
 	}
 	return nil

@@ -76,8 +76,12 @@ type spdxRelationship struct {
 // SHA-256), one for the Go standard library of the toolchain that built
 // them, and one per Go module linked into them, read from the module
 // information the go command embeds, so the list is what was compiled and
-// nothing the tests alone use.
-func SPDX(cfg Config, binaries map[string]string) ([]byte, error) {
+// nothing the tests alone use. licenses are the SPDX expressions of
+// THIRD_PARTY_NOTICES ("path version" -> expression, "stdlib"; see package
+// notices), so the SBOM and the notices name one licence per module; a
+// linked module the notices lack is an error. Without them (nil) the
+// modules' licences are NOASSERTION.
+func SPDX(cfg Config, binaries map[string]string, licenses map[string]string) ([]byte, error) {
 	doc := spdxDoc{
 		SPDXVersion:       "SPDX-2.3",
 		DataLicense:       "CC0-1.0",
@@ -129,7 +133,11 @@ func SPDX(cfg Config, binaries map[string]string) ([]byte, error) {
 		}
 	}
 	if goVersion != "" {
-		doc.Packages = append(doc.Packages, stdlibPackage(goVersion))
+		std := stdlibPackage(goVersion)
+		if id, ok := licenses["stdlib"]; ok {
+			std.LicenseDeclared, std.LicenseConcluded = id, id
+		}
+		doc.Packages = append(doc.Packages, std)
 		for _, b := range binIDs {
 			doc.Relationships = append(doc.Relationships, spdxRelationship{b, "DEPENDS_ON", stdlibID})
 		}
@@ -141,9 +149,15 @@ func SPDX(cfg Config, binaries map[string]string) ([]byte, error) {
 	slices.Sort(paths)
 	for i, p := range paths {
 		id := fmt.Sprintf("SPDXRef-Module-%d", i)
+		lic := "NOASSERTION"
+		if licenses != nil {
+			if lic = licenses[p+" "+modules[p]]; lic == "" {
+				return nil, fmt.Errorf("imagebuild: %s %s is linked but not in THIRD_PARTY_NOTICES: run make notices", p, modules[p])
+			}
+		}
 		doc.Packages = append(doc.Packages, spdxPackage{
 			SPDXID: id, Name: p, VersionInfo: modules[p], DownloadLocation: "NOASSERTION",
-			LicenseConcluded: "NOASSERTION", LicenseDeclared: "NOASSERTION",
+			LicenseConcluded: lic, LicenseDeclared: lic,
 			ExternalRefs: []spdxRef{{"PACKAGE-MANAGER", "purl", "pkg:golang/" + p + "@" + modules[p]}},
 			Purpose:      "LIBRARY",
 		})
@@ -192,25 +206,4 @@ func fileSHA256(path string) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
-}
-
-// toolchainOf returns the Go version that built the binaries ("go1.26.8"),
-// which must be one for all of them.
-func toolchainOf(binaries map[string]string) (string, error) {
-	v := ""
-	for _, path := range binaries {
-		bi, err := buildinfo.ReadFile(path)
-		if err != nil {
-			return "", fmt.Errorf("imagebuild: build info of %s: %w", path, err)
-		}
-		gv, _, _ := strings.Cut(bi.GoVersion, " ")
-		if v != "" && gv != v {
-			return "", fmt.Errorf("imagebuild: the binaries were built with %s and %s", v, gv)
-		}
-		v = gv
-	}
-	if v == "" {
-		return "", fmt.Errorf("imagebuild: no binary")
-	}
-	return v, nil
 }
