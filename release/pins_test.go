@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // lockEntry is one line of .github/actions-lock.txt.
@@ -139,4 +141,62 @@ func fakeAction(t *testing.T, base, name, runtime, tag string, annotated bool) s
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestDependabotCoversThePins: Dependabot watches every pin the build
+// reads: the actions, the base image's pin file (whose FROM line is the
+// Makefile's RELEASE_BASE) and every Go module, the tool recipes under
+// .ci/ included.
+func TestDependabotCoversThePins(t *testing.T) {
+	data, err := os.ReadFile("../.github/dependabot.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Updates []struct {
+			Ecosystem   string   `json:"package-ecosystem"`
+			Directory   string   `json:"directory"`
+			Directories []string `json:"directories"`
+		}
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	watched := map[string]bool{}
+	for _, u := range cfg.Updates {
+		for _, d := range append(u.Directories, u.Directory) {
+			if d != "" {
+				watched[u.Ecosystem+" "+d] = true
+			}
+		}
+	}
+	want := []string{"github-actions /", "docker /release/base", "gomod /"}
+	mods, err := filepath.Glob("../.ci/*/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../.ci/*/*/go.mod")
+	for _, m := range append(mods, more...) {
+		want = append(want, "gomod "+strings.TrimPrefix(filepath.Dir(m), ".."))
+	}
+	if len(want) < 6 {
+		t.Fatalf("found %d tool recipe modules under .ci", len(want)-3)
+	}
+	for _, w := range want {
+		if !watched[w] {
+			t.Errorf("dependabot.yml does not watch %s", w)
+		}
+	}
+	base, err := os.ReadFile("../release/base/Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := regexp.MustCompile(`(?m)^FROM (\S+@sha256:[0-9a-f]{64})$`).FindSubmatch(base)
+	if from == nil {
+		t.Fatal("release/base/Dockerfile has no FROM line pinned by digest")
+	}
+	out, err := exec.Command("make", "-s", "-C", "..", "-n", "image", "IMAGE_BASE=release", "VERSION=v0.0.0").Output()
+	if err != nil || !strings.Contains(string(out), "-base "+string(from[1])+" ") {
+		t.Errorf("make image IMAGE_BASE=release does not build on %s: %v\n%s", from[1], err, out)
+	}
 }

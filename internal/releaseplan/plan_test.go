@@ -1,0 +1,101 @@
+package releaseplan
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func want() Want {
+	return Want{
+		Files: map[string]File{
+			"SHA256SUMS": {SHA256: "aa", Size: 10}, "bin": {SHA256: "bb", Size: 20}, "THIRD_PARTY_NOTICES": {SHA256: "cc", Size: 30},
+		},
+		ImageDigest: "sha256:11", ChartDigest: "sha256:22",
+	}
+}
+
+// TestDecideNothingLeft: a release with everything gives an empty plan.
+func TestDecideNothingLeft(t *testing.T) {
+	st := State{Image: true, ImageSBOM: true, ImageSignature: true, SBOMAttestation: true, Chart: true, ChartSignature: true, Release: true,
+		Assets:     map[string]File{"SHA256SUMS": {"aa", 10}, "bin": {"", 20}, "THIRD_PARTY_NOTICES": {"cc", 30}, BundleFile: {"", 5}},
+		Provenance: map[string]bool{"bb": true, "cc": true, "11": true, "22": true}}
+	p, err := Decide(want(), st)
+	if err != nil || !p.Nothing() {
+		t.Errorf("plan %+v, %v; want nothing", p, err)
+	}
+}
+
+// TestDecideFromScratch: a release with nothing gets everything, the
+// bundle uploaded because SHA256SUMS is signed in the same run, and no
+// provenance asked for SHA256SUMS itself.
+func TestDecideFromScratch(t *testing.T) {
+	p, err := Decide(want(), State{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ImagePush || !p.ChartPush || !p.CreateRelease || !slices.Equal(p.Sign, []string{"image", "sbom", "chart", "sums"}) ||
+		!slices.Equal(p.Upload, []string{"SHA256SUMS", "THIRD_PARTY_NOTICES", "bin", BundleFile}) ||
+		!slices.Equal(p.ProvenanceFiles, []string{"THIRD_PARTY_NOTICES", "bin"}) || !p.ProvenanceImage || !p.ProvenanceChart {
+		t.Errorf("plan %+v", p)
+	}
+	pub, _ := p.Scope("publish")
+	prov, _ := p.Scope("provenance")
+	if pub.ProvenanceImage || len(pub.ProvenanceFiles) > 0 || prov.ImagePush || len(prov.Upload) > 0 {
+		t.Errorf("scopes leak: publish %+v, provenance %+v", pub, prov)
+	}
+}
+
+// TestDecideRefusesOtherBytes: a release file of another size or digest
+// is never replaced.
+func TestDecideRefusesOtherBytes(t *testing.T) {
+	for _, have := range []File{{"", 21}, {"ff", 20}} {
+		st := State{Release: true, Assets: map[string]File{"bin": have}}
+		if _, err := Decide(want(), st); err == nil || !strings.Contains(err.Error(), "delete it by hand") {
+			t.Errorf("asset %+v: %v", have, err)
+		}
+	}
+}
+
+func TestParseState(t *testing.T) {
+	st, err := ParseState([]byte("image=present\nimage-sbom=absent\nimage-signature=absent\nsbom-attestation=absent\n"+
+		"chart=present\nchart-signature=present\nrelease=present\nasset bin 20 sha256:bb\nasset old 3 -\nprovenance sha256:11\n"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Image || st.ImageSBOM || !st.ChartSignature || st.Assets["bin"] != (File{"bb", 20}) || st.Assets["old"] != (File{"", 3}) || !st.Provenance["11"] {
+		t.Errorf("state %+v", st)
+	}
+	for _, bad := range []string{"image=maybe\n", "imag=present\n", "asset x y z\n", "hello\n"} {
+		if _, err := ParseState([]byte(bad), false); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	if _, err := ParseState([]byte("image=present\n"), true); err == nil || !strings.Contains(err.Error(), "did not run") {
+		t.Errorf("a state without the chart's check: %v", err)
+	}
+}
+
+// TestLoadWant: the files must be what SHA256SUMS says.
+func TestLoadWant(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a", "x")
+	write("SHA256SUMS", "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881  a\n")
+	write("image.digest", "sha256:11\n")
+	write("chart.digest", "sha256:22\n")
+	w, err := LoadWant(dir)
+	if err != nil || w.Files["a"].Size != 1 || w.ImageDigest != "sha256:11" || len(w.Files) != 2 {
+		t.Errorf("want %+v, %v", w, err)
+	}
+	write("a", "y")
+	if _, err := LoadWant(dir); err == nil {
+		t.Error("a file other than SHA256SUMS says was accepted")
+	}
+}
