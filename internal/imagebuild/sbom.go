@@ -142,6 +142,15 @@ func SPDX(cfg Config, binaries map[string]string, licenses map[string]string) ([
 			doc.Relationships = append(doc.Relationships, spdxRelationship{b, "DEPENDS_ON", stdlibID})
 		}
 	}
+	if err := addModules(&doc, modules, binIDs, licenses); err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// addModules adds one package per module (path -> version), each a
+// dependency of every binary, with its licence from licenses when given.
+func addModules(doc *spdxDoc, modules map[string]string, binIDs []string, licenses map[string]string) error {
 	paths := make([]string, 0, len(modules))
 	for p := range modules {
 		paths = append(paths, p)
@@ -152,7 +161,7 @@ func SPDX(cfg Config, binaries map[string]string, licenses map[string]string) ([
 		lic := "NOASSERTION"
 		if licenses != nil {
 			if lic = licenses[p+" "+modules[p]]; lic == "" {
-				return nil, fmt.Errorf("imagebuild: %s %s is linked but not in THIRD_PARTY_NOTICES: run make notices", p, modules[p])
+				return fmt.Errorf("imagebuild: %s %s is linked but not in THIRD_PARTY_NOTICES: run make notices", p, modules[p])
 			}
 		}
 		doc.Packages = append(doc.Packages, spdxPackage{
@@ -165,7 +174,7 @@ func SPDX(cfg Config, binaries map[string]string, licenses map[string]string) ([
 			doc.Relationships = append(doc.Relationships, spdxRelationship{b, "DEPENDS_ON", id})
 		}
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	return nil
 }
 
 const stdlibID = "SPDXRef-Go-stdlib"
