@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"debug/buildinfo"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -16,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/notices"
 
 	"sigs.k8s.io/yaml"
 )
@@ -70,8 +73,43 @@ func TestReproducibleRelease(t *testing.T) {
 	checkSums(t, a)
 	checkChartImage(t, a["bin/release/kubecost-s3-exporter-"+chartVersion+".tgz"], fork)
 	checkNoVCSStamp(t, filepath.Join(dirs[1], "bin/release/kubecost-s3-exporter_linux_amd64"))
-	if sbom := string(a["bin/release/kubecost-s3-exporter_"+version+".spdx.json"]); !strings.Contains(sbom, "/sbom/"+version+"/"+commit) {
+	sbom := a["bin/release/kubecost-s3-exporter_"+version+".spdx.json"]
+	if !strings.Contains(string(sbom), "/sbom/"+version+"/"+commit) {
 		t.Errorf("the SBOM does not name the clone's commit %s (REVISION from git)", commit)
+	}
+	checkSBOMLicenses(t, sbom, a["bin/release/THIRD_PARTY_NOTICES"])
+}
+
+// checkSBOMLicenses: every library of the SBOM (the modules and the
+// standard library) declares the licence THIRD_PARTY_NOTICES records for
+// it, and the notices list no module the SBOM lacks.
+func checkSBOMLicenses(t *testing.T, sbom, notes []byte) {
+	ids, err := notices.Parse(notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Packages []struct{ Name, VersionInfo, LicenseDeclared, PrimaryPackagePurpose string }
+	}
+	if err := json.Unmarshal(sbom, &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, p := range doc.Packages {
+		if p.PrimaryPackagePurpose != "LIBRARY" {
+			continue
+		}
+		key := p.Name + " " + p.VersionInfo
+		if p.Name == "stdlib" {
+			key = "stdlib"
+		}
+		if want := ids[key]; p.LicenseDeclared != want || want == "" {
+			t.Errorf("SBOM %s declares %q, THIRD_PARTY_NOTICES %q", key, p.LicenseDeclared, want)
+		}
+		seen++
+	}
+	if seen != len(ids) {
+		t.Errorf("the SBOM lists %d libraries, THIRD_PARTY_NOTICES %d", seen, len(ids))
 	}
 }
 

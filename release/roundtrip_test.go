@@ -297,6 +297,15 @@ func checkIndex(t *testing.T, tag string, want v1.Hash, cfg imagebuild.Config) {
 		if !strings.Contains(string(files["etc/passwd"]), ":65532:65532:") {
 			t.Errorf("%s: /etc/passwd names no user 65532", p)
 		}
+		for name, src := range map[string]string{"LICENSE": cfg.LicenseFile, "THIRD_PARTY_NOTICES": cfg.Notices} {
+			want, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := files[strings.TrimPrefix(imagebuild.DocDir, "/")+"/"+name]; string(got) != string(want) {
+				t.Errorf("%s: %s/%s is not the repository's %s (%d bytes)", p, imagebuild.DocDir, name, name, len(got))
+			}
+		}
 		bin := files[strings.TrimPrefix(imagebuild.BinaryPath, "/")]
 		checkBinary(t, p, bin)
 	}
