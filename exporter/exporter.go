@@ -2,10 +2,11 @@
 // interfaces that the Kubecost client and the object stores implement
 // (AllocationSource, RecordSink, ObjectStore, UploadJanitor), the object
 // key layout (CONTRACT §3) and the one copy of each grammar the other
-// packages call: archive keys and file names (ParseKey, ParseFileName,
-// Layout), EKS cluster ARNs and AWS names (names.go), base URLs (urls.go).
-// It also holds the backfill window and the pure planner (plan.go), the
-// config fingerprint, the redaction of URLs in any text (redact.go) and
+// packages call: archive keys and file names (ParseKey, Layout), EKS
+// cluster ARNs and AWS names (names.go), base URLs (urls.go). It also
+// holds the backfill window and its backlog (window.go), the pure planner
+// (plan.go, which uses the window and not the reverse), the config
+// fingerprint, the redaction of URLs in any text (redact.go) and
 // FieldError, the one form of an invalid setting. Each external system
 // lives in its own subpackage; this package imports none of them.
 package exporter
@@ -130,6 +131,15 @@ type AllocationSource interface {
 	FetchDay(ctx context.Context, day time.Time, sink RecordSink) error
 }
 
+// ErrServerUnsupported marks a failed day whose cause every other day of
+// the run would meet again: the server cannot answer a query the run
+// needs (an OpenCost that ignores the cluster filter of a federated
+// export, say). The run stops exporting rather than fail each day the
+// same way, and says what to change instead of promising that the next
+// run retries: the next run fails the same until the server or the
+// setting changes.
+var ErrServerUnsupported = errors.New("the server cannot answer the queries this run needs")
+
 // Codec is a Parquet compression codec, which also names the file suffix.
 type Codec string
 
@@ -161,11 +171,11 @@ func (l Layout) PartitionPrefix() string {
 // Key is the object key of day, written with codec.
 func (l Layout) Key(day time.Time, codec Codec) string {
 	day = day.UTC()
-	return fmt.Sprintf("%syear=%04d/month=%02d/%s", l.PartitionPrefix(), day.Year(), int(day.Month()), l.FileName(day, codec))
+	return fmt.Sprintf("%syear=%04d/month=%02d/%s", l.PartitionPrefix(), day.Year(), int(day.Month()), l.fileName(day, codec))
 }
 
-// FileName is the base name of day's file.
-func (l Layout) FileName(day time.Time, codec Codec) string {
+// fileName is the base name of day's file.
+func (l Layout) fileName(day time.Time, codec Codec) string {
 	return fmt.Sprintf("%s_%s.%s.parquet", day.UTC().Format(time.DateOnly), l.Cluster, codec)
 }
 
@@ -186,20 +196,20 @@ func (l Layout) ParseDay(key string) (time.Time, bool) {
 }
 
 // ParseKey is ParseDay that also returns the codec named by the suffix.
-// Only the file name is read (ParseFileName): the listing that found key
+// Only the file name is read (parseFileName): the listing that found key
 // was already under this cluster's partition.
 func (l Layout) ParseKey(key string) (time.Time, Codec, bool) {
-	day, cluster, codec, ok := ParseFileName(key[strings.LastIndexByte(key, '/')+1:])
+	day, cluster, codec, ok := parseFileName(key[strings.LastIndexByte(key, '/')+1:])
 	if !ok || cluster != l.Cluster {
 		return time.Time{}, "", false
 	}
 	return day, codec, true
 }
 
-// ParseFileName is the one grammar of a day file's name,
+// parseFileName is the one grammar of a day file's name,
 // <YYYY-MM-DD>_<cluster>.<codec>.parquet with a known codec: the cluster
 // is everything between the date's underscore and the codec.
-func ParseFileName(name string) (day time.Time, cluster string, codec Codec, ok bool) {
+func parseFileName(name string) (day time.Time, cluster string, codec Codec, ok bool) {
 	const dateLen = len(time.DateOnly)
 	rest, found := strings.CutSuffix(name, ".parquet")
 	dot := strings.LastIndexByte(rest, '.')
@@ -233,7 +243,7 @@ func ParseKey(key string) (Key, bool) {
 	}
 	account, ok1 := strings.CutPrefix(parts[n-5], "account_id=")
 	region, ok2 := strings.CutPrefix(parts[n-4], "region=")
-	day, cluster, codec, ok3 := ParseFileName(parts[n-1])
+	day, cluster, codec, ok3 := parseFileName(parts[n-1])
 	if !ok1 || !ok2 || !ok3 || account == "" || strings.Trim(account, "0123456789") != "" || region == "" ||
 		strings.Trim(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" ||
 		parts[n-3] != fmt.Sprintf("year=%04d", day.Year()) || parts[n-2] != fmt.Sprintf("month=%02d", int(day.Month())) {

@@ -8,45 +8,6 @@ import (
 	"time"
 )
 
-const day = 24 * time.Hour
-
-// DefaultSettle is how long after its end a day is first exported. Kubecost
-// needs about 48 hours to reconcile a day with the cloud bill, and the
-// Python exporter (CCA) exports a day only once it ended 48 hours ago.
-const DefaultSettle = 48 * time.Hour
-
-// The backfill window's length in days: the configuration
-// (BACKFILL_PERIOD_DAYS) and the report's calendar share them. The
-// configuration's struct tag holds the same default (tags must be
-// literals); config's TestSharedDefaults ties them.
-const (
-	DefaultBackfillDays = 15
-	MinBackfillDays     = 3 // with the default settle period, 3 days hold no settled day: CCA's empty window
-)
-
-// Midnight truncates t to the start of its UTC day.
-func Midnight(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-}
-
-// Window returns the first and the last day (both inclusive, UTC
-// midnights) that a run at now may export (CONTRACT §2). CCA asks Kubecost
-// for window=midnight(now − days·24h + 1 day),midnight(now − 48h) and
-// Kubecost treats the end as exclusive; settle generalises the 48 hours.
-// So the newest day is the latest day that ended at least settle ago. When
-// the window holds no day (days=3 with 48h), last is before first.
-func Window(now time.Time, days int, settle time.Duration) (first, last time.Time) {
-	first = Midnight(now.Add(-time.Duration(days) * day).Add(day))
-	last = Midnight(now.Add(-settle)).Add(-day)
-	return first, last
-}
-
-// BackfillWindow is Window with the default settle period of 48 hours.
-func BackfillWindow(now time.Time, days int) (first, last time.Time) {
-	return Window(now, days, DefaultSettle)
-}
-
 // Reason says why a day is, or is not, exported.
 type Reason string
 
@@ -142,15 +103,12 @@ type Plan struct {
 	Days      []DayPlan   // one per available day, oldest first
 }
 
-// Empty reports whether the window holds no day at all.
-func (p Plan) Empty() bool { return p.Last.Before(p.First) }
+// inWindow reports whether d is a day of the window.
+func (p Plan) inWindow(d time.Time) bool { return !d.Before(p.First) && !d.After(p.Last) }
 
-// In reports whether d is a day of the window.
-func (p Plan) In(d time.Time) bool { return !d.Before(p.First) && !d.After(p.Last) }
-
-// InScope reports whether d is a day the plan looks at: of the window, or
+// inScope reports whether d is a day the plan looks at: of the window, or
 // of the backlog before it.
-func (p Plan) InScope(d time.Time) bool { return !d.Before(p.from()) && !d.After(p.Last) }
+func (p Plan) inScope(d time.Time) bool { return !d.Before(p.from()) && !d.After(p.Last) }
 
 // from is From, or First in a Plan made without one.
 func (p Plan) from() time.Time {
@@ -185,7 +143,7 @@ func PlanDays(in PlanInput) Plan {
 	p.From = BacklogFrom(in.Now, in.BackfillDays, in.Settle, in.Backlog, storedDays)
 	stored := map[time.Time][]StoredObject{}
 	for _, o := range in.Stored {
-		if d := Midnight(o.Day); p.InScope(d) {
+		if d := Midnight(o.Day); p.inScope(d) {
 			stored[d] = append(stored[d], o)
 		}
 	}
@@ -197,27 +155,34 @@ func PlanDays(in PlanInput) Plan {
 	seen := map[time.Time]bool{}
 	for _, a := range in.Available {
 		d := Midnight(a.Day)
-		if !p.InScope(d) || seen[d] {
+		if !p.inScope(d) || seen[d] {
 			continue
 		}
 		seen[d] = true
 		p.Available = append(p.Available, d)
-		if p.In(d) {
-			p.Days = append(p.Days, decide(in, d, a.TotalCost, stored[d]))
-		} else {
-			p.Days = append(p.Days, decideBacklog(in, d, a.TotalCost, stored[d]))
-		}
+		p.Days = append(p.Days, decide(in, d, a.TotalCost, stored[d], !p.inWindow(d)))
 	}
 	slices.SortFunc(p.Available, time.Time.Compare)
 	slices.SortFunc(p.Days, func(a, b DayPlan) int { return a.Day.Compare(b.Day) })
 	return p
 }
 
-// decide plans one available day d with the objects stored for it.
-func decide(in PlanInput, d time.Time, total float64, objs []StoredObject) DayPlan {
+// decide plans one available day d with the objects stored for it. A day
+// of the backlog (before the window) is exported when nothing is stored
+// for it, else kept as it is: config changes, drift and FORCE_DATES are
+// the window's business, as checking them over a year would cost a HEAD
+// per stored day on every run.
+func decide(in PlanInput, d time.Time, total float64, objs []StoredObject, backlog bool) DayPlan {
 	dp := DayPlan{Day: d, Key: in.Layout.Key(d, in.Codec), Total: total}
-	if len(objs) == 0 {
+	switch {
+	case len(objs) == 0:
 		dp.Reason, dp.Export = ReasonMissing, true
+		if backlog {
+			dp.Detail = "older than the backfill window (BACKFILL_PERIOD_DAYS): the server still holds it"
+		}
+		return dp
+	case backlog:
+		dp.Reason, dp.Detail = ReasonCurrent, "older than the backfill window: kept as stored"
 		return dp
 	}
 	// The object that speaks for the day: the one under the current codec

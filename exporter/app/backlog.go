@@ -95,12 +95,12 @@ func (s Summary) Progressed(c ClusterResult) bool {
 // lookBack is the first day whose stored objects a run lists: MaxDays
 // back when the run may reach into the backlog, else the window's.
 func (o *Options) lookBack(now time.Time) time.Time {
-	first, _ := exporter.Window(now, o.BackfillDays, o.Settle)
-	if o.Backlog.MaxDays <= o.BackfillDays {
-		return first
+	days := o.BackfillDays
+	if o.Backlog.Active(days) {
+		days = o.Backlog.MaxDays
 	}
-	from, _ := exporter.Window(now, o.Backlog.MaxDays, o.Settle)
-	return from
+	first, _ := exporter.Window(now, days, o.Settle)
+	return first
 }
 
 // extendAvailability asks Kubecost, once for every cluster, for the days
@@ -109,7 +109,7 @@ func (o *Options) lookBack(now time.Time) time.Time {
 // gap costs no query. When Kubecost cannot answer, the window is planned
 // alone: the gap waits for the next run.
 func (o *Options) extendAvailability(ctx context.Context, jobs []job, listings map[string][]string, avail map[string][]exporter.DayTotal, now, first time.Time) {
-	if o.Backlog.AllAvailable || o.Backlog.MaxDays <= o.BackfillDays {
+	if o.Backlog.AllAvailable || !o.Backlog.Active(o.BackfillDays) {
 		return
 	}
 	from := first

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,9 +22,9 @@ import (
 // over its variable; a bad value of either is one FieldError naming it as
 // the user set it, which the command line turns into exit status 2.
 
-// Report is the configuration of the report command. Its window settings
-// are the exporter's own (the same variables, bounds and defaults), so
-// that its calendar classifies days as the exporter plans them.
+// Report is the configuration of the report command. Its Window is the
+// run's (the same variables, bounds and defaults), so that its calendar
+// classifies days as the exporter plans them: newer days are pending.
 type Report struct {
 	// The archive, as the run names it: the same variables, the same
 	// object-store file, opened the same way (destination.Open).
@@ -37,22 +38,20 @@ type Report struct {
 	To        string `flag:"to" desc:"last day, YYYY-MM-DD (default: the newest stored day)"`
 	Clusters  string `flag:"cluster" desc:"comma-separated EKS cluster names (default: every cluster found)"`
 
-	BackfillPeriodDays int    `env:"BACKFILL_PERIOD_DAYS" flag:"backfill-days" default:"15" desc:"the exporter's BACKFILL_PERIOD_DAYS"`
-	SettleHours        int    `env:"SETTLE_HOURS" flag:"settle-hours" default:"48" desc:"the exporter's SETTLE_HOURS: newer days are pending"`
-	RetentionDays      int    `flag:"kubecost-retention-days" desc:"days Kubecost keeps: an unarchived day older than this is 'no Kubecost data', a newer one 'missing' (default: ask Kubecost which days it holds, with the run's own settings, as the run does; where the environment is not the run's, 15)"`
-	Currency           string `flag:"currency" default:"USD" desc:"the currency of Kubecost's costs, printed with every amount"`
-	Today              string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
-	Out                string `flag:"o" default:"report.html" desc:"output file"`
+	Window
+	RetentionDays int    `flag:"kubecost-retention-days" desc:"days Kubecost keeps: an unarchived day older than this is 'no Kubecost data', a newer one 'missing' (default: ask Kubecost which days it holds, with the run's own settings, as the run does; where the environment is not the run's, 15)"`
+	Currency      string `flag:"currency" default:"USD" desc:"the currency of Kubecost's costs, printed with every amount"`
+	Today         string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
+	Out           string `flag:"o" default:"report.html" desc:"output file"`
 
-	LogLevel  string `env:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
-	LogFormat string `env:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
+	Logging
 
 	// FromDay, ToDay and TodayTime are From, To and Today parsed.
 	FromDay, ToDay, TodayTime time.Time
 }
 
 func reportRules() []rule[Report] {
-	return append(destinationRules(func(r *Report) (*destination.Settings, destination.Scope) { return &r.Settings, destination.Scope{} }), []rule[Report]{
+	return slices.Concat(destinationRules(func(r *Report) (*destination.Settings, destination.Scope) { return &r.Settings, destination.Scope{} }), []rule[Report]{
 		{"AWS_REGION", func(r *Report, bad badFunc) {
 			if r.Region == "" && r.ClusterID != "" {
 				r.Region = parseCluster(r.ClusterID).Region
@@ -68,8 +67,7 @@ func reportRules() []rule[Report] {
 				bad(r.To, "is before -from %s", r.From)
 			}
 		}},
-		{"BACKFILL_PERIOD_DAYS", intRange(func(r *Report) int { return r.BackfillPeriodDays }, exporter.MinBackfillDays, maxBackfillDays)},
-		{"SETTLE_HOURS", intRange(func(r *Report) int { return r.SettleHours }, 0, maxSettleHours)},
+	}, windowRules(func(r *Report) *Window { return &r.Window }), []rule[Report]{
 		{"-kubecost-retention-days", func(r *Report, bad badFunc) {
 			if r.RetentionDays != 0 { // 0: ask Kubecost
 				intRange(func(r *Report) int { return r.RetentionDays }, 1, maxBackfillDays)(r, bad)
@@ -86,9 +84,7 @@ func reportRules() []rule[Report] {
 				bad(r.Today, "accepted: YYYY-MM-DD or RFC 3339 (2026-11-21T10:00:00Z)")
 			}
 		}},
-		{"LOG_LEVEL", oneOf(func(r *Report) string { return r.LogLevel }, false, LogLevels)},
-		{"LOG_FORMAT", oneOf(func(r *Report) string { return r.LogFormat }, false, LogFormats)},
-	}...)
+	}, loggingRules(func(r *Report) *Logging { return &r.Logging }))
 }
 
 // Schema is the configuration of the schema command.

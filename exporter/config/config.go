@@ -41,25 +41,27 @@ type Config struct {
 	FailOnUnmapped Flag   `env:"FAIL_ON_UNMAPPED_CLUSTERS" default:"false" desc:"federated: exit 1 when Kubecost reports clusters the map lacks (the mapped ones are still exported); default: warn and skip them"`
 	ClusterFilter  string `env:"KUBECOST_CLUSTER_FILTER" default:"v2" desc:"federated: how a cluster-day query names its cluster: v2 (filter=cluster:\"<id>\", Kubecost 2.x, OpenCost) or v1 (filterClusters=<id>, Kubecost 1.x)"`
 
-	KubecostAPIEndpoint string  `env:"KUBECOST_API_ENDPOINT" desc:"Kubecost base URL; unset: found among http://<release>-frontend.<namespace>:9090 (Kubecost 3.x), then http://<release>-cost-analyzer.<namespace>:9090 (1.x/2.x)"`
-	KubecostNamespace   string  `env:"KUBECOST_NAMESPACE" default:"kubecost" desc:"with KUBECOST_API_ENDPOINT unset: the namespace Kubecost is installed in"`
-	KubecostRelease     string  `env:"KUBECOST_RELEASE" default:"kubecost" desc:"with KUBECOST_API_ENDPOINT unset: Kubecost's Helm release name"`
-	KubecostAPIFlavor   string  `env:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
-	KubecostAPIPath     string  `env:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
-	BackfillPeriodDays  int     `env:"BACKFILL_PERIOD_DAYS" default:"15" desc:"days to look back, integer >= 3"`
-	SettleHours         int     `env:"SETTLE_HOURS" default:"48" desc:"a day is exported once it ended at least this many hours ago (CCA: 48), 0-720"`
-	Aggregation         string  `env:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
-	Granularity         string  `env:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
-	Paginate            Flag    `env:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
-	ConnectionTimeout   Seconds `env:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
-	ReadTimeout         Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0 (Kubecost 3.x's frontend cuts answers itself after its frontend.timeoutSeconds, 300 s by default, with a 504)"`
-	TLSVerify           Flag    `env:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
-	Retries             int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
-	MaxValueBytes       int     `env:"MAX_VALUE_BYTES" default:"2097152" desc:"the most bytes of one string or number in a Kubecost response, as JSON text, 4096-1073741824; a larger value fails the day (default 2 MiB: a value of 256 KiB, what Kubernetes allows for all of an object's annotations, is 1.5 MiB when every byte is written as a six-byte unicode escape)"`
+	KubecostAPIEndpoint string `env:"KUBECOST_API_ENDPOINT" desc:"Kubecost base URL; unset: found among http://<release>-frontend.<namespace>:9090 (Kubecost 3.x), then http://<release>-cost-analyzer.<namespace>:9090 (1.x/2.x)"`
+	KubecostNamespace   string `env:"KUBECOST_NAMESPACE" default:"kubecost" desc:"with KUBECOST_API_ENDPOINT unset: the namespace Kubecost is installed in"`
+	KubecostRelease     string `env:"KUBECOST_RELEASE" default:"kubecost" desc:"with KUBECOST_API_ENDPOINT unset: Kubecost's Helm release name"`
+	KubecostAPIFlavor   string `env:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
+	KubecostAPIPath     string `env:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
+	// BACKFILL_PERIOD_DAYS and SETTLE_HOURS, shared with the report.
+	Window
+	Aggregation       string  `env:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
+	Granularity       string  `env:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
+	Paginate          Flag    `env:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
+	ConnectionTimeout Seconds `env:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
+	ReadTimeout       Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0 (Kubecost 3.x's frontend cuts answers itself after its frontend.timeoutSeconds, 300 s by default, with a 504)"`
+	TLSVerify         Flag    `env:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
+	Retries           int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
+	MaxValueBytes     int     `env:"MAX_VALUE_BYTES" default:"2097152" desc:"the most bytes of one string or number in a Kubecost response, as JSON text, 4096-1073741824; a larger value fails the day (default 2 MiB: a value of 256 KiB, what Kubernetes allows for all of an object's annotations, is 1.5 MiB when every byte is written as a six-byte unicode escape)"`
 
-	// The first export takes every day the server still holds (Kubecost
-	// 3.x keeps aggregator.retention1d = 91 days by default), not only the
-	// window; backlog.go in package exporter says how.
+	// The first export takes every day the server still holds, not only
+	// the window; window.go in package exporter says how. 400 days is more
+	// than a year, above any retention the Kubecost 3.x chart ships
+	// (kubecost/values.yaml, aggregator.retention1d: 91 at every tag v3.0.0
+	// to v3.2.1; values-eks-cost-monitoring.yaml: 16 from v3.2.0).
 	BackfillAllAvailable Flag `env:"BACKFILL_ALL_AVAILABLE" default:"false" desc:"also export every settled day Kubecost still holds within BACKFILL_MAX_DAYS that is missing, oldest first (the chart's install/upgrade export Job sets it; same as run --all-available)"`
 	BackfillMaxDays      int  `env:"BACKFILL_MAX_DAYS" default:"400" desc:"how far back, in days, BACKFILL_ALL_AVAILABLE and the continuation of an unfinished backfill look, 3-3650; at most BACKFILL_PERIOD_DAYS keeps every run to its window"`
 
@@ -83,11 +85,11 @@ type Config struct {
 	MaxClusterDaysPerRun int      `env:"MAX_CLUSTER_DAYS_PER_RUN" default:"0" desc:"the most cluster-days one run starts, 0-1000000 (0: no limit); the rest are left, oldest first, for the next run"`
 	RunBudget            Duration `env:"RUN_BUDGET" default:"0" desc:"how long one run may start new days, e.g. 50m or 2h30m, at most 168h (0: no limit); days in flight finish, the rest are left for the next run"`
 
-	ReexportOnConfigChange Flag   `env:"REEXPORT_ON_CONFIG_CHANGE" default:"true" desc:"re-export stored days of the window made with another config (labels, codec, ...)"`
-	DriftTolerance         Ratio  `env:"DRIFT_TOLERANCE" default:"0.1%" desc:"re-export a stored day when Kubecost's day total moved by more than this (0.1% or 0.001)"`
-	ReexportLegacy         Flag   `env:"REEXPORT_LEGACY" default:"false" desc:"also replace stored days without this exporter's metadata (written by CCA or by hand)"`
-	LogLevel               string `env:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
-	LogFormat              string `env:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
+	ReexportOnConfigChange Flag  `env:"REEXPORT_ON_CONFIG_CHANGE" default:"true" desc:"re-export stored days of the window made with another config (labels, codec, ...)"`
+	DriftTolerance         Ratio `env:"DRIFT_TOLERANCE" default:"0.1%" desc:"re-export a stored day when Kubecost's day total moved by more than this (0.1% or 0.001)"`
+	ReexportLegacy         Flag  `env:"REEXPORT_LEGACY" default:"false" desc:"also replace stored days without this exporter's metadata (written by CCA or by hand)"`
+	// LOG_LEVEL and LOG_FORMAT, shared with the report.
+	Logging
 
 	PushgatewayURL string `env:"PUSHGATEWAY_URL" desc:"Prometheus Pushgateway base URL; each run pushes its metrics there at the end"`
 
@@ -99,6 +101,21 @@ type Config struct {
 	// headersErr is why it could not be (see headers.go).
 	headers    http.Header
 	headersErr error
+}
+
+// Window is the backfill window, which the report shares so that its
+// calendar classifies days as the run plans them: the same variables,
+// defaults and rules (windowRules). Its flags are the report's; the run
+// has none.
+type Window struct {
+	BackfillPeriodDays int `env:"BACKFILL_PERIOD_DAYS" flag:"backfill-days" default:"15" desc:"days to look back, integer >= 3"`
+	SettleHours        int `env:"SETTLE_HOURS" flag:"settle-hours" default:"48" desc:"a day is exported once it ended at least this many hours ago (CCA: 48), 0-720"`
+}
+
+// Logging is how every command that logs does so.
+type Logging struct {
+	LogLevel  string `env:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat string `env:"LOG_FORMAT" default:"auto" desc:"json, text, or auto (text on a terminal, else json)"`
 }
 
 // Flag is a boolean spelled yes/no/y/n/true/false in any case, as the

@@ -76,4 +76,4 @@ func (c *Config) ForceDays() []time.Time {
 }
 
 // Settle is SETTLE_HOURS as a duration.
-func (c *Config) Settle() time.Duration { return time.Duration(c.SettleHours) * time.Hour }
+func (w Window) Settle() time.Duration { return time.Duration(w.SettleHours) * time.Hour }

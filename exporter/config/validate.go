@@ -141,7 +141,7 @@ const (
 )
 
 func rules() []Rule {
-	return append(destinationRules(func(c *Config) (*destination.Settings, destination.Scope) {
+	return slices.Concat(destinationRules(func(c *Config) (*destination.Settings, destination.Scope) {
 		return &c.Settings, destination.Scope{Partition: c.partition(), Accounts: c.accounts()}
 	}), []Rule{
 		{"CLUSTER_ID", checkCluster},
@@ -158,8 +158,7 @@ func rules() []Rule {
 		{"KUBECOST_HTTP_HEADERS_FILE", checkHeadersFile},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, names(kubecost.Flavors))},
 		{"KUBECOST_API_PATH", checkAPIPath},
-		{"BACKFILL_PERIOD_DAYS", intRange(func(c *Config) int { return c.BackfillPeriodDays }, exporter.MinBackfillDays, maxBackfillDays)},
-		{"SETTLE_HOURS", intRange(func(c *Config) int { return c.SettleHours }, 0, maxSettleHours)},
+	}, windowRules(func(c *Config) *Window { return &c.Window }), []Rule{
 		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, false, Aggregations)},
 		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, false, Granularities)},
 		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
@@ -182,10 +181,9 @@ func rules() []Rule {
 		{"CONCURRENCY", intRange(func(c *Config) int { return c.Concurrency }, 1, 8)},
 		{"FORCE_DATES", checkForceDates},
 		{"MAX_CLUSTER_DAYS_PER_RUN", intRange(func(c *Config) int { return c.MaxClusterDaysPerRun }, 0, 1000000)},
-		{"LOG_LEVEL", oneOf(func(c *Config) string { return c.LogLevel }, false, LogLevels)},
-		{"LOG_FORMAT", oneOf(func(c *Config) string { return c.LogFormat }, false, LogFormats)},
+	}, loggingRules(func(c *Config) *Logging { return &c.Logging }), []Rule{
 		{"PUSHGATEWAY_URL", checkPushgateway},
-	}...)
+	})
 }
 
 // The bounds of the window's settings, which the report shares.
@@ -193,6 +191,22 @@ const (
 	maxBackfillDays = 3650
 	maxSettleHours  = 720
 )
+
+// windowRules are the Window's rules, for every command that embeds one.
+func windowRules[T any](of func(*T) *Window) []rule[T] {
+	return []rule[T]{
+		{"BACKFILL_PERIOD_DAYS", intRange(func(c *T) int { return of(c).BackfillPeriodDays }, exporter.MinBackfillDays, maxBackfillDays)},
+		{"SETTLE_HOURS", intRange(func(c *T) int { return of(c).SettleHours }, 0, maxSettleHours)},
+	}
+}
+
+// loggingRules are the Logging's rules, for every command that embeds one.
+func loggingRules[T any](of func(*T) *Logging) []rule[T] {
+	return []rule[T]{
+		{"LOG_LEVEL", oneOf(func(c *T) string { return of(c).LogLevel }, false, LogLevels)},
+		{"LOG_FORMAT", oneOf(func(c *T) string { return of(c).LogFormat }, false, LogFormats)},
+	}
+}
 
 func checkCluster(c *Config, bad badFunc) {
 	switch {

@@ -1,7 +1,7 @@
 // Package grammars holds the tables of valid and invalid inputs of the
 // exporter's grammars: archive keys, EKS cluster ARNs, base URLs and
 // Kubecost's special allocation names. Each grammar is defined once
-// (exporter.ParseKey and ParseFileName, exporter.ParseClusterARN,
+// (exporter.ParseKey and Layout.ParseKey, exporter.ParseClusterARN,
 // exporter.IsBaseURL, the names in exporter/schema); every package that
 // calls it feeds these tables through its own entry point, so that no
 // caller can drift from the definition. ProductLiterals lets a test find
