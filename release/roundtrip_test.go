@@ -104,7 +104,7 @@ func TestRegistryRoundTrip(t *testing.T) {
 		cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
 		checkSigned(t, cosign, signedRelease{
 			repoRoot: repoRoot, relDir: relDir, imageRepo: imageRepo, digest: digest.String(),
-			chartRepo: chartRepo, chartDigest: chartDigest.String(), cfg: cfg, res: res,
+			chartRepo: chartRepo, chartDigest: chartDigest.String(), res: res,
 		})
 		t.Run("make release-check then finds every signature", func(t *testing.T) {
 			checkReleaseCheck(t, repoRoot, imageRepo, chartRepo, "present")

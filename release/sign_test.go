@@ -2,9 +2,7 @@ package release_test
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -23,7 +21,6 @@ type signedRelease struct {
 	repoRoot, relDir       string
 	imageRepo, digest      string
 	chartRepo, chartDigest string
-	cfg                    imagebuild.Config
 	res                    *imagebuild.Result
 }
 
@@ -163,15 +160,6 @@ func decodeStatement(t *testing.T, payload string) statement {
 		t.Fatal(err)
 	}
 	return st
-}
-
-func fileSHA256(t *testing.T, path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 func readDir(t *testing.T, dir string) map[string][]byte {
