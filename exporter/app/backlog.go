@@ -92,9 +92,10 @@ func (s Summary) Progressed(c ClusterResult) bool {
 	return s.Stop != "" && len(c.Remaining) > 0 && written > 0 && c.PlanErr == nil && len(c.Failed()) == 0
 }
 
-// lookBack is the first day whose stored objects a run lists: MaxDays
-// back when the run may reach into the backlog, else the window's.
-func (o *Options) lookBack(now time.Time) time.Time {
+// LookBack is the first day whose stored objects a run lists, and the
+// first the report asks Kubecost about: MaxDays back when the run may
+// reach into the backlog, else the window's.
+func (o *Options) LookBack(now time.Time) time.Time {
 	days := o.BackfillDays
 	if o.Backlog.Active(days) {
 		days = o.Backlog.MaxDays

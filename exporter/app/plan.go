@@ -30,7 +30,7 @@ const headConcurrency = 8
 // listing. A cluster that cannot be planned (its prefix denied, say) gets
 // each of its available days as a failed day, so the next run resumes them.
 func planAll(ctx context.Context, o *Options, jobs []job, avail map[string][]exporter.DayTotal, sum *Summary, now, first, last time.Time) {
-	look := o.lookBack(now)
+	look := o.LookBack(now)
 	listings := map[string][]string{}
 	listErrs := map[string]error{}
 	for _, j := range jobs {

@@ -26,9 +26,8 @@ func kubecostDays(ctx context.Context, lookup func(string) (string, bool), log *
 	}
 	opts, err := wire(ctx, cfg, lookup, log, &kubecost.Counter{}, Hooks{})
 	if err == nil {
-		from, _ := exporter.Window(today, max(cfg.BackfillMaxDays, cfg.BackfillPeriodDays), cfg.Settle())
 		var avail map[string][]exporter.DayTotal
-		if avail, err = opts.Available(ctx, from, exporter.Midnight(today).AddDate(0, 0, 1)); err == nil {
+		if avail, err = opts.Available(ctx, opts.LookBack(today), exporter.Midnight(today).AddDate(0, 0, 1)); err == nil {
 			out := map[string]map[time.Time]bool{}
 			for _, c := range opts.Clusters {
 				out[c.Layout.Cluster] = map[time.Time]bool{}

@@ -27,7 +27,7 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 	}
 	log := newLogger(stderr, rc.LogFormat, rc.LogLevel)
 	o := report.Options{Prefix: rc.S3Prefix, Clusters: config.SplitList(rc.Clusters), From: rc.FromDay, To: rc.ToDay,
-		Today: rc.TodayTime, BackfillDays: rc.BackfillPeriodDays, Settle: time.Duration(rc.SettleHours) * time.Hour,
+		Today: rc.TodayTime, BackfillDays: rc.BackfillPeriodDays, Settle: rc.Settle(),
 		KubecostRetentionDays: rc.RetentionDays, Currency: rc.Currency, Logger: log}
 	arch, err := destination.Open(ctx, &rc.Settings, destination.Env{
 		Lookup: lookup, Region: rc.Region, Session: "report", ReadOnly: true, Logger: log,
