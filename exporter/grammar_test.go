@@ -1,14 +1,8 @@
 package exporter_test
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"maps"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -119,61 +113,18 @@ func inHome(file, home string) bool {
 // test tooling, which imitates Kubecost and AWS on purpose) and finds
 // every string literal that spells a grammar: each must be in its home.
 func TestGrammarsDefinedOnce(t *testing.T) {
-	root := ".."
-	fset := token.NewFileSet()
-	found := make([]map[string]bool, len(definitions))
-	for i := range found {
-		found[i] = map[string]bool{}
-	}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "internal/testkit" || rel == "internal/bench" || (rel != "." && strings.HasPrefix(d.Name(), ".")) || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok && len(call.Args) == 1 {
-				if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					s, _ := strconv.Unquote(lit.Value)
-					for i, def := range definitions {
-						if def.is("call:" + s) {
-							found[i][rel] = true
-						}
-					}
-				}
-			}
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return true
-			}
-			for i, def := range definitions {
-				if def.is(s) {
-					found[i][rel] = true
-				}
-			}
-			return true
-		})
-		return nil
-	})
+	lits, err := grammars.ProductLiterals("..")
 	if err != nil {
 		t.Fatal(err)
+	}
+	found := make([]map[string]bool, len(definitions))
+	for i, def := range definitions {
+		found[i] = map[string]bool{}
+		for _, l := range lits {
+			if def.is(l.Value) || (l.Arg && def.is("call:"+l.Value)) {
+				found[i][l.File] = true
+			}
+		}
 	}
 	for i, def := range definitions {
 		if !slices.ContainsFunc(slices.Collect(maps.Keys(found[i])), func(f string) bool { return inHome(f, def.home) }) {

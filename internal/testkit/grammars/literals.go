@@ -20,6 +20,9 @@ type Literal struct {
 	// Tag: a struct tag, a table of settings that tests hold to the
 	// definitions by what it means, not by its spelling.
 	Tag bool
+	// Arg: the one argument of a call, f("CLUSTER_ARNS"), as a lookup
+	// reads a variable.
+	Arg bool
 }
 
 // ProductLiterals returns every string literal of the product's Go files
@@ -54,7 +57,7 @@ func ProductLiterals(root string) ([]Literal, error) {
 }
 
 func literalsOf(file string, f *ast.File) []Literal {
-	compared, tags := map[ast.Expr]bool{}, map[ast.Expr]bool{}
+	compared, tags, args := map[ast.Expr]bool{}, map[ast.Expr]bool{}, map[ast.Expr]bool{}
 	var out []Literal
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -66,13 +69,17 @@ func literalsOf(file string, f *ast.File) []Literal {
 			for _, e := range n.List {
 				compared[e] = true
 			}
+		case *ast.CallExpr:
+			if len(n.Args) == 1 {
+				args[n.Args[0]] = true
+			}
 		case *ast.Field:
 			if n.Tag != nil {
 				tags[n.Tag] = true
 			}
 		case *ast.BasicLit:
 			if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING {
-				out = append(out, Literal{File: file, Value: s, Compared: compared[n], Tag: tags[n]})
+				out = append(out, Literal{File: file, Value: s, Compared: compared[n], Tag: tags[n], Arg: args[n]})
 			}
 		}
 		return true
