@@ -264,7 +264,8 @@ func (c *Settings) Sources() []Setting {
 		case inFile:
 			from = "OBJECT_STORE_CONFIG_FILE " + p.path
 		case name != "":
-			from, v = name, c.envValue(name)
+			// As compared: S3_PART_SIZE_MIB in bytes, like part_size.
+			from, v = name, p.norm(st.env[name], true)
 		default:
 			continue
 		}
@@ -288,34 +289,6 @@ func (c *Settings) Sources() []Setting {
 		}
 	}
 	return out
-}
-
-// envValue is the value a variable set: the store's record for the AWS
-// ones, the decoded field for the exporter's own.
-func (c *Settings) envValue(name string) string {
-	if v, ok := c.fieldValue(name); ok {
-		return v
-	}
-	return c.store.env[name]
-}
-
-// fieldValue is the Config field of an env tag, as text.
-func (c *Settings) fieldValue(name string) (string, bool) {
-	switch name {
-	case "S3_BUCKET_NAME":
-		return c.S3BucketName, true
-	case "S3_PREFIX":
-		return c.S3Prefix, true
-	case "OUTPUT_DIR":
-		return c.OutputDir, true
-	case "S3_SSE":
-		return c.SSE, true
-	case "S3_SSE_KMS_KEY_ID":
-		return c.SSEKMSKeyID, true
-	case "S3_PART_SIZE_MIB":
-		return mibToBytes(strconv.Itoa(c.S3PartSizeMiB), true), true
-	}
-	return "", false
 }
 
 // objectStoreWarnings are the file's one-line notices: static keys in use,
