@@ -39,7 +39,7 @@ func TestReportCLIErrors(t *testing.T) {
 		{"missing dir", []string{"-dir", missing}, cli.ExitRuntime, []string{missing, "no such directory"}},
 		{"empty dir", []string{"-dir", empty}, cli.ExitRuntime, []string{empty, "no day files"}},
 		{"unknown cluster", []string{"-dir", dir, "-cluster", "nosuch"}, cli.ExitRuntime, []string{"nosuch", "prod, prod-eu"}},
-		{"help", []string{"-h"}, cli.ExitOK, []string{"-dir", "-settle-hours", "-currency"}},
+		{"help", []string{"-h"}, cli.ExitOK, []string{"-dir", "-settle-hours", "-currency", "-object-store-config-file", "$OBJECT_STORE_CONFIG_FILE"}},
 		{"long help", []string{"--help"}, cli.ExitOK, []string{"-kubecost-retention-days"}},
 		{"backfill below the exporter's minimum", []string{"-dir", dir, "-backfill-days", "1"}, cli.ExitConfig, []string{`-backfill-days="1" is invalid`, "from 3 to"}},
 		{"settle beyond the exporter's maximum", []string{"-dir", dir, "-settle-hours", "721"}, cli.ExitConfig, []string{"from 0 to 720"}},
