@@ -15,12 +15,12 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// published is what a release holds in the dry run: the registry's facts,
-// the GitHub release's assets and the attested digests.
+// published is what a release holds in the dry run of the publish job: the
+// registry's facts and the GitHub release's assets (the attested digests
+// are TestBuilderDryRun's).
 type published struct {
 	image, sbom, imageSig, sbomAtt, chart, chartSig, release bool
 	assets                                                   map[string]bool
-	provenance                                               map[string]bool
 }
 
 func (p published) stateLines(files map[string]string) string {
