@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	created := fs.String("created", "0", "Unix seconds: the entries' mtime and the manifest's creation time (the commit's time)")
 	outDir := fs.String("out-dir", "bin/release", "where the .tgz is written")
 	push := fs.String("push", "", "OCI repository to push to, oci://host/path")
-	check := fs.String("check", "", `OCI repository: print "published" when the version's tag names this package, "absent" when there is none; fail when it names other bytes`)
+	check := fs.String("check", "", "OCI repository: print whether the version's tag names this package and its cosign signature is there (chart=, chart-signature= present or absent); fail when the tag names other bytes")
 	digestFile := fs.String("digest-file", "", "write the chart's manifest digest (the one it has in any registry) here")
 	if err := fs.Parse(args); err != nil {
 		return err
