@@ -129,6 +129,9 @@ func checkSBOMContent(t *testing.T, doc []byte, bin string) {
 			if forbidden(p.Name) {
 				t.Errorf("SBOM lists %s, a test-only module", p.Name)
 			}
+			if p.LicenseDeclared == "" || p.LicenseDeclared == "NOASSERTION" {
+				t.Errorf("SBOM: %s declares no licence (THIRD_PARTY_NOTICES names one for every module)", p.Name)
+			}
 		}
 	}
 	if !stdlib {
