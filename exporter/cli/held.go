@@ -8,22 +8,38 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/config"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/report"
 )
 
-// kubecostDays asks Kubecost which days it holds for each cluster, with
-// the run's own settings and wiring (wire: the same client, discovery,
-// credentials and availability query), over the days the run reaches
-// back to. The report then calls an unarchived day "missing" exactly when
-// the run would export it, whatever retention the server keeps (Kubecost
-// 3.x keeps 91 days by default, 2.x 15). nil when the environment is not
-// a run's, or Kubecost cannot be asked: the report then goes by
-// -kubecost-retention-days' default, and says so.
-func kubecostDays(ctx context.Context, lookup func(string) (string, bool), log *slog.Logger, today time.Time) map[string]map[time.Time]bool {
+// runView fills in what the run's own environment says about the archive,
+// when the report runs with it: the run's clusters, whose partitions are
+// all a run's role may list (unless -cluster names others), and, unless
+// -kubecost-retention-days is given, which days Kubecost holds for each.
+// Where the environment is not a run's, the report reads the whole
+// archive and goes by the retention's default, and says so.
+func runView(ctx context.Context, rc *config.Report, lookup func(string) (string, bool), log *slog.Logger, o *report.Options) {
 	cfg, err := config.Load(lookup)
 	if err != nil {
-		log.Info("Kubecost not asked which days it holds: the environment is not the run's; set -kubecost-retention-days", "error", exporter.Redact(err.Error()))
-		return nil
+		log.Info("the environment is not the run's: the whole archive is read, and Kubecost is not asked which days it holds", "error", exporter.Redact(err.Error()))
+		return
 	}
+	if rc.Clusters == "" {
+		for _, m := range cfg.Members() {
+			o.Scope = append(o.Scope, cfg.Layout(m))
+		}
+	}
+	if rc.RetentionDays == 0 {
+		o.KubecostDays = kubecostDays(ctx, cfg, lookup, log, o.Today)
+	}
+}
+
+// kubecostDays asks Kubecost which days it holds for each cluster, with
+// the run's own wiring (wire: the same client, discovery, credentials and
+// availability query), over the days the run looks back on. The report
+// then calls an unarchived day "missing" exactly when the run would
+// export it, whatever retention the server keeps (Kubecost 3.x keeps 91
+// days by default, 2.x 15). nil when Kubecost cannot be asked.
+func kubecostDays(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, today time.Time) map[string]map[time.Time]bool {
 	opts, err := wire(ctx, cfg, lookup, log, &kubecost.Counter{}, Hooks{})
 	if err == nil {
 		var avail map[string][]exporter.DayTotal

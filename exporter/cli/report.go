@@ -37,9 +37,8 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 		return ExitRuntime
 	}
 	o.Store = arch.Store
-	if rc.RetentionDays == 0 {
-		o.KubecostDays = kubecostDays(ctx, lookup, log, cmp.Or(rc.TodayTime, time.Now()))
-	}
+	o.Today = cmp.Or(o.Today, time.Now())
+	runView(ctx, rc, lookup, log, &o)
 	d, err := report.Collect(ctx, o)
 	if errors.Is(err, report.ErrEmpty) {
 		err = fmt.Errorf("%w under %s", err, rc.Name())

@@ -196,7 +196,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	for _, m := range members {
 		c := app.Cluster{
 			ID: m.ID, ARN: m.ARN, Source: p.client, Projection: clientProj,
-			Layout:      exporter.Layout{Prefix: cfg.S3Prefix, Account: m.Account, Region: m.Region, Cluster: m.Name},
+			Layout:      cfg.Layout(m),
 			Fingerprint: fingerprint(cfg, p.client, m.ARN),
 			Metadata:    map[string]string{"cluster": m.ARN, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation},
 		}

@@ -28,6 +28,11 @@ type Member struct {
 	Cluster
 }
 
+// Layout is where the member's files live in the archive.
+func (c *Config) Layout(m Member) exporter.Layout {
+	return exporter.Layout{Prefix: c.S3Prefix, Account: m.Account, Region: m.Region, Cluster: m.Name}
+}
+
 // maxMapFile bounds CLUSTER_MAP_FILE: a map of thousands of clusters is a
 // few hundred KiB; anything larger is the wrong file.
 const maxMapFile = 4 << 20

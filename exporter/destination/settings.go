@@ -245,6 +245,9 @@ type Setting struct {
 
 func (s Setting) String() string { return s.Name + "=" + s.Value + " (" + s.From + ")" }
 
+// MarshalText makes a logged Setting the one line String gives.
+func (s Setting) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 // Sources lists the destination's settings with their source, secrets
 // redacted, for the start-up line that a run and a dry run both log.
 func (c *Settings) Sources() []Setting {

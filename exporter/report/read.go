@@ -7,6 +7,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,11 @@ type Options struct {
 	// holds it, else "no Kubecost data", and KubecostRetentionDays is not
 	// used.
 	KubecostDays map[string]map[time.Time]bool
+	// Scope, when set, is the run's clusters: only their partitions are
+	// listed and only their files read, which is what a run's role may do
+	// (a writer role lists its own account_id=/region= prefix and reads
+	// its own cluster's files). Empty: the whole archive.
+	Scope []exporter.Layout
 	// Currency is printed with every amount; the files carry none
 	// (Kubecost's allocation API has no currency field). Default USD.
 	Currency string
@@ -87,27 +93,52 @@ func ParseKey(key string) (File, bool) {
 	return File{Key: key, Account: k.Account, Region: k.Region, Cluster: k.Cluster, Day: k.Day}, true
 }
 
+// listPrefixes are the prefixes listed: the archive's, or with a Scope
+// each of its partitions once.
+func (o Options) listPrefixes() []string {
+	if len(o.Scope) == 0 {
+		return []string{o.Prefix}
+	}
+	var out []string
+	for _, l := range o.Scope {
+		out = append(out, l.PartitionPrefix())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// inScope reports whether f is a file of a cluster of o.Scope (every file
+// without one).
+func (o Options) inScope(f File) bool {
+	return len(o.Scope) == 0 || slices.ContainsFunc(o.Scope, func(l exporter.Layout) bool {
+		return l.Account == f.Account && l.Region == f.Region && l.Cluster == f.Cluster
+	})
+}
+
 // listFiles returns the archive's files that o selects, sorted by key. A
 // cluster of o.Clusters without a single file is an UnknownClusterError.
 func listFiles(ctx context.Context, o Options) ([]File, error) {
 	var files []File
 	seen := map[string]bool{}
-	err := o.Store.List(ctx, o.Prefix, "", func(oi exporter.ObjectInfo) error {
-		f, ok := ParseKey(strings.TrimPrefix(oi.Key, o.Prefix))
-		if !ok {
+	var err error
+	for _, prefix := range o.listPrefixes() {
+		err = cmp.Or(err, o.Store.List(ctx, prefix, "", func(oi exporter.ObjectInfo) error {
+			f, ok := ParseKey(strings.TrimPrefix(oi.Key, o.Prefix))
+			if !ok || !o.inScope(f) {
+				return nil
+			}
+			f.Key = oi.Key
+			seen[f.Cluster] = true
+			if len(o.Clusters) > 0 && !slices.Contains(o.Clusters, f.Cluster) {
+				return nil
+			}
+			if (!o.From.IsZero() && f.Day.Before(o.From)) || (!o.To.IsZero() && f.Day.After(o.To)) {
+				return nil
+			}
+			files = append(files, f)
 			return nil
-		}
-		f.Key = oi.Key
-		seen[f.Cluster] = true
-		if len(o.Clusters) > 0 && !slices.Contains(o.Clusters, f.Cluster) {
-			return nil
-		}
-		if (!o.From.IsZero() && f.Day.Before(o.From)) || (!o.To.IsZero() && f.Day.After(o.To)) {
-			return nil
-		}
-		files = append(files, f)
-		return nil
-	})
+		}))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("report: list %q: %w", o.Prefix, err)
 	}
