@@ -3,6 +3,7 @@ package chart_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -98,6 +99,12 @@ func scenarios() []scenario {
 			days("prod", 1, 3, false, -1)),
 		// No success ever: counted from the first run's start.
 		want: []firing{{noRecent, "prod", after(0), 0}, {failing, "prod", 2*day + 5, 0}},
+	}, {
+		name: "fresh install whose every run fails in three pod attempts", clusters: prod, end: 4 * day,
+		pushes: cat(retried("prod", 0, -1), retried("prod", 1, -1), retried("prod", 2, -1), retried("prod", 3, -1)),
+		// Counted from the start of the first run's first attempt.
+		want:  []firing{{noRecent, "prod", after(0), 0}, {failing, "prod", 2*day + 5, 0}},
+		kills: []string{mutLastAttempt},
 	}, {
 		name: "configuration error (exit 2) from day 1", clusters: prod, end: 4 * day,
 		pushes: cat([]push{daily("prod", 0, true, 0)}, days("prod", 1, 3, false, -1)),
@@ -197,22 +204,34 @@ func TestAlertScenarios(t *testing.T) {
 		pr := rules[fmt.Sprint(sc.clusters)]
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			all := rulesOf(pr, false)
-			writeYAML(t, dir, "rules.yaml", withFor(all))
-			writeYAML(t, dir, "tests.yaml", map[string]any{
-				"rule_files": []string{"rules.yaml"}, "evaluation_interval": "1m",
-				"tests": []any{testGroup(sc, all.Groups[0].Rules, "warning")},
-			})
-			// KSE_KEEP_PROMTOOL=<dir> keeps the files, to rerun promtool by hand.
-			if keep := os.Getenv("KSE_KEEP_PROMTOOL"); keep != "" {
-				if err := os.CopyFS(filepath.Join(keep, sc.name), os.DirFS(dir)); err != nil {
-					t.Log(err)
-				}
+			if out, err := testScenario(t, sc.name, sc, rulesOf(pr, false)); err != nil {
+				t.Fatalf("promtool test rules: %v\n%s", err, out)
 			}
-			runPromtool(t, dir, "test", "rules", "tests.yaml")
 		})
 	}
+}
+
+// testScenario runs sc against the rules in promtool's rule engine and
+// returns promtool's output, with an error when an expectation failed.
+// keep names the files' directory under KSE_KEEP_PROMTOOL.
+func testScenario(t *testing.T, keep string, sc scenario, all ruleFile) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	writeYAML(t, dir, "rules.yaml", withFor(all))
+	writeYAML(t, dir, "tests.yaml", map[string]any{
+		"rule_files": []string{"rules.yaml"}, "evaluation_interval": "1m",
+		"tests": []any{testGroup(sc, all.Groups[0].Rules, "warning")},
+	})
+	// KSE_KEEP_PROMTOOL=<dir> keeps the files, to rerun promtool by hand.
+	if root := os.Getenv("KSE_KEEP_PROMTOOL"); root != "" {
+		if err := os.CopyFS(filepath.Join(root, keep), os.DirFS(dir)); err != nil {
+			t.Log(err)
+		}
+	}
+	cmd := exec.CommandContext(t.Context(), promtool(t), "test", "rules", "tests.yaml")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // TestAlertAnnotations runs all four alerts as alerting rules and checks

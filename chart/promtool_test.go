@@ -166,6 +166,9 @@ type scenario struct {
 	pushes   []push
 	restarts []int // minutes at which the Pushgateway restarts without persistence
 	want     []firing
+	// kills names the rule mutations (alerts_mutation_test.go) under which
+	// this scenario must fail.
+	kills []string
 }
 
 // seriesOf simulates the Pushgateway (POST replaces the pushed families of
