@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // OBJECT_STORE_CONFIG_FILE: the destination from a Thanos-format file,
@@ -243,7 +245,11 @@ type Setting struct {
 	Name, Value, From string
 }
 
-func (s Setting) String() string { return s.Name + "=" + s.Value + " (" + s.From + ")" }
+// String is the setting as the start-up line shows it; a URL's
+// credentials (an endpoint variable may carry them) are redacted.
+func (s Setting) String() string {
+	return exporter.Redact(s.Name + "=" + s.Value + " (" + s.From + ")")
+}
 
 // MarshalText makes a logged Setting the one line String gives.
 func (s Setting) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
