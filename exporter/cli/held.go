@@ -20,7 +20,9 @@ import (
 func runView(ctx context.Context, rc *config.Report, lookup func(string) (string, bool), log *slog.Logger, o *report.Options) {
 	cfg, err := config.Load(lookup)
 	if err != nil {
-		log.Info("the environment is not the run's: the whole archive is read, and Kubecost is not asked which days it holds", "error", exporter.Redact(err.Error()))
+		// Usual for a report of a copied archive: one line, the reason at debug.
+		log.Info("the environment is not a run's: every cluster of the archive is read, and -kubecost-retention-days (default 15) says which days Kubecost holds")
+		log.Debug("why the run's configuration does not load", "error", exporter.Redact(err.Error()))
 		return
 	}
 	if rc.Clusters == "" {
