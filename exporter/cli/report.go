@@ -29,8 +29,10 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 	o := report.Options{Prefix: rc.S3Prefix, Clusters: config.SplitList(rc.Clusters), From: rc.FromDay, To: rc.ToDay,
 		Today: rc.TodayTime, BackfillDays: rc.BackfillPeriodDays, Settle: rc.Settle(),
 		KubecostRetentionDays: rc.RetentionDays, Currency: rc.Currency, Logger: log}
+	run := runConfig(lookup, log)
 	arch, err := destination.Open(ctx, &rc.Settings, destination.Env{
 		Lookup: lookup, Region: rc.Region, Session: "report", ReadOnly: true, Logger: log,
+		AWS: run != nil && run.SecretsInAWS(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "report: %v\n", err)
@@ -38,7 +40,9 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 	}
 	o.Store = arch.Store
 	o.Today = cmp.Or(o.Today, time.Now())
-	runView(ctx, rc, lookup, log, &o)
+	if run != nil {
+		runView(ctx, rc, run, arch, log, &o)
+	}
 	d, err := report.Collect(ctx, o)
 	if errors.Is(err, report.ErrEmpty) {
 		err = fmt.Errorf("%w under %s", err, rc.Name())

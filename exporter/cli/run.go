@@ -71,7 +71,11 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 			code = ExitRuntime
 		}
 	}()
-	opts, err := wire(ctx, cfg, lookup, log, reqs, h)
+	arch, err := openArchive(ctx, cfg, lookup, log)
+	var opts app.Options
+	if err == nil {
+		opts, err = wire(ctx, cfg, arch, log, reqs, h)
+	}
 	if err != nil {
 		log.Error("cannot start", "error", err.Error())
 	} else {
@@ -126,19 +130,21 @@ type parts struct {
 	codec  exporter.Codec
 }
 
-// wireParts builds the store and the Kubecost client from a validated
-// config; proj completes the client's own rows. AWS is touched only when
-// something needs it, so OUTPUT_DIR runs work without credentials.
-func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer, proj *schema.Projection, h Hooks) (parts, error) {
+// openArchive opens the run's archive (destination.Open). AWS is touched
+// only when something needs it, so OUTPUT_DIR runs work without
+// credentials.
+func openArchive(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger) (*destination.Archive, error) {
 	home := cfg.Home()
-	arch, err := destination.Open(ctx, &cfg.Settings, destination.Env{
+	return destination.Open(ctx, &cfg.Settings, destination.Env{
 		Lookup: lookup, Region: home.Region, Session: home.Name, Home: home.Account,
 		RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
-		AWS: cfg.CASecretName != "" || cfg.BearerSecret != "", Logger: log,
+		AWS: cfg.SecretsInAWS(), Logger: log,
 	})
-	if err != nil {
-		return parts{}, err
-	}
+}
+
+// wireParts builds the Kubecost client from a validated config, beside
+// the opened archive; proj completes the client's own rows.
+func wireParts(ctx context.Context, cfg *config.Config, arch *destination.Archive, log *slog.Logger, obs kubecost.Observer, proj *schema.Projection, h Hooks) (parts, error) {
 	tlsCfg, token, err := kubecostAuth(ctx, cfg, arch.AWS)
 	if err != nil {
 		return parts{}, err
@@ -158,11 +164,11 @@ func wireParts(ctx context.Context, cfg *config.Config, lookup func(string) (str
 	return p, err
 }
 
-// wire builds a run from a validated config: every cluster of
+// wire builds a run from a validated config and its opened archive: every cluster of
 // cfg.Members() with its own projection (eksClusterName and clusterid from
 // its ARN), keys and fingerprint, all sharing one store, one Kubecost
 // client and one availability query. A single cluster is a fleet of one.
-func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger, obs kubecost.Observer, h Hooks) (app.Options, error) {
+func wire(ctx context.Context, cfg *config.Config, arch *destination.Archive, log *slog.Logger, obs kubecost.Observer, h Hooks) (app.Options, error) {
 	members := cfg.Members()
 	// The client projects the rows of a query without a cluster filter:
 	// only a single cluster's query is one.
@@ -170,7 +176,7 @@ func wire(ctx context.Context, cfg *config.Config, lookup func(string) (string, 
 	if !cfg.Federated() {
 		clientProj = schema.NewProjection(members[0].ARN, members[0].Name, cfg.LabelKeys(), cfg.AnnotationKeys())
 	}
-	p, err := wireParts(ctx, cfg, lookup, log, obs, clientProj, h)
+	p, err := wireParts(ctx, cfg, arch, log, obs, clientProj, h)
 	if err != nil {
 		return app.Options{}, err
 	}

@@ -56,6 +56,11 @@ func (c *Config) AllocationURL() string {
 	return c.AllocationURLAt(c.KubecostAPIEndpoint)
 }
 
+// SecretsInAWS reports whether Kubecost's CA bundle or bearer token is a
+// Secrets Manager secret: AWS credentials are then needed even for a
+// directory archive.
+func (c *Config) SecretsInAWS() bool { return c.CASecretName != "" || c.BearerSecret != "" }
+
 // SecretRegion is the region of the Secrets Manager secrets.
 func (c *Config) SecretRegion() string {
 	if c.CASecretRegion != "" {

@@ -201,3 +201,27 @@ func TestReportAsksKubecostWhichDaysItHolds(t *testing.T) {
 		t.Errorf("-kubecost-retention-days 15: %v; want the days older than 15 as no Kubecost data", given)
 	}
 }
+
+// TestReportAsksKubecostWithoutOpeningRunsArchive: asking Kubecost with
+// the run's settings does not open the run's destination a second time.
+// A report of another directory (-dir) with the run's environment must
+// not create the run's OUTPUT_DIR, which opening it for writing would.
+func TestReportAsksKubecostWithoutOpeningRunsArchive(t *testing.T) {
+	clock := func() time.Time { return now }
+	sim := newSim(t, kubecostsim.Config{Seed: 7, RetentionDays: 91, Now: clock})
+	archiveDir, runDir := t.TempDir(), filepath.Join(t.TempDir(), "not-created")
+	env := map[string]string{"OUTPUT_DIR": archiveDir, "CLUSTER_ID": clusterARN, "KUBECOST_API_ENDPOINT": sim.URL,
+		"BACKFILL_PERIOD_DAYS": "5", "LOG_FORMAT": "json"}
+	if code, logs := runEnv(env, clock); code != cli.ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, logs)
+	}
+	env["OUTPUT_DIR"] = runDir
+	out := filepath.Join(t.TempDir(), "report.html")
+	code, stdout, stderr := runMain(env, "report", "-dir", archiveDir, "-o", out, "-today", now.Format(time.RFC3339))
+	if code != cli.ExitOK || strings.Contains(stderr, "could not be asked") {
+		t.Fatalf("report: exit %d, or Kubecost not asked\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(runDir); err == nil {
+		t.Errorf("the report created the run's OUTPUT_DIR %s", runDir)
+	}
+}
