@@ -1,6 +1,11 @@
 package exporter
 
-import "time"
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
 
 const day = 24 * time.Hour
 
@@ -97,3 +102,21 @@ func BacklogFrom(now time.Time, backfillDays int, settle time.Duration, b Backlo
 	}
 	return first
 }
+
+// Seconds is a positive number of seconds, fractions allowed, as a
+// setting spells a timeout (S3_REQUEST_TIMEOUT, CONNECTION_TIMEOUT).
+type Seconds time.Duration
+
+// Decode parses v.
+func (s *Seconds) Decode(v string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	// The negated range test also rejects NaN.
+	if err != nil || !(f > 0 && f <= 86400) {
+		return errors.New("accepted: a number of seconds > 0 and <= 86400")
+	}
+	*s = Seconds(f * float64(time.Second))
+	return nil
+}
+
+// Duration returns s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(s) }

@@ -53,8 +53,9 @@ const (
 
 // Input is what Load needs. Only Region is required.
 type Input struct {
-	// Region is the cluster's region, the default for every client unless
-	// AWS_REGION or AWS_DEFAULT_REGION is set.
+	// Region is the region of every client. Required; awsauth takes it as
+	// given: which variable or flag wins is the destination's decision
+	// (destination.Settings.Region), so a command's -region is obeyed.
 	Region string
 	// ParentRoleARN is IRSA_PARENT_IAM_ROLE_ARN; empty means no chaining.
 	ParentRoleARN string
@@ -62,7 +63,7 @@ type Input struct {
 	// so CloudTrail shows which cluster's exporter acted.
 	ClusterName string
 	// Lookup reads the AWS_* variables awsauth interprets itself:
-	// AWS_REGION, AWS_DEFAULT_REGION, AWS_ROLE_ARN,
+	// AWS_ROLE_ARN,
 	// AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME, AWS_ENDPOINT_URL,
 	// AWS_ENDPOINT_URL_<SERVICE> and AWS_IGNORE_CONFIGURED_ENDPOINT_URLS.
 	// nil means os.LookupEnv. Anything else the SDK reads (profiles, static
@@ -99,10 +100,6 @@ type Identity struct {
 	Account   string
 	// SessionName is the STS session name used for every assumed role.
 	SessionName string
-	// S3Endpoint is the custom S3 endpoint from AWS_ENDPOINT_URL_S3 or
-	// AWS_ENDPOINT_URL, or "". S3 clients must use path-style addressing
-	// when it is set (CONTRACT §1).
-	S3Endpoint string
 }
 
 // Load resolves the credential chain and proves it works before any export
@@ -125,7 +122,7 @@ func Load(ctx context.Context, in Input) (*Identity, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := &Identity{Config: cfg, SessionName: st.session, S3Endpoint: st.env.s3Endpoint()}
+	id := &Identity{Config: cfg, SessionName: st.session}
 	if err := st.childCredentials(ctx, id); err != nil {
 		return nil, err
 	}
@@ -141,7 +138,7 @@ func Load(ctx context.Context, in Input) (*Identity, error) {
 		p.loaded.Store(true)
 	}
 	st.log.Info("aws credentials ready", "chain", id.Chain, "caller", id.CallerARN, "account", id.Account,
-		"region", id.Config.Region, "session", id.SessionName, "s3_endpoint", id.S3Endpoint)
+		"region", id.Config.Region, "session", id.SessionName)
 	return id, nil
 }
 
@@ -168,9 +165,8 @@ func newSetup(in Input) (*setup, error) {
 		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
 		session: SessionName(in.ClusterName),
 	}
-	st.region = cmp.Or(st.env.get("AWS_REGION"), st.env.get("AWS_DEFAULT_REGION"), in.Region)
-	if st.region == "" {
-		return nil, errors.New("awsauth: no AWS region: set AWS_REGION or give the cluster's region")
+	if st.region = in.Region; st.region == "" {
+		return nil, errors.New("awsauth: no AWS region in the input")
 	}
 	return st, nil
 }

@@ -56,8 +56,8 @@ func TestLoadChainsWebIdentityToParent(t *testing.T) {
 	if id.CallerARN != wantCaller || id.Account != "222222222222" {
 		t.Errorf("caller = %q in %q, want %q in 222222222222", id.CallerARN, id.Account, wantCaller)
 	}
-	if id.Config.Region != region || id.S3Endpoint != "" {
-		t.Errorf("region %q, S3Endpoint %q; want %s and none", id.Config.Region, id.S3Endpoint, region)
+	if id.Config.Region != region {
+		t.Errorf("region %q, want %s", id.Config.Region, region)
 	}
 
 	web := s.fake.CallsTo("AssumeRoleWithWebIdentity")
@@ -104,7 +104,9 @@ func TestLoadWebIdentityOnly(t *testing.T) {
 	s := newIRSA(t)
 	log, logs := newLogger(t)
 	s.env["AWS_ROLE_SESSION_NAME"] = "custom-session"
-	s.env["AWS_REGION"] = "eu-west-1" // the environment wins over the cluster region
+	// The input's region is the one: which of -region, AWS_REGION and
+	// the cluster's wins is the destination's decision (Settings.Region).
+	s.env["AWS_REGION"], s.env["AWS_DEFAULT_REGION"] = "eu-west-1", "eu-west-2"
 
 	id, err := Load(t.Context(), s.input(log, ""))
 	if err != nil {
@@ -116,8 +118,8 @@ func TestLoadWebIdentityOnly(t *testing.T) {
 	if id.CallerARN != "arn:aws:sts::111111111111:assumed-role/kubecost-s3-exporter-irsa/custom-session" {
 		t.Errorf("CallerARN = %q", id.CallerARN)
 	}
-	if id.Config.Region != "eu-west-1" {
-		t.Errorf("region = %q, want eu-west-1 from AWS_REGION", id.Config.Region)
+	if id.Config.Region != region {
+		t.Errorf("region = %q, want the input's %s, not AWS_REGION's", id.Config.Region, region)
 	}
 	if n := len(s.fake.CallsTo("AssumeRole")); n != 0 {
 		t.Errorf("%d AssumeRole calls without a parent role", n)
@@ -230,15 +232,8 @@ func TestEndpointsFollowLookup(t *testing.T) {
 			t.Errorf("%s endpoint = %q, %v; want %q", sdkID, got, found, want)
 		}
 	}
-	if e.s3Endpoint() != "http://127.0.0.1:9000" {
-		t.Errorf("s3Endpoint = %q", e.s3Endpoint())
-	}
 	ignored := envSource{env{"AWS_ENDPOINT_URL_S3": "http://x", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true"}.lookup}
-	if got, found, _ := ignored.GetServiceBaseEndpoint(t.Context(), "S3"); found || ignored.s3Endpoint() != "" {
+	if got, found, _ := ignored.GetServiceBaseEndpoint(t.Context(), "S3"); found {
 		t.Errorf("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true still yields %q", got)
-	}
-	global := envSource{env{"AWS_ENDPOINT_URL": "http://g"}.lookup}
-	if global.s3Endpoint() != "http://g" {
-		t.Errorf("AWS_ENDPOINT_URL not used for S3: %q", global.s3Endpoint())
 	}
 }

@@ -1,7 +1,6 @@
 package awsauth
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -43,14 +42,6 @@ func (e envSource) GetIgnoreConfiguredEndpoints(context.Context) (bool, bool, er
 		return strings.EqualFold(v, "true"), true, nil
 	}
 	return false, false, nil
-}
-
-// s3Endpoint is the custom S3 endpoint in effect, or "".
-func (e envSource) s3Endpoint() string {
-	if e.ignoreEndpoints() {
-		return ""
-	}
-	return cmp.Or(e.get("AWS_ENDPOINT_URL_S3"), e.get("AWS_ENDPOINT_URL"))
 }
 
 func shortHash(s string) string {

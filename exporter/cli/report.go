@@ -30,8 +30,13 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 		Today: rc.TodayTime, BackfillDays: rc.BackfillPeriodDays, Settle: rc.Settle(),
 		KubecostRetentionDays: rc.RetentionDays, Currency: rc.Currency, Logger: log}
 	run := runConfig(lookup, log)
+	if run != nil {
+		// The archive is the report's: its flags win over the run's
+		// variables (-prefix scopes the run's clusters, -bucket, -region).
+		run.Settings = rc.Settings
+	}
 	arch, err := destination.Open(ctx, &rc.Settings, destination.Env{
-		Lookup: lookup, Region: rc.Region, Session: "report", ReadOnly: true, Logger: log,
+		Lookup: lookup, Session: "report", ReadOnly: true, Logger: log,
 		AWS: run != nil && run.SecretsInAWS(),
 	})
 	if err != nil {

@@ -32,9 +32,6 @@ type Hooks struct {
 	Candidates func(namespace, release string) []kubecost.Candidate
 }
 
-// timeoutSetting is the variable that bounds AWS calls, named in errors.
-const timeoutSetting = "S3_REQUEST_TIMEOUT"
-
 func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.Writer) int {
 	return RunWith(ctx, lookup, stderr, Hooks{})
 }
@@ -136,9 +133,7 @@ type parts struct {
 func openArchive(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger) (*destination.Archive, error) {
 	home := cfg.Home()
 	return destination.Open(ctx, &cfg.Settings, destination.Env{
-		Lookup: lookup, Region: home.Region, Session: home.Name, Home: home.Account,
-		RequestTimeout: cfg.S3RequestTimeout.Duration(), TimeoutSetting: timeoutSetting,
-		AWS: cfg.SecretsInAWS(), Logger: log,
+		Lookup: lookup, Session: home.Name, Home: home.Account, AWS: cfg.SecretsInAWS(), Logger: log,
 	})
 }
 

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -64,22 +62,6 @@ func (c *Config) Home() Cluster {
 		return m[0].Cluster
 	}
 	return c.Cluster()
-}
-
-func readMapFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxMapFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxMapFile {
-		return nil, fmt.Errorf("larger than %d MiB", maxMapFile>>20)
-	}
-	return b, nil
 }
 
 // mapEntries returns the (id, ARN) pairs of CLUSTER_ARNS or of the map

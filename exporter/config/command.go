@@ -30,7 +30,6 @@ type Report struct {
 	// object-store file, opened the same way (destination.Open).
 	destination.Settings
 
-	Region string `env:"AWS_REGION" flag:"region" desc:"the region of the bucket and of STS (also read from AWS_DEFAULT_REGION; default: OBJECT_STORE_CONFIG_FILE's region, else CLUSTER_ID's)"`
 	// ClusterID is the run's CLUSTER_ID, read only for its region, so that
 	// the run's own environment opens its archive.
 	ClusterID string `env:"CLUSTER_ID" desc:"the run's cluster ARN: its region is the default of -region"`
@@ -51,16 +50,9 @@ type Report struct {
 }
 
 func reportRules() []rule[Report] {
-	return slices.Concat(destinationRules(func(r *Report) (*destination.Settings, destination.Scope) { return &r.Settings, destination.Scope{} }), []rule[Report]{
-		{"AWS_REGION", func(r *Report, bad badFunc) {
-			if r.Region == "" && r.ClusterID != "" {
-				r.Region = parseCluster(r.ClusterID).Region
-			}
-			if r.S3BucketName != "" && !r.IsDir() && r.Region == "" && r.BucketRegion() == "" {
-				bad("", "required with a bucket: the bucket's region (or CLUSTER_ID, whose region it is)")
-			}
-		}},
-		{"AWS_REGION", matches(func(r *Report) string { return r.Region }, regionRE, regionAccepted)},
+	return slices.Concat(destinationRules(func(r *Report) (*destination.Settings, destination.Scope) {
+		return &r.Settings, destination.Scope{Region: parseCluster(r.ClusterID).Region}
+	}), []rule[Report]{
 		{"-from", func(r *Report, bad badFunc) { r.FromDay = checkDay(r.From, bad) }},
 		{"-to", func(r *Report, bad badFunc) {
 			if r.ToDay = checkDay(r.To, bad); !r.FromDay.IsZero() && !r.ToDay.IsZero() && r.ToDay.Before(r.FromDay) {
@@ -105,14 +97,7 @@ func schemaRules() []rule[Schema] {
 // LoadReport reads the report command's settings from args and lookup.
 // It returns flag.ErrHelp for -h, and exporter.FieldErrors for bad values.
 func LoadReport(args []string, lookup func(string) (string, bool), help io.Writer) (*Report, error) {
-	// AWS_REGION's fallback is the SDK's own second name for it.
-	alias := func(k string) (string, bool) {
-		if v, ok := lookup(k); ok || k != "AWS_REGION" {
-			return v, ok
-		}
-		return lookup("AWS_DEFAULT_REGION")
-	}
-	return load[Report]("report", args, alias, help, reportRules())
+	return load[Report]("report", args, lookup, help, reportRules())
 }
 
 // LoadSchema reads the schema command's settings from args and lookup.

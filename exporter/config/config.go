@@ -71,8 +71,6 @@ type Config struct {
 	BearerSecret   string `env:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
 	HeadersFile    string `env:"KUBECOST_HTTP_HEADERS_FILE" desc:"file of 'Name: value' lines sent as headers on every Kubecost request (credentials of an SSO-enabled Kubecost, e.g. X-API-KEY); values are never logged"`
 
-	S3RequestTimeout Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
-
 	Labels      string `env:"LABELS" desc:"comma-separated Kubernetes label keys to export as columns"`
 	Annotations string `env:"ANNOTATIONS" desc:"comma-separated Kubernetes annotation keys to export as columns"`
 	Compression string `env:"COMPRESSION" default:"snappy" desc:"Parquet codec: snappy, zstd or gzip"`
@@ -155,19 +153,9 @@ func (r *Ratio) Decode(v string) error {
 	return nil
 }
 
-// Seconds is a positive number of seconds, fractions allowed.
-type Seconds time.Duration
-
-// Decode parses v.
-func (s *Seconds) Decode(v string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	// The negated range test also rejects NaN.
-	if err != nil || !(f > 0 && f <= 86400) {
-		return errors.New("accepted: a number of seconds > 0 and <= 86400")
-	}
-	*s = Seconds(f * float64(time.Second))
-	return nil
-}
+// Seconds is a positive number of seconds, fractions allowed: the
+// destination's S3_REQUEST_TIMEOUT is one too.
+type Seconds = exporter.Seconds
 
 // Duration is a span written with whole hours, minutes and seconds
 // ("50m", "2h30m", "90s"), or 0 for none, at most 168h. The units are
@@ -190,9 +178,6 @@ var durationRE = regexp.MustCompile(`^(0|([0-9]+h)?([0-9]+m)?([0-9]+s)?)$`)
 // Std returns d as a time.Duration.
 func (d Duration) Std() time.Duration { return time.Duration(d) }
 
-// Duration returns s as a time.Duration.
-func (s Seconds) Duration() time.Duration { return time.Duration(s) }
-
 // Load reads the environment through lookup and validates it. It never
 // touches the process environment, so concurrent loads (parallel tests, the
 // AWS SDK reading its own variables) cannot see each other's values.
@@ -205,7 +190,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 		return nil, errs
 	}
 	if c.ClusterMapFile != "" {
-		c.mapFile, c.mapFileErr = readMapFile(c.ClusterMapFile)
+		c.mapFile, c.mapFileErr = exporter.ReadFileMax(c.ClusterMapFile, maxMapFile)
 	}
 	if c.HeadersFile != "" {
 		c.headers, c.headersErr = readHeadersFile(c.HeadersFile)
@@ -318,11 +303,16 @@ type Var struct {
 }
 
 // Vars lists every variable of the run in declaration order. The run has
-// no flags: the flags of embedded settings are the other commands'.
+// no flags: the flags of embedded settings are the other commands'. The
+// AWS SDK's variables (AWS_REGION) are AWS's to document, and EKS sets
+// them in the pod: the run's table, and so the chart, leaves them out.
 func Vars() []Var {
-	vars := varsOf(reflect.TypeOf(Config{}))
-	for i := range vars {
-		vars[i].Flag = ""
+	var vars []Var
+	for _, v := range varsOf(reflect.TypeOf(Config{})) {
+		if !strings.HasPrefix(v.Name, "AWS_") {
+			v.Flag = ""
+			vars = append(vars, v)
+		}
 	}
 	return vars
 }

@@ -59,7 +59,7 @@ func checkDiscovery(c *Config, bad badFunc) {
 // readHeadersFile reads and parses KUBECOST_HTTP_HEADERS_FILE for Load,
 // so that Validate reports a bad file without I/O of its own.
 func readHeadersFile(path string) (http.Header, error) {
-	b, err := readMapFile(path) // the same size cap: a headers file is a few lines
+	b, err := exporter.ReadFileMax(path, maxMapFile) // the same size cap: a headers file is a few lines
 	if err != nil {
 		return nil, err
 	}

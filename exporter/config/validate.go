@@ -142,7 +142,7 @@ const (
 
 func rules() []Rule {
 	return slices.Concat(destinationRules(func(c *Config) (*destination.Settings, destination.Scope) {
-		return &c.Settings, destination.Scope{Partition: c.partition(), Accounts: c.accounts()}
+		return &c.Settings, destination.Scope{Partition: c.partition(), Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
 	}), []Rule{
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},
@@ -174,7 +174,6 @@ func rules() []Rule {
 			}
 		}},
 		{"KUBECOST_BEARER_TOKEN_SECRET_NAME", matches(func(c *Config) string { return c.BearerSecret }, secretNameRE, secretAccepted)},
-		{"S3_REQUEST_TIMEOUT", positive(func(c *Config) Seconds { return c.S3RequestTimeout })},
 		{"LABELS", func(c *Config, bad badFunc) { checkKeys(c.Labels, bad) }},
 		{"ANNOTATIONS", func(c *Config, bad badFunc) { checkKeys(c.Annotations, bad) }},
 		{"COMPRESSION", oneOf(func(c *Config) string { return c.Compression }, false, Codecs)},

@@ -17,12 +17,14 @@
 package destination
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
 // Settings are the destination's settings. A command's configuration
@@ -39,6 +41,17 @@ type Settings struct {
 	SSE                   string `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
 	SSEKMSKeyID           string `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
 	S3PartSizeMiB         int    `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
+	// Region is the region of the archive's AWS clients: STS, Secrets
+	// Manager by default, and the bucket unless OBJECT_STORE_CONFIG_FILE
+	// names the bucket's (BucketRegion). A flag wins over AWS_REGION, which
+	// wins over AWS_DEFAULT_REGION (Load), then the command's cluster's
+	// (Scope.Region), then the file's. awsauth takes it as given. The
+	// run's table leaves it out: the AWS SDK defines the variable, and EKS
+	// sets it in every IRSA pod.
+	Region string `env:"AWS_REGION" flag:"region" desc:"the region of STS and of the bucket, unless OBJECT_STORE_CONFIG_FILE names the bucket's (also read from AWS_DEFAULT_REGION; default: CLUSTER_ID's, else the file's)"`
+	// RequestTimeout bounds every AWS call of the archive (awsauth's HTTP
+	// client), for every command that opens it.
+	RequestTimeout exporter.Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
 
 	// store is what Load read from OBJECT_STORE_CONFIG_FILE, so that the
 	// rules stay free of I/O.
@@ -48,14 +61,22 @@ type Settings struct {
 // Load reads what the settings name (OBJECT_STORE_CONFIG_FILE) and fills
 // the values only the file sets. lookup is the environment, for the
 // variables the file must agree with. Call it once, after decoding.
-func (s *Settings) Load(lookup func(string) (string, bool)) { s.loadObjectStore(lookup) }
+func (s *Settings) Load(lookup func(string) (string, bool)) {
+	if v, _ := lookup("AWS_DEFAULT_REGION"); s.Region == "" {
+		s.Region = strings.TrimSpace(v) // the SDK's second name for AWS_REGION
+	}
+	s.loadObjectStore(lookup)
+}
 
 // Scope is what the rest of a command's configuration tells the
 // destination's rules: the clusters' partition and accounts (none for the
-// report).
+// report), and the region of the command's cluster, Region's default.
+// Clusters says the command requires its clusters and checks them: a
+// region missing for want of a valid one is reported there, once.
 type Scope struct {
-	Partition string
-	Accounts  []string
+	Partition, Region string
+	Accounts          []string
+	Clusters          bool
 }
 
 // Rule checks one setting; bad is called once per problem with the value
@@ -68,13 +89,19 @@ type Rule struct {
 type badFunc = func(value, format string, args ...any)
 
 // SSEModes are the accepted S3_SSE values.
-func SSEModes() []string { return []string{"AES256", "aws:kms"} }
+func SSEModes() []string { return []string{s3store.SSES3, s3store.SSEKMS} }
 
-// S3 limits on a multipart part, in MiB for S3_PART_SIZE_MIB.
+// S3's limits on a multipart part (S3_PART_SIZE_MIB, config.part_size):
+// https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html
 const (
-	minPartMiB = 5
-	maxPartMiB = 5120
+	minPartSize = 5 << 20
+	maxPartSize = 5 << 30
 )
+
+// timeoutVar names RequestTimeout in the errors of a stalled call.
+const timeoutVar = "S3_REQUEST_TIMEOUT"
+
+var regionRE = regexp.MustCompile(`^` + exporter.RegionPattern + `$`)
 
 var roleARNRE = regexp.MustCompile(`^arn:(` + exporter.PartitionPattern + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
 
@@ -94,15 +121,35 @@ func Rules() []Rule {
 			}
 		}},
 		{"S3_SSE_KMS_KEY_ID", func(s *Settings, _ Scope, bad badFunc) {
-			if s.SSEKMSKeyID != "" && s.SSE != "aws:kms" {
-				bad(s.SSEKMSKeyID, "only valid with S3_SSE=aws:kms")
+			if s.SSEKMSKeyID != "" && s.SSE != s3store.SSEKMS {
+				bad(s.SSEKMSKeyID, "only valid with S3_SSE=%s", s3store.SSEKMS)
 			}
 		}},
 		{"S3_PART_SIZE_MIB", func(s *Settings, _ Scope, bad badFunc) {
-			if v := s.S3PartSizeMiB; v < minPartMiB || v > maxPartMiB {
-				bad(fmt.Sprint(v), "accepted: an integer from %d to %d", minPartMiB, maxPartMiB)
+			if v := s.S3PartSizeMiB; v < minPartSize>>20 || v > maxPartSize>>20 {
+				bad(fmt.Sprint(v), "accepted: an integer from %d to %d", minPartSize>>20, maxPartSize>>20)
 			}
 		}},
+		{"AWS_REGION", checkRegion},
+		{timeoutVar, func(s *Settings, _ Scope, bad badFunc) {
+			if s.RequestTimeout <= 0 { // Seconds refuses it; a Settings built in code
+				bad(fmt.Sprint(s.RequestTimeout.Duration().Seconds()), "accepted: a number of seconds > 0")
+			}
+		}},
+	}
+}
+
+// checkRegion gives Region its default and requires one where AWS is
+// asked for a bucket.
+func checkRegion(s *Settings, sc Scope, bad badFunc) {
+	if s.Region == "" {
+		s.Region = cmp.Or(sc.Region, s.BucketRegion())
+	}
+	switch {
+	case s.Region != "" && !regionRE.MatchString(s.Region):
+		bad(s.Region, "accepted: an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1")
+	case s.Region == "" && s.S3BucketName != "" && !s.IsDir() && !sc.Clusters:
+		bad("", "required with a bucket: the bucket's region (or CLUSTER_ID, whose region it is)")
 	}
 }
 

@@ -9,12 +9,6 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// S3 limits on a multipart part (as s3store.Options.PartSize).
-const (
-	minPartSize = 5 << 20
-	maxPartSize = 5 << 30
-)
-
 // Validate reports every refused value, one error per field, with the
 // field's path ("config.sse_config.type") as FieldError.Field. It reads no
 // file and has no side effects; the files the config names (ca_file,
@@ -78,6 +72,7 @@ func (c *S3) validate(bad badFn) {
 	}
 	c.SSEConfig.validate(bad)
 	validateMetadata(c.PutUserMetadata, bad)
+	checkMetadataSize(c.PutUserMetadata, bad)
 	tc := c.HTTPConfig.TLSConfig
 	if (tc.CertFile == "") != (tc.KeyFile == "") {
 		bad("config.http_config.tls_config.cert_file", tc.CertFile, "cert_file and key_file go together (key_file %q)", tc.KeyFile)
@@ -166,6 +161,20 @@ func validateMetadata(m map[string]string, bad badFn) {
 		case !printable(v):
 			bad(field, v, "the value must be printable ASCII (S3 would return other bytes encoded)")
 		}
+	}
+}
+
+// maxMetadata is S3's limit on an object's user metadata, keys and
+// values as sent: https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingMetadata.html
+const maxMetadata = 2 << 10
+
+func checkMetadataSize(m map[string]string, bad badFn) {
+	n := 0
+	for k, v := range (&File{S3: S3{PutUserMetadata: m}}).Headers().Metadata {
+		n += len(k) + len(v)
+	}
+	if n > maxMetadata {
+		bad("config.put_user_metadata", fmt.Sprint(n), "%d bytes of user metadata; S3 allows %d per object, the exporter's own keys included", n, maxMetadata)
 	}
 }
 

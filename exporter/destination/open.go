@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -17,23 +16,16 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
-// Env is what the command running adds to the settings.
+// Env is what the command running adds to the settings: who it is, not
+// where the archive is (region, endpoint, timeouts: Settings).
 type Env struct {
 	// Lookup is the environment, for the AWS variables awsauth reads.
 	Lookup func(string) (string, bool)
-	// Region is the default region of every AWS client: the cluster's for
-	// a run, -region (AWS_REGION) for the report. The file's region, when
-	// set, is the bucket's.
-	Region string
 	// Session names the STS sessions (the cluster's name, or "report").
 	Session string
 	// Home is the account that owns the bucket when no setting says
 	// (the cluster's); "" sends no owner.
 	Home string
-	// RequestTimeout bounds how long an AWS call may make no progress;
-	// TimeoutSetting names the variable that sets it, for errors.
-	RequestTimeout time.Duration
-	TimeoutSetting string
 	// AWS loads the credentials even for a directory: the run's Kubecost
 	// secrets are read with them.
 	AWS bool
@@ -70,10 +62,10 @@ func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 		}
 		a.Store, err = dirstore.New(s.OutputDir, dirstore.Options{Logger: e.Logger})
 	} else {
-		a.Store, err = s3store.New(s.s3Client(e, a.AWS), s3store.Options{
+		a.Store, err = s3store.New(s.s3Client(a.AWS), s3store.Options{
 			Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
 			SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
-			RequestTimeout: e.RequestTimeout, TimeoutSetting: e.TimeoutSetting,
+			RequestTimeout: s.RequestTimeout.Duration(), TimeoutSetting: timeoutVar,
 			PartSize: s.PartSizeBytes(),
 		})
 	}
@@ -88,9 +80,9 @@ func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 // lookup.
 func (s *Settings) awsInput(e Env) awsauth.Input {
 	in := awsauth.Input{
-		Region: e.Region, ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
+		Region: s.Region, ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
 		Lookup: s.AWSLookup(e.Lookup), Logger: e.Logger,
-		RequestTimeout: e.RequestTimeout, RequestTimeoutSetting: e.TimeoutSetting,
+		RequestTimeout: s.RequestTimeout.Duration(), RequestTimeoutSetting: timeoutVar,
 	}
 	if f := s.store.file; f != nil {
 		if ak, sk, token, ok := f.StaticKeys(); ok {
@@ -101,24 +93,21 @@ func (s *Settings) awsInput(e Env) awsauth.Input {
 	return in
 }
 
-// s3Client is the destination's S3 client: the file's region, addressing,
-// retry count and TLS settings over the run's AWS configuration.
-func (s *Settings) s3Client(e Env, id *awsauth.Identity) *s3.Client {
-	f := s.store.file
-	if f == nil || !f.IsS3() {
-		return s3store.NewClient(id.Config)
-	}
-	cc := s3store.ClientConfig{Region: f.Region(), MaxAttempts: f.MaxAttempts()}
-	switch f.Addressing() {
-	case LookupPath:
+// s3Client is the destination's S3 client: the bucket's region, and the
+// file's addressing and TLS settings, over the run's AWS configuration.
+func (s *Settings) s3Client(id *awsauth.Identity) *s3.Client {
+	cc := s3store.ClientConfig{Region: s.BucketRegion(), MaxAttempts: s.maxAttempts()}
+	switch f := s.store.file; {
+	case f == nil || !f.IsS3():
+	case f.Addressing() == LookupPath:
 		cc.Addressing = s3store.AddressingPath
-	case LookupVirtualHosted:
+	case f.Addressing() == LookupVirtualHosted:
 		cc.Addressing = s3store.AddressingVirtualHosted
 	}
 	if t := s.store.tls; t != nil {
 		// Only this client gets the endpoint's TLS settings; STS and
 		// Secrets Manager keep the system's roots.
-		cc.HTTPClient = awsauth.NewHTTPClient(e.RequestTimeout, e.TimeoutSetting).
+		cc.HTTPClient = awsauth.NewHTTPClient(s.RequestTimeout.Duration(), timeoutVar).
 			WithTransportOptions(func(tr *http.Transport) { tr.TLSClientConfig = t.Clone() })
 	}
 	return cc.New(id.Config)

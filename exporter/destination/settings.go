@@ -3,8 +3,6 @@ package destination
 import (
 	"crypto/tls"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +127,7 @@ func (c *Settings) loadObjectStore(lookup func(string) (string, bool)) {
 	if c.ObjectStoreConfigFile == "" {
 		return
 	}
-	b, err := readBounded(c.ObjectStoreConfigFile, maxObjectStoreFile)
+	b, err := exporter.ReadFileMax(c.ObjectStoreConfigFile, maxObjectStoreFile)
 	if err != nil {
 		st.err = fmt.Errorf("cannot read the file: %v", err)
 		return
@@ -146,19 +144,6 @@ func (c *Settings) loadObjectStore(lookup func(string) (string, bool)) {
 			p.apply(c, v)
 		}
 	}
-}
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("larger than %d bytes", limit)
-	}
-	return b, err
 }
 
 // usable reports whether the file was read, parsed and accepted.
@@ -318,11 +303,22 @@ func (c *Settings) objectStoreWarnings() []string {
 	return w
 }
 
-// BucketRegion is the bucket's region as the object-store file gives it
-// (config.region, or an AWS endpoint's host), "" when it gives none.
+// BucketRegion is the bucket's region: the object-store file's
+// (config.region, or an AWS endpoint's host), else Region.
 func (c *Settings) BucketRegion() string {
-	if f := c.store.file; f != nil && f.IsS3() {
+	if f := c.store.file; f != nil && f.IsS3() && f.Region() != "" {
 		return f.Region()
 	}
-	return ""
+	return c.Region
+}
+
+// maxAttempts is the S3 client's attempts per call: max_retries, else
+// AWS_MAX_ATTEMPTS (they agree when both are set), else 0, the SDK's
+// default. Read here, the lookup's value counts as the process's would.
+func (c *Settings) maxAttempts() int {
+	if f := c.store.file; f != nil && f.MaxAttempts() > 0 {
+		return f.MaxAttempts()
+	}
+	n, _ := strconv.Atoi(c.store.env["AWS_MAX_ATTEMPTS"])
+	return max(n, 0)
 }

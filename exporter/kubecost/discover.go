@@ -148,14 +148,7 @@ func (p *prober) probe(ctx context.Context, target string) (bool, string) {
 	if err != nil {
 		return false, "invalid URL"
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
-	for k, vs := range p.o.Headers {
-		req.Header[k] = vs
-	}
-	if p.o.BearerToken != "" {
-		req.Header.Set("Authorization", "Bearer "+p.o.BearerToken)
-	}
+	setHeaders(req, p.o.Headers, p.o.BearerToken)
 	resp, err := p.hc.Do(req)
 	if err != nil {
 		var ue *url.Error

@@ -1,9 +1,7 @@
 package kubecost
 
 import (
-	"fmt"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -12,18 +10,18 @@ import (
 // HeadersSetting is the variable that names the request headers file.
 const HeadersSetting = exporter.HeadersSetting
 
-// HeadersFile reads request headers from a file (KUBECOST_HTTP_HEADERS_FILE),
-// as exporter.ParseHeaders parses them.
-func HeadersFile(path string) (http.Header, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("kubecost: %s: %w", HeadersSetting, err)
+// setHeaders puts on req the headers every Kubecost request carries,
+// discovery's probes included: the user's (KUBECOST_HTTP_HEADERS_FILE)
+// and the bearer token.
+func setHeaders(req *http.Request, h http.Header, bearer string) {
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
+	for k, vs := range h {
+		req.Header[k] = vs
 	}
-	h, err := exporter.ParseHeaders(b)
-	if err != nil {
-		return nil, fmt.Errorf("kubecost: %w", err)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
-	return h, nil
 }
 
 // secrets are the strings no error of the client may show: the values

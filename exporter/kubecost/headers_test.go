@@ -3,29 +3,12 @@ package kubecost
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
-
-// TestHeadersFile: the file is read and parsed (exporter.ParseHeaders);
-// errors name the setting.
-func TestHeadersFile(t *testing.T) {
-	if _, err := HeadersFile(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), HeadersSetting) {
-		t.Errorf("missing file: %v", err)
-	}
-	bad := filepath.Join(t.TempDir(), "bad")
-	if err := os.WriteFile(bad, []byte("X-API-KEY k3y\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := HeadersFile(bad); err == nil || !strings.Contains(err.Error(), HeadersSetting+" line 1") || strings.Contains(err.Error(), "k3y") {
-		t.Errorf("bad file: %v", err)
-	}
-}
 
 // TestHeadersSentAndRefusals: the headers reach the 3.x aggregator
 // through the frontend on every request (availability and days); without
@@ -34,14 +17,7 @@ func TestHeadersFile(t *testing.T) {
 func TestHeadersSentAndRefusals(t *testing.T) {
 	srv := kubecostsim.NewGen3Server(simConfig(), kubecostsim.Gen3Config{RequireHeader: "X-API-KEY: right-k3y"})
 	t.Cleanup(srv.Close)
-	file := filepath.Join(t.TempDir(), "headers")
-	if err := os.WriteFile(file, []byte("X-API-KEY: right-k3y\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h, err := HeadersFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := http.Header{"X-Api-Key": {"right-k3y"}}
 	c, logs := newClient(t, srv.URL+"/model/allocation", func(o *Options) { o.Headers = h })
 	if _, err := c.AvailableDays(context.Background(), testDay, testDay.AddDate(0, 0, 1)); err != nil {
 		t.Fatal(err)
@@ -84,7 +60,7 @@ func TestHeadersSentAndRefusals(t *testing.T) {
 		w.Write([]byte(`{"code":403,"message":"invalid API key ` + r.Header.Get("X-Api-Key") + `"}`))
 	})
 	c, _ = newClient(t, echo.URL, func(o *Options) { o.Headers = http.Header{"X-Api-Key": {"leaky-k3y"}} })
-	err = c.FetchDay(context.Background(), testDay, &memSink{})
+	err := c.FetchDay(context.Background(), testDay, &memSink{})
 	if err == nil || strings.Contains(err.Error(), "leaky-k3y") || !strings.Contains(err.Error(), "invalid API key REDACTED") {
 		t.Errorf("echoed key: %v", err)
 	}

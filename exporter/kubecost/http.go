@@ -132,14 +132,7 @@ func (c *Client) newRequest(ctx context.Context, j *job, w window) (*http.Reques
 	if err != nil {
 		return nil, permanent("build request: %w", err)
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
-	for k, vs := range c.opts.Headers {
-		req.Header[k] = vs
-	}
-	if c.opts.BearerToken != "" {
-		req.Header.Set("Authorization", "Bearer "+c.opts.BearerToken)
-	}
+	setHeaders(req, c.opts.Headers, c.opts.BearerToken)
 	return req, nil
 }
 

@@ -1,8 +1,6 @@
 package kubecost
 
 import (
-	"math"
-
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -151,19 +149,8 @@ func (p *parser) structFields(x int, e *schema.Entry) {
 		case types[f] == schema.NullableDouble:
 			if c != '"' && c != 't' && c != 'f' {
 				o.Num, o.Set = numberOf(v, &p.unq), true
-				o.Set, o.Num = finiteOpt(o.Num)
+				o.Set, o.Num = schema.Finite(o.Num)
 			}
 		}
 	}
-}
-
-// finiteOpt reports whether v is a number; -0 becomes 0.
-func finiteOpt(v float64) (bool, float64) {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return false, 0
-	}
-	if v == 0 {
-		return true, 0
-	}
-	return true, v
 }

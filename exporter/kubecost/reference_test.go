@@ -355,7 +355,7 @@ func refStruct(e *schema.Entry, fields []schema.Column, n *jnode) {
 		case schema.NullableDouble:
 			if k == '0' {
 				o.Num = refNumber(m.val)
-				o.Set, o.Num = finiteOpt(o.Num)
+				o.Set, o.Num = schema.Finite(o.Num)
 			}
 		}
 	}

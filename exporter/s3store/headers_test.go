@@ -50,15 +50,3 @@ func TestObjectHeaders(t *testing.T) {
 		t.Errorf("%d write requests, want a PutObject and a CreateMultipartUpload", writes)
 	}
 }
-
-// TestObjectHeadersValidate: headers S3 would refuse are caught by New.
-func TestObjectHeadersValidate(t *testing.T) {
-	for _, o := range []Options{
-		{Bucket: "b-1", Headers: ObjectHeaders{SSEKMSEncryptionContext: "e30="}},
-		{Bucket: "b-1", Headers: ObjectHeaders{Metadata: map[string]string{"bad key": "x"}}},
-	} {
-		if errs := o.Validate(); len(errs) == 0 {
-			t.Errorf("%+v accepted", o.Headers)
-		}
-	}
-}

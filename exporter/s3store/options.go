@@ -1,16 +1,10 @@
 package s3store
 
 import (
-	"fmt"
 	"log/slog"
-	"regexp"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // Defaults for Options. A Put of a seekable file reads its parts in place
@@ -30,26 +24,6 @@ const (
 	DefaultChecksum = types.ChecksumAlgorithmCrc32
 )
 
-// checksums are the algorithms S3 accepts for multipart uploads and the
-// S3-compatible servers we test against verify.
-var checksums = []types.ChecksumAlgorithm{
-	types.ChecksumAlgorithmCrc32,
-	types.ChecksumAlgorithmCrc32c,
-	types.ChecksumAlgorithmCrc64nvme,
-	types.ChecksumAlgorithmSha1,
-	types.ChecksumAlgorithmSha256,
-}
-
-// Limits imposed by S3 on multipart parts.
-const (
-	minPartSize = 5 << 20
-	maxPartSize = 5 << 30 // 5 GiB
-	maxConc     = 64
-	// maxMetadata is S3's limit on the total size of user-defined metadata
-	// (keys plus values, as sent).
-	maxMetadata = 2 << 10
-)
-
 // Server-side encryption modes accepted in Options.SSE.
 const (
 	SSENone = ""
@@ -58,7 +32,8 @@ const (
 )
 
 // Options configure a Store. The zero value of every field but Bucket means
-// "use the default".
+// "use the default". The store trusts them: the user's settings are
+// checked once, at configuration time, by package destination.
 type Options struct {
 	// Bucket is the destination bucket. Required.
 	Bucket string
@@ -76,10 +51,11 @@ type Options struct {
 	// Headers go on every object written (Put); see ObjectHeaders.
 	Headers ObjectHeaders
 	// PartSize is the multipart part size and the size of each upload
-	// buffer. 0 means DefaultPartSize; otherwise 5 MiB to 5 GiB.
+	// buffer. 0 means DefaultPartSize; the destination holds it to S3's
+	// limits.
 	PartSize int64
 	// Concurrency is how many parts of one object are sent at once. 0 means
-	// DefaultConcurrency; otherwise 1 to 64.
+	// DefaultConcurrency.
 	Concurrency int
 	// Checksum is the flexible checksum algorithm for uploads. "" means
 	// DefaultChecksum.
@@ -94,51 +70,6 @@ type Options struct {
 	// Logger receives debug events per operation and warnings about
 	// clean-up failures. nil discards them.
 	Logger *slog.Logger
-}
-
-// Validate reports every invalid field. It has no side effects and does
-// not apply defaults, so it can be called on user input at any time.
-func (o Options) Validate() exporter.FieldErrors {
-	var errs exporter.FieldErrors
-	bad := func(field, value, format string, args ...any) {
-		errs = append(errs, &exporter.FieldError{Field: field, Value: value, Msg: fmt.Sprintf(format, args...)})
-	}
-	switch {
-	case o.Bucket == "":
-		bad("Bucket", "", "required")
-	case exporter.BucketNameProblem(o.Bucket) != "":
-		bad("Bucket", o.Bucket, "%s", exporter.BucketNameProblem(o.Bucket))
-	}
-	if o.ExpectedBucketOwner != "" && !exporter.IsAccountID(o.ExpectedBucketOwner) {
-		bad("ExpectedBucketOwner", o.ExpectedBucketOwner, "accepted: empty or a 12-digit AWS account ID")
-	}
-	switch o.SSE {
-	case SSENone, SSES3, SSEKMS:
-	default:
-		bad("SSE", o.SSE, "accepted: empty, %s, %s", SSES3, SSEKMS)
-	}
-	if o.SSEKMSKeyID != "" && o.SSE != SSEKMS {
-		bad("SSEKMSKeyID", o.SSEKMSKeyID, "only valid with SSE %s", SSEKMS)
-	}
-	if o.Headers.SSEKMSEncryptionContext != "" && o.SSE != SSEKMS {
-		bad("Headers.SSEKMSEncryptionContext", o.Headers.SSEKMSEncryptionContext, "only valid with SSE %s", SSEKMS)
-	}
-	if err := checkMetadata(o.Headers.Metadata); err != nil {
-		bad("Headers.Metadata", "", "%v", err)
-	}
-	if o.PartSize != 0 && (o.PartSize < minPartSize || o.PartSize > maxPartSize) {
-		bad("PartSize", fmt.Sprint(o.PartSize), "accepted: 0 (default %d) or %d to %d bytes", DefaultPartSize, minPartSize, int64(maxPartSize))
-	}
-	if o.Concurrency < 0 || o.Concurrency > maxConc {
-		bad("Concurrency", fmt.Sprint(o.Concurrency), "accepted: 0 (default %d) or 1 to %d", DefaultConcurrency, maxConc)
-	}
-	if o.Checksum != "" && !slices.Contains(checksums, o.Checksum) {
-		bad("Checksum", string(o.Checksum), "accepted: %v", checksums)
-	}
-	if strings.ContainsAny(o.ContentType, "\r\n") {
-		bad("ContentType", o.ContentType, "must be a single-line media type")
-	}
-	return errs
 }
 
 // withDefaults fills in every zero field that has a default.
@@ -159,28 +90,4 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
-}
-
-var metaKeyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-// checkMetadata rejects metadata S3 would refuse or silently mangle: keys
-// that are not header tokens, and non-ASCII values (S3 returns those
-// RFC 2047-encoded, so they would not read back as written).
-func checkMetadata(meta map[string]string) error {
-	total := 0
-	for k, v := range meta {
-		if !metaKeyRE.MatchString(k) {
-			return fmt.Errorf("metadata key %q: accepted: letters, digits, '.', '_' and '-'", k)
-		}
-		for i := 0; i < len(v); i++ {
-			if c := v[i]; c < 0x20 || c > 0x7e {
-				return fmt.Errorf("metadata %q: value must be printable ASCII", k)
-			}
-		}
-		total += len(k) + len(v)
-	}
-	if total > maxMetadata {
-		return fmt.Errorf("metadata is %d bytes, S3 allows %d", total, maxMetadata)
-	}
-	return nil
 }

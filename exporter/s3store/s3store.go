@@ -55,8 +55,8 @@ func New(client *s3.Client, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("s3store: nil client")
 	}
-	if errs := opts.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("s3store: invalid options: %w", errs)
+	if opts.Bucket == "" {
+		return nil, errors.New("s3store: no bucket")
 	}
 	opts = opts.withDefaults()
 	s := &Store{client: client, opts: opts, log: opts.Logger}

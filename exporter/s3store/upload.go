@@ -33,9 +33,6 @@ const maxParts = 10000
 // retried part is re-read from disk. Any other reader is cut into
 // PartSize buffers, Concurrency+1 at most.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
-	if err := checkMetadata(s.opts.Headers.merged(meta)); err != nil {
-		return fmt.Errorf("s3: put %s: %w", key, err)
-	}
 	start := time.Now()
 	// Concurrency parts in flight and one being read.
 	src, err := newPartSource(ctx, r, s.opts.PartSize, s.opts.Concurrency+1)

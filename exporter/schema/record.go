@@ -178,7 +178,7 @@ func (p *Projection) Finish(r *Record) {
 	// compute is null there, not 0.
 	for i := range r.X {
 		if x := &r.X[i]; extras[i].Type == NullableDouble && x.Set {
-			x.Set, x.Num = finite(x.Num)
+			x.Set, x.Num = Finite(x.Num)
 		}
 	}
 	r.Props[PropClusterID] = p.clusterID
@@ -198,8 +198,9 @@ func (p *Projection) Finish(r *Record) {
 	}
 }
 
-// finite reports whether v is a number, with -0 made 0.
-func finite(v float64) (bool, float64) {
+// Finite reports whether v is a number, with -0 made 0; Kubecost's
+// decoders (package kubecost) call it too, so NaN and -0 mean one thing.
+func Finite(v float64) (bool, float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return false, 0
 	}
