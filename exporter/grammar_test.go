@@ -1,12 +1,16 @@
 package exporter_test
 
 import (
+	"fmt"
 	"maps"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/grammars"
 )
 
@@ -82,21 +86,86 @@ var definitions = []struct {
 	{"the CLUSTER_ARNS variable's reader", "exporter/config/clusters.go", func(s string) bool { return s == "call:CLUSTER_ARNS" }},
 }
 
-// destinationVars are the destination's settings: only its package
-// declares (env tag), reads (a lookup call) or checks (a rule's name) them.
-// Text that names one, such as an error, is fine anywhere.
-var destinationVars = []string{"S3_BUCKET_NAME", "OBJECT_STORE_CONFIG_FILE", "S3_PREFIX", "OUTPUT_DIR", "IRSA_PARENT_IAM_ROLE_ARN",
-	"S3_EXPECTED_BUCKET_OWNER", "S3_SSE", "S3_SSE_KMS_KEY_ID", "S3_PART_SIZE_MIB"}
+// The destination's variables are derived from its own code, never
+// listed here: the env tags of its struct tags (Settings) and every name
+// its product files spell as a variable, whether a lookup's argument
+// (AWS_DEFAULT_REGION), a row of the file's table (pairs: AWS_ENDPOINT_URL_S3,
+// AWS_MAX_ATTEMPTS) or a rule's name. Only the destination may declare,
+// read or check one: another package that spells one exactly, in a tag,
+// as a concatenation of literals, or as the start of a name it builds
+// ("S3_" + x) is reading the destination's settings behind its back, and
+// the archive is no longer described in one place.
+const destHome = "exporter/destination/"
 
-func init() {
-	for _, name := range destinationVars {
-		definitions = append(definitions, struct {
-			what string
-			home string
-			is   func(lit string) bool
-		}{"the destination setting " + name, "exporter/destination/", func(s string) bool {
-			return s == name || s == "call:"+name || strings.Contains(s, `env:"`+name+`"`)
-		}})
+var varNameRE = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+
+// sdkEndpoints are what awsauth may spell of them: it resolves the AWS
+// SDK's endpoint variables for every AWS client (STS and Secrets Manager
+// too) through the lookup the destination hands it (Settings.AWSLookup).
+var sdkEndpoints = map[string]bool{"AWS_ENDPOINT_URL": true, "AWS_ENDPOINT_URL_": true}
+
+// destinationVars derives the destination's variables from the product
+// literals of its home.
+func destinationVars(lits []grammars.Literal) map[string]bool {
+	vars := map[string]bool{}
+	for _, l := range lits {
+		if !inHome(l.File, destHome) {
+			continue
+		}
+		if l.Tag {
+			if env := reflect.StructTag(l.Value).Get("env"); env != "" {
+				vars[env] = true
+			}
+		} else if varNameRE.MatchString(l.Value) {
+			vars[l.Value] = true
+		}
+	}
+	return vars
+}
+
+// destinationViolations are the literals outside the destination that
+// spell one of its variables.
+func destinationViolations(lits []grammars.Literal) []string {
+	vars := destinationVars(lits)
+	var out []string
+	for _, l := range lits {
+		if inHome(l.File, destHome) || (inHome(l.File, "exporter/awsauth/") && sdkEndpoints[l.Value]) {
+			continue
+		}
+		name := l.Value
+		if l.Tag {
+			name = reflect.StructTag(l.Value).Get("env")
+		}
+		prefixOf := l.Operand && strings.HasSuffix(name, "_") && slices.ContainsFunc(slices.Collect(maps.Keys(vars)), func(v string) bool {
+			return strings.HasPrefix(v, name)
+		})
+		if vars[name] || prefixOf {
+			out = append(out, fmt.Sprintf("%s spells the destination variable %q; the destination (%s) reads its settings", l.File, name, destHome))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestDestinationVariablesDerived: the derived list holds every env tag
+// of the compiled Settings and the variables the destination reads
+// beyond its tags, so that the guard below sees what it guards.
+func TestDestinationVariablesDerived(t *testing.T) {
+	lits, err := grammars.ProductLiterals("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := destinationVars(lits)
+	st := reflect.TypeFor[destination.Settings]()
+	for i := range st.NumField() {
+		if env := st.Field(i).Tag.Get("env"); env != "" && !vars[env] {
+			t.Errorf("Settings' %s (env %s) is not derived", st.Field(i).Name, env)
+		}
+	}
+	for _, v := range []string{"S3_REQUEST_TIMEOUT", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL_S3", "AWS_MAX_ATTEMPTS"} {
+		if !vars[v] {
+			t.Errorf("%s, which the destination reads, is not derived: %v", v, slices.Sorted(maps.Keys(vars)))
+		}
 	}
 }
 
@@ -111,7 +180,9 @@ func inHome(file, home string) bool {
 
 // TestGrammarsDefinedOnce walks the product's Go files (not tests, not the
 // test tooling, which imitates Kubecost and AWS on purpose) and finds
-// every string literal that spells a grammar: each must be in its home.
+// every string literal that spells a grammar: each must be in its home,
+// and a destination variable in the destination (destinationViolations;
+// TestGuardCatchesMutations shows what it catches).
 func TestGrammarsDefinedOnce(t *testing.T) {
 	lits, err := grammars.ProductLiterals("..")
 	if err != nil {
@@ -125,6 +196,9 @@ func TestGrammarsDefinedOnce(t *testing.T) {
 				found[i][l.File] = true
 			}
 		}
+	}
+	for _, v := range destinationViolations(lits) {
+		t.Error(v)
 	}
 	for i, def := range definitions {
 		if !slices.ContainsFunc(slices.Collect(maps.Keys(found[i])), func(f string) bool { return inHome(f, def.home) }) {

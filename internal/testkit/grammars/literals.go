@@ -23,6 +23,10 @@ type Literal struct {
 	// Arg: the one argument of a call, f("CLUSTER_ARNS"), as a lookup
 	// reads a variable.
 	Arg bool
+	// Operand: a piece of a concatenation ("S3_" + name), a name built
+	// at run time. A concatenation of literals alone ("S3_" + "PREFIX")
+	// is also a Literal of its own, folded, as the compiler folds it.
+	Operand bool
 }
 
 // ProductLiterals returns every string literal of the product's Go files
@@ -57,13 +61,19 @@ func ProductLiterals(root string) ([]Literal, error) {
 }
 
 func literalsOf(file string, f *ast.File) []Literal {
-	compared, tags, args := map[ast.Expr]bool{}, map[ast.Expr]bool{}, map[ast.Expr]bool{}
+	compared, tags, args, operands := map[ast.Expr]bool{}, map[ast.Expr]bool{}, map[ast.Expr]bool{}, map[ast.Expr]bool{}
 	var out []Literal
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.BinaryExpr:
 			if n.Op == token.EQL || n.Op == token.NEQ {
 				compared[n.X], compared[n.Y] = true, true
+			}
+			if n.Op == token.ADD {
+				operands[ast.Unparen(n.X)], operands[ast.Unparen(n.Y)] = true, true
+				if s, ok := folded(n); ok {
+					out = append(out, Literal{File: file, Value: s, Compared: compared[n], Arg: args[n]})
+				}
 			}
 		case *ast.CaseClause:
 			for _, e := range n.List {
@@ -79,10 +89,24 @@ func literalsOf(file string, f *ast.File) []Literal {
 			}
 		case *ast.BasicLit:
 			if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING {
-				out = append(out, Literal{File: file, Value: s, Compared: compared[n], Tag: tags[n], Arg: args[n]})
+				out = append(out, Literal{File: file, Value: s, Compared: compared[n], Tag: tags[n], Arg: args[n], Operand: operands[n]})
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// folded is the value of a concatenation of string literals.
+func folded(e ast.Expr) (string, bool) {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.BasicLit:
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil && e.Kind == token.STRING
+	case *ast.BinaryExpr:
+		x, okx := folded(e.X)
+		y, oky := folded(e.Y)
+		return x + y, okx && oky && e.Op == token.ADD
+	}
+	return "", false
 }
