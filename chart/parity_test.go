@@ -310,8 +310,14 @@ func TestParityCoversEveryRule(t *testing.T) {
 			rejected[e.Field] = true
 		}
 	}
+	chartVars := map[string]bool{}
+	for _, v := range config.Vars() {
+		chartVars[v.Name] = true
+	}
 	for _, r := range config.Rules() {
-		if !rejected[r.Var] {
+		// AWS_REGION's rule is the run's too, but EKS sets the variable in
+		// the pod and the chart has no value for it (config.Vars).
+		if !rejected[r.Var] && chartVars[r.Var] {
 			t.Errorf("no parity case makes the exporter reject %s: add one to parityCases", r.Var)
 		}
 	}
