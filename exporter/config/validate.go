@@ -137,7 +137,7 @@ func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) fun
 // What the regexps accept, in the words of errors.
 const (
 	secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
-	regionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
+	regionAccepted = destination.RegionAccepted
 )
 
 func rules() []Rule {

@@ -103,6 +103,9 @@ const timeoutVar = "S3_REQUEST_TIMEOUT"
 
 var regionRE = regexp.MustCompile(`^` + exporter.RegionPattern + `$`)
 
+// RegionAccepted is what a region setting accepts, in the words of errors.
+const RegionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
+
 var roleARNRE = regexp.MustCompile(`^arn:(` + exporter.PartitionPattern + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
 
 const roleAccepted = "an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
@@ -147,7 +150,7 @@ func checkRegion(s *Settings, sc Scope, bad badFunc) {
 	}
 	switch {
 	case s.Region != "" && !regionRE.MatchString(s.Region):
-		bad(s.Region, "accepted: an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1")
+		bad(s.Region, "accepted: %s", RegionAccepted)
 	case s.Region == "" && s.S3BucketName != "" && !s.IsDir() && !sc.Clusters:
 		bad("", "required with a bucket: the bucket's region (or CLUSTER_ID, whose region it is)")
 	}
