@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -272,3 +273,21 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
+
+// Seconds is a positive number of seconds, fractions allowed, as a
+// setting spells a timeout (S3_REQUEST_TIMEOUT, CONNECTION_TIMEOUT).
+type Seconds time.Duration
+
+// Decode parses v.
+func (s *Seconds) Decode(v string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	// The negated range test also rejects NaN.
+	if err != nil || !(f > 0 && f <= 86400) {
+		return errors.New("accepted: a number of seconds > 0 and <= 86400")
+	}
+	*s = Seconds(f * float64(time.Second))
+	return nil
+}
+
+// Duration returns s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(s) }

@@ -1,11 +1,6 @@
 package exporter
 
-import (
-	"errors"
-	"strconv"
-	"strings"
-	"time"
-)
+import "time"
 
 const day = 24 * time.Hour
 
@@ -102,21 +97,3 @@ func BacklogFrom(now time.Time, backfillDays int, settle time.Duration, b Backlo
 	}
 	return first
 }
-
-// Seconds is a positive number of seconds, fractions allowed, as a
-// setting spells a timeout (S3_REQUEST_TIMEOUT, CONNECTION_TIMEOUT).
-type Seconds time.Duration
-
-// Decode parses v.
-func (s *Seconds) Decode(v string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	// The negated range test also rejects NaN.
-	if err != nil || !(f > 0 && f <= 86400) {
-		return errors.New("accepted: a number of seconds > 0 and <= 86400")
-	}
-	*s = Seconds(f * float64(time.Second))
-	return nil
-}
-
-// Duration returns s as a time.Duration.
-func (s Seconds) Duration() time.Duration { return time.Duration(s) }
