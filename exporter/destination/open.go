@@ -70,17 +70,22 @@ func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 		}
 		a.Store, err = dirstore.New(s.OutputDir, dirstore.Options{Logger: e.Logger})
 	} else {
-		a.Store, err = s3store.New(s.s3Client(e, a.AWS), s3store.Options{
-			Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
-			SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
-			RequestTimeout: e.RequestTimeout, TimeoutSetting: e.TimeoutSetting,
-			PartSize: s.PartSizeBytes(),
-		})
+		a.Store, err = s.openS3(e, a.AWS)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// openS3 is the archive's store in S3, reached with the run's identity.
+func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
+	return s3store.New(s.s3Client(e, id), s3store.Options{
+		Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
+		SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
+		RequestTimeout: e.RequestTimeout, TimeoutSetting: e.TimeoutSetting,
+		PartSize: s.PartSizeBytes(),
+	})
 }
 
 // awsInput is the credential chain: IRSA (or the file's static keys),
@@ -104,22 +109,28 @@ func (s *Settings) awsInput(e Env) awsauth.Input {
 // s3Client is the destination's S3 client: the file's region, addressing,
 // retry count and TLS settings over the run's AWS configuration.
 func (s *Settings) s3Client(e Env, id *awsauth.Identity) *s3.Client {
-	f := s.store.file
-	if f == nil || !f.IsS3() {
-		return s3store.NewClient(id.Config)
+	var cc s3store.ClientConfig
+	if f := s.store.file; f != nil && f.IsS3() {
+		cc = s3store.ClientConfig{Region: f.Region(), MaxAttempts: f.MaxAttempts()}
+		switch f.Addressing() {
+		case LookupPath:
+			cc.Addressing = s3store.AddressingPath
+		case LookupVirtualHosted:
+			cc.Addressing = s3store.AddressingVirtualHosted
+		}
+		if t := s.store.tls; t != nil {
+			// Only this client gets the endpoint's TLS settings; STS and
+			// Secrets Manager keep the system's roots.
+			cc.HTTPClient = awsauth.NewHTTPClient(e.RequestTimeout, e.TimeoutSetting).
+				WithTransportOptions(func(tr *http.Transport) { tr.TLSClientConfig = t.Clone() })
+		}
 	}
-	cc := s3store.ClientConfig{Region: f.Region(), MaxAttempts: f.MaxAttempts()}
-	switch f.Addressing() {
-	case LookupPath:
-		cc.Addressing = s3store.AddressingPath
-	case LookupVirtualHosted:
-		cc.Addressing = s3store.AddressingVirtualHosted
-	}
-	if t := s.store.tls; t != nil {
-		// Only this client gets the endpoint's TLS settings; STS and
-		// Secrets Manager keep the system's roots.
-		cc.HTTPClient = awsauth.NewHTTPClient(e.RequestTimeout, e.TimeoutSetting).
-			WithTransportOptions(func(tr *http.Transport) { tr.TLSClientConfig = t.Clone() })
+	if ap, msg := exporter.ParseAccessPointARN(s.S3BucketName); msg == "" {
+		// The SDK names the access point in the host, never in the path
+		// (it refuses path-style with an ARN), and with UseARNRegion off
+		// (its default) refuses an ARN of another region than the
+		// client's: the client's region is the ARN's (accesspoint.go).
+		cc.Region, cc.Addressing = ap.Region, s3store.AddressingVirtualHosted
 	}
 	return cc.New(id.Config)
 }

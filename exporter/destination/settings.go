@@ -318,9 +318,13 @@ func (c *Settings) objectStoreWarnings() []string {
 	return w
 }
 
-// BucketRegion is the bucket's region as the object-store file gives it
-// (config.region, or an AWS endpoint's host), "" when it gives none.
+// BucketRegion is the bucket's region as the settings give it: an access
+// point ARN's, else the object-store file's (config.region, or an AWS
+// endpoint's host); "" when they give none.
 func (c *Settings) BucketRegion() string {
+	if ap, msg := exporter.ParseAccessPointARN(c.S3BucketName); msg == "" {
+		return ap.Region
+	}
 	if f := c.store.file; f != nil && f.IsS3() {
 		return f.Region()
 	}
