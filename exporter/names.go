@@ -59,8 +59,8 @@ func BucketNameProblem(name string) string {
 	case strings.HasSuffix(name, "-s3alias"):
 		return aliasProblem(name)
 	case !bucketRE.MatchString(name):
-		return "accepted: a bucket name (3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit), " +
-			"an access point alias (<name>-<metadata>-s3alias) or an access point ARN (" + AccessPointARNAccepted + ")"
+		return "accepted: 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit; " +
+			"or an access point alias (<name>-<metadata>-s3alias) or ARN (" + AccessPointARNAccepted + ")"
 	case strings.Contains(name, ".."):
 		return "must not contain two adjacent dots"
 	case net.ParseIP(name) != nil:

@@ -169,6 +169,12 @@ func TestAccessPointRequests(t *testing.T) {
 			alias + ".s3.eu-central-1.amazonaws.com", "eu-central-1"},
 		{"arn in config.bucket", "", "type: S3\nconfig:\n  bucket: " + arn + "\n  endpoint: s3.amazonaws.com\n  part_size: 5242880\n",
 			"cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com", "eu-west-1"},
+		// A PrivateLink interface endpoint for access points is a custom
+		// endpoint, before which the SDK names the access point
+		// (endpoints_test.go "SDK::Host + access point ARN@us-west-2").
+		{"arn in config.bucket through privatelink", "", "type: S3\nconfig:\n  bucket: " + arn +
+			"\n  endpoint: accesspoint.vpce-1a2b3c4d-5e6f.s3.eu-west-1.vpce.amazonaws.com\n  part_size: 5242880\n",
+			"cost-ap-444455556666.accesspoint.vpce-1a2b3c4d-5e6f.s3.eu-west-1.vpce.amazonaws.com", "eu-west-1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := newRecordingS3(t)
@@ -180,6 +186,11 @@ func TestAccessPointRequests(t *testing.T) {
 				Region: "us-east-2", HTTPClient: rec, RetryMaxAttempts: 1,
 				Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""),
 			}}
+			// awsauth hands the SDK the file's custom endpoint as
+			// AWS_ENDPOINT_URL_S3 (AWSLookup); here it is set directly.
+			if e, ok := s.AWSLookup(func(string) (string, bool) { return "", false })("AWS_ENDPOINT_URL_S3"); ok {
+				id.Config.BaseEndpoint = aws.String(e)
+			}
 			store, err := s.openS3(Env{Home: "111122223333"}, id)
 			if err != nil {
 				t.Fatal(err)
@@ -251,5 +262,87 @@ func checkRequests(t *testing.T, reqs []wireRequest, host, region string) {
 		if h := reqs[i].header; h.Get("If-None-Match") != "" || h.Get("If-Match") != "" {
 			t.Errorf("%s carries a precondition; only PutObject and CompleteMultipartUpload take one", reqs[i].op)
 		}
+	}
+}
+
+// TestAccessPointRefusals: what would not reach the access point, or
+// reaches it around its policy, is refused on the field that says so.
+func TestAccessPointRefusals(t *testing.T) {
+	const (
+		alias = "cost-ap-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias"
+		arn   = "arn:aws:s3:eu-west-1:444455556666:accesspoint/cost-ap"
+	)
+	for _, tc := range []struct{ bucket, endpoint, more, field, want string }{
+		// The host forms: the advice keeps the access point.
+		{"cost-archive", "cost-ap-111122223333.s3-accesspoint.us-east-1.amazonaws.com", "", "config.endpoint",
+			"an access point's own host: write the S3 endpoint, s3.us-east-1.amazonaws.com, and use the alias or the ARN as the bucket"},
+		{"cost-archive", "cost-ap-111122223333.s3-accesspoint.dualstack.eu-west-1.amazonaws.com", "", "config.endpoint", "s3.eu-west-1.amazonaws.com"},
+		{"cost-archive", "cost-ap-111122223333.s3-accesspoint-fips.us-east-2.amazonaws.com", "", "config.endpoint", "use the alias or the ARN"},
+		{"cost-archive", "s3-accesspoint.us-east-1.amazonaws.com", "", "config.endpoint", "use the alias or the ARN"},
+		{"cost-archive", "reports-123456789012.op-01234567890123456.s3-outposts.us-west-2.amazonaws.com", "", "config.endpoint", "S3 on Outposts"},
+		{"cost-archive", "olap-123456789012.s3-object-lambda.us-west-2.amazonaws.com", "", "config.endpoint", "Object Lambda"},
+		{"cost-archive", "mfzwi23gnjvgw.mrap.accesspoint.s3-global.amazonaws.com", "", "config.endpoint", "Multi-Region"},
+		// What cannot reach an access point named as the bucket.
+		{arn, "s3.amazonaws.com", "bucket_lookup_type: path", "config.bucket_lookup_type", "virtual-hosted-style requests only"},
+		{alias, "s3.amazonaws.com", "bucket_lookup_type: path", "config.bucket_lookup_type", "virtual-hosted-style requests only"},
+		{arn, "s3.amazonaws.com", "insecure: true", "config.insecure", "HTTPS only"},
+		{arn, "minio:9000", "", "config.endpoint", "write AWS's S3 endpoint (s3.eu-west-1.amazonaws.com)"},
+		{arn, "s3-fips.eu-west-1.amazonaws.com", "", "config.endpoint", "the access point's own host"},
+		{arn, "s3.amazonaws.com", "region: us-east-1", "config.region", "names region us-east-1, the access point ARN eu-west-1"},
+		{arn, "s3.us-east-1.amazonaws.com", "", "config.endpoint", "names region us-east-1"},
+	} {
+		f, err := Parse([]byte("type: S3\nconfig:\n  bucket: " + tc.bucket + "\n  endpoint: " + tc.endpoint + "\n  " + tc.more + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := f.Validate()
+		if len(errs) != 1 || errs[0].Field != tc.field || !strings.Contains(errs[0].Msg, tc.want) {
+			t.Errorf("%s at %s (%s): %v; want one %s error containing %q", tc.bucket, tc.endpoint, tc.more, errs, tc.field, tc.want)
+		}
+	}
+	// An alias is a bucket name to an S3-compatible store, path-style and
+	// over http included.
+	f, err := Parse([]byte("type: S3\nconfig:\n  bucket: " + alias + "\n  endpoint: minio:9000\n  insecure: true\n  bucket_lookup_type: path\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := f.Validate(); len(errs) > 0 {
+		t.Errorf("alias on minio: %v", errs)
+	}
+}
+
+// TestAccessPointVariables: an ARN in S3_BUCKET_NAME is held to the
+// endpoint variables and the clusters' partition, and draws no warning
+// for the account and region every ARN names.
+func TestAccessPointVariables(t *testing.T) {
+	const arn = "arn:aws:s3:eu-west-1:444455556666:accesspoint/cost-ap"
+	check := func(env map[string]string, sc Scope) []string {
+		s := &Settings{S3BucketName: arn, S3PartSizeMiB: 8}
+		s.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		var got []string
+		checkBucket(s, sc, func(v, format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) })
+		return got
+	}
+	aws := Scope{Partition: "aws"}
+	for env, want := range map[string]string{
+		"http://minio:9000":                  "AWS_ENDPOINT_URL_S3=http://minio:9000 would receive the access point's requests as <name>-<account>.minio:9000",
+		"https://s3.eu-west-1.amazonaws.com": "unset it",
+	} {
+		if got := check(map[string]string{"AWS_ENDPOINT_URL_S3": env}, aws); len(got) != 1 || !strings.Contains(got[0], want) {
+			t.Errorf("AWS_ENDPOINT_URL_S3=%s: %v, want %q", env, got, want)
+		}
+	}
+	if got := check(map[string]string{"AWS_ENDPOINT_URL": "https://accesspoint.vpce-1a2b3c4d-5e6f.s3.eu-west-1.vpce.amazonaws.com"}, aws); len(got) > 0 {
+		t.Errorf("privatelink endpoint for access points refused: %v", got)
+	}
+	if got := check(nil, Scope{Partition: "aws-cn"}); len(got) != 1 || !strings.Contains(got[0], `partition "aws" differs from the cluster's "aws-cn"`) {
+		t.Errorf("partition: %v", got)
+	}
+	s := &Settings{S3BucketName: arn}
+	if w := s.Warnings(); len(w) > 0 {
+		t.Errorf("warnings for an ARN: %v", w)
+	}
+	if r := s.BucketRegion(); r != "eu-west-1" {
+		t.Errorf("BucketRegion %q, want the ARN's", r)
 	}
 }
