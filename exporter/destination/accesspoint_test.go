@@ -345,4 +345,8 @@ func TestAccessPointVariables(t *testing.T) {
 	if r := s.BucketRegion(); r != "eu-west-1" {
 		t.Errorf("BucketRegion %q, want the ARN's", r)
 	}
+	// The report gives no region of its own: the ARN's is the default.
+	if r := s.awsInput(Env{}).Region; r != "eu-west-1" {
+		t.Errorf("AWS region without one given: %q, want the ARN's", r)
+	}
 }

@@ -1,6 +1,7 @@
 package destination
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -93,7 +94,7 @@ func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 // lookup.
 func (s *Settings) awsInput(e Env) awsauth.Input {
 	in := awsauth.Input{
-		Region: e.Region, ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
+		Region: cmp.Or(e.Region, s.BucketRegion()), ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
 		Lookup: s.AWSLookup(e.Lookup), Logger: e.Logger,
 		RequestTimeout: e.RequestTimeout, RequestTimeoutSetting: e.TimeoutSetting,
 	}
@@ -127,9 +128,12 @@ func (s *Settings) s3Client(e Env, id *awsauth.Identity) *s3.Client {
 	}
 	if ap, msg := exporter.ParseAccessPointARN(s.S3BucketName); msg == "" {
 		// The SDK names the access point in the host, never in the path
-		// (it refuses path-style with an ARN), and with UseARNRegion off
-		// (its default) refuses an ARN of another region than the
-		// client's: the client's region is the ARN's (accesspoint.go).
+		// (it refuses path-style with an ARN), and refuses an ARN of
+		// another region than the client's unless UseARNRegion, which is
+		// off unless AWS_S3_USE_ARN_REGION says otherwise (service/s3
+		// endpoints.go bindEndpointParams; endpoints_test.go "vanilla
+		// access point arn with region mismatch and UseArnRegion=false"):
+		// the client's region is the ARN's, so neither depends on it.
 		cc.Region, cc.Addressing = ap.Region, s3store.AddressingVirtualHosted
 	}
 	return cc.New(id.Config)
