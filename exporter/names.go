@@ -148,17 +148,11 @@ func ParseAccessPointARN(arn string) (ap AccessPointARN, msg string) {
 	return ap, ""
 }
 
-// IsAccessPointARN reports whether bucket is an access point ARN the
-// exporter accepts.
-func IsAccessPointARN(bucket string) bool {
-	_, msg := ParseAccessPointARN(bucket)
-	return msg == ""
-}
-
 // IsAccessPoint reports whether bucket names an access point, by alias or
 // ARN, rather than a bucket.
 func IsAccessPoint(bucket string) bool {
-	return IsAccessPointARN(bucket) || (strings.HasSuffix(bucket, "-s3alias") && aliasProblem(bucket) == "")
+	_, msg := ParseAccessPointARN(bucket)
+	return msg == "" || (strings.HasSuffix(bucket, "-s3alias") && aliasProblem(bucket) == "")
 }
 
 // aliasProblem checks an access point alias: a bucket name ending in

@@ -101,7 +101,8 @@ func (c *S3) validateAccessPoint(bad badFn) {
 // file, to the rest of the configuration: its partition is the clusters'
 // (the SDK refuses an ARN of another partition than the client's, and
 // credentials do not cross partitions), and an endpoint variable must name
-// a host that reaches it (accessPointVPCE).
+// a host that reaches it (accessPointVPCE); the file's endpoint is checked
+// with the file.
 func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
 	ap, msg := exporter.ParseAccessPointARN(s.S3BucketName)
 	if msg != "" {
@@ -110,20 +111,13 @@ func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
 	if sc.Partition != "" && sc.Partition != ap.Partition {
 		bad(s.S3BucketName, "the access point's partition %q differs from the cluster's %q", ap.Partition, sc.Partition)
 	}
-	name := cmp.Or(envName(s.store.env, "AWS_ENDPOINT_URL_S3"), envName(s.store.env, "AWS_ENDPOINT_URL"))
-	if name == "" {
-		return // the file's endpoint is checked with the file
+	name := "AWS_ENDPOINT_URL_S3"
+	if s.store.env[name] == "" {
+		name = "AWS_ENDPOINT_URL"
 	}
 	if u, err := url.Parse(s.store.env[name]); err == nil && u.Host != "" && !accessPointVPCE(endpointHost(u.Host)) {
 		bad(s.S3BucketName, "%s=%s would receive the access point's requests as <name>-<account>.%s; "+
 			"with an access point ARN as the bucket, unset it (the AWS SDK derives the access point's host from the ARN)",
 			name, s.store.env[name], u.Host)
 	}
-}
-
-func envName(env map[string]string, name string) string {
-	if env[name] != "" {
-		return name
-	}
-	return ""
 }
