@@ -44,7 +44,7 @@ func accessPointHostProblem(host string) string {
 				}
 			}
 			return "an access point's own host: write the S3 endpoint, " + endpoint + ", and use the alias or the ARN as the bucket " +
-				"(config.bucket: <name>-<metadata>-s3alias or " + exporter.AccessPointARNAccepted + "), " +
+				"(<name>-<metadata>-s3alias, or " + exporter.AccessPointARNAccepted + "), " +
 				"which keeps the access point and its policy; the bucket's own name would bypass them"
 		}
 	}
@@ -97,13 +97,24 @@ func (c *S3) validateAccessPoint(bad badFn) {
 	}
 }
 
-// checkAccessPoint holds an access point ARN, from S3_BUCKET_NAME or the
-// file, to the rest of the configuration: its partition is the clusters'
-// (the SDK refuses an ARN of another partition than the client's, and
-// credentials do not cross partitions), and an endpoint variable must name
-// a host that reaches it (accessPointVPCE); the file's endpoint is checked
-// with the file.
+// checkAccessPoint holds the bucket to the endpoint variables: an access
+// point's own host is refused as for the file (accessPointHostProblem),
+// and an access point ARN needs no endpoint but a PrivateLink one for
+// access points (accessPointVPCE), and the clusters' partition (the SDK
+// refuses an ARN of another partition than the client's, and credentials
+// do not cross partitions). The file's endpoint is checked with the file.
 func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
+	name := "AWS_ENDPOINT_URL_S3"
+	if s.store.env[name] == "" {
+		name = "AWS_ENDPOINT_URL"
+	}
+	var host, hostPort string
+	if u, err := url.Parse(s.store.env[name]); err == nil && u.Host != "" {
+		host, hostPort = endpointHost(u.Host), u.Host
+	}
+	if msg := accessPointHostProblem(host); host != "" && msg != "" {
+		bad(s.S3BucketName, "%s=%s is %s", name, s.store.env[name], msg)
+	}
 	ap, msg := exporter.ParseAccessPointARN(s.S3BucketName)
 	if msg != "" {
 		return
@@ -111,13 +122,9 @@ func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
 	if sc.Partition != "" && sc.Partition != ap.Partition {
 		bad(s.S3BucketName, "the access point's partition %q differs from the cluster's %q", ap.Partition, sc.Partition)
 	}
-	name := "AWS_ENDPOINT_URL_S3"
-	if s.store.env[name] == "" {
-		name = "AWS_ENDPOINT_URL"
-	}
-	if u, err := url.Parse(s.store.env[name]); err == nil && u.Host != "" && !accessPointVPCE(endpointHost(u.Host)) {
+	if host != "" && !accessPointVPCE(host) && accessPointHostProblem(host) == "" {
 		bad(s.S3BucketName, "%s=%s would receive the access point's requests as <name>-<account>.%s; "+
 			"with an access point ARN as the bucket, unset it (the AWS SDK derives the access point's host from the ARN)",
-			name, s.store.env[name], u.Host)
+			name, s.store.env[name], hostPort)
 	}
 }

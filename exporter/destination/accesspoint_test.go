@@ -332,13 +332,23 @@ func TestAccessPointVariables(t *testing.T) {
 			t.Errorf("AWS_ENDPOINT_URL_S3=%s: %v, want %q", env, got, want)
 		}
 	}
+	s := &Settings{S3BucketName: "cost-archive"}
+	s.Load(func(k string) (string, bool) {
+		return "https://cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com", k == "AWS_ENDPOINT_URL_S3"
+	})
+	var got []string
+	checkBucket(s, aws, func(v, format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) })
+	if len(got) != 1 || !strings.Contains(got[0], "AWS_ENDPOINT_URL_S3=https://cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com is an access point's own host") ||
+		!strings.Contains(got[0], "use the alias or the ARN as the bucket") {
+		t.Errorf("access point host in AWS_ENDPOINT_URL_S3: %v", got)
+	}
 	if got := check(map[string]string{"AWS_ENDPOINT_URL": "https://accesspoint.vpce-1a2b3c4d-5e6f.s3.eu-west-1.vpce.amazonaws.com"}, aws); len(got) > 0 {
 		t.Errorf("privatelink endpoint for access points refused: %v", got)
 	}
 	if got := check(nil, Scope{Partition: "aws-cn"}); len(got) != 1 || !strings.Contains(got[0], `partition "aws" differs from the cluster's "aws-cn"`) {
 		t.Errorf("partition: %v", got)
 	}
-	s := &Settings{S3BucketName: arn}
+	s = &Settings{S3BucketName: arn}
 	if w := s.Warnings(); len(w) > 0 {
 		t.Errorf("warnings for an ARN: %v", w)
 	}
