@@ -1,119 +1,18 @@
 package destination
 
 import (
-	"bytes"
-	"cmp"
-	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/awsauth"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/s3rec"
 )
-
-// wireRequest is one request as it reached the recording endpoint: the
-// host the SDK addressed (the Host header), the path, the query and the
-// headers, with the SigV4 credential scope read off Authorization.
-type wireRequest struct {
-	op, host, path  string
-	query           url.Values
-	header          http.Header
-	region, service string // the credential scope
-	hostSigned      bool
-}
-
-// recordingS3 is an S3 endpoint on 127.0.0.1 that records every request and
-// answers each call the store makes; redirect sends the SDK's requests to
-// it, whatever host they are addressed to, keeping that host as the Host
-// header.
-type recordingS3 struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []wireRequest
-}
-
-func newRecordingS3(t *testing.T) *recordingS3 {
-	r := &recordingS3{}
-	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-// Do is the SDK's HTTP client: the request goes over TCP to the recorder,
-// unchanged but for where it is dialled.
-func (r *recordingS3) Do(req *http.Request) (*http.Response, error) {
-	out := req.Clone(req.Context())
-	out.Host = cmp.Or(req.Host, req.URL.Host)
-	out.URL.Scheme, out.URL.Host = "http", strings.TrimPrefix(r.srv.URL, "http://")
-	return r.srv.Client().Transport.RoundTrip(out)
-}
-
-func (r *recordingS3) serve(w http.ResponseWriter, req *http.Request) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	q := req.URL.Query()
-	op := "?"
-	switch {
-	case req.Method == http.MethodGet && q.Get("list-type") == "2":
-		op = "ListObjectsV2"
-	case req.Method == http.MethodPut && q.Has("partNumber"):
-		op = "UploadPart"
-	case req.Method == http.MethodPut:
-		op = "PutObject"
-	case req.Method == http.MethodPost && q.Has("uploads"):
-		op = "CreateMultipartUpload"
-	case req.Method == http.MethodPost && q.Has("uploadId"):
-		op = "CompleteMultipartUpload"
-	}
-	wr := wireRequest{op: op, host: req.Host, path: req.URL.EscapedPath(), query: q, header: req.Header.Clone()}
-	// AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request, SignedHeaders=..., Signature=...
-	for _, f := range strings.Split(strings.TrimPrefix(req.Header.Get("Authorization"), "AWS4-HMAC-SHA256 "), ", ") {
-		if v, ok := strings.CutPrefix(f, "Credential="); ok {
-			if scope := strings.Split(v, "/"); len(scope) == 5 {
-				wr.region, wr.service = scope[2], scope[3]
-			}
-		}
-		if v, ok := strings.CutPrefix(f, "SignedHeaders="); ok {
-			wr.hostSigned = slices.Contains(strings.Split(v, ";"), "host")
-		}
-	}
-	r.mu.Lock()
-	r.reqs = append(r.reqs, wr)
-	r.mu.Unlock()
-	const ns = `xmlns="http://s3.amazonaws.com/doc/2006-03-01/"`
-	w.Header().Set("ETag", `"5d41402abc4b2a76b9719d911017c592"`)
-	switch op {
-	case "ListObjectsV2":
-		fmt.Fprintf(w, `<ListBucketResult %s><KeyCount>1</KeyCount><IsTruncated>false</IsTruncated>`+
-			`<Contents><Key>costs/day.parquet</Key><Size>5</Size><ETag>"e"</ETag></Contents></ListBucketResult>`, ns)
-	case "CreateMultipartUpload":
-		fmt.Fprintf(w, `<InitiateMultipartUploadResult %s><UploadId>up-1</UploadId></InitiateMultipartUploadResult>`, ns)
-	case "CompleteMultipartUpload":
-		fmt.Fprintf(w, `<CompleteMultipartUploadResult %s><ETag>"c-2"</ETag></CompleteMultipartUploadResult>`, ns)
-	case "PutObject", "UploadPart":
-	default:
-		http.Error(w, "unexpected "+req.Method+" "+req.URL.String(), http.StatusNotImplemented)
-	}
-}
-
-func (r *recordingS3) take() []wireRequest {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.reqs
-	r.reqs = nil
-	return out
-}
 
 // apSettings are settings whose bucket comes from S3_BUCKET_NAME (file
 // "") or from an object-store file's config.bucket, loaded and checked as
@@ -177,13 +76,15 @@ func TestAccessPointRequests(t *testing.T) {
 			"cost-ap-444455556666.accesspoint.vpce-1a2b3c4d-5e6f.s3.eu-west-1.vpce.amazonaws.com", "eu-west-1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := newRecordingS3(t)
+			var rec s3rec.Recorder
+			client := rec.NewClient()
+			defer client.Close()
 			s := apSettings(t, tc.bucket, tc.file)
 			// The run's configuration: the cluster's region, which is
 			// neither the alias's bucket's (a file names that) nor the
 			// ARN's.
 			id := &awsauth.Identity{Config: aws.Config{
-				Region: "us-east-2", HTTPClient: rec, RetryMaxAttempts: 1,
+				Region: "us-east-2", HTTPClient: client, RetryMaxAttempts: 1,
 				Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""),
 			}}
 			// awsauth hands the SDK the file's custom endpoint as
@@ -195,73 +96,9 @@ func TestAccessPointRequests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			exerciseStore(t, store)
-			checkRequests(t, rec.take(), tc.wantHost, tc.wantRegion)
+			s3rec.Exercise(t, store)
+			s3rec.Check(t, rec.Take(), tc.wantHost, tc.wantRegion)
 		})
-	}
-}
-
-// exerciseStore lists, puts a small object create-only and replace-only,
-// and a two-part object create-only.
-func exerciseStore(t *testing.T, store exporter.ObjectStore) {
-	t.Helper()
-	ctx := context.Background()
-	var keys []string
-	if err := store.List(ctx, "costs/", "", func(o exporter.ObjectInfo) error { keys = append(keys, o.Key); return nil }); err != nil {
-		t.Fatalf("list: %v", err)
-	}
-	if !slices.Equal(keys, []string{"costs/day.parquet"}) {
-		t.Errorf("listed %v", keys)
-	}
-	if err := store.Put(ctx, "costs/small.parquet", strings.NewReader("hello"), nil, exporter.CreateOnly); err != nil {
-		t.Fatalf("put create-only: %v", err)
-	}
-	if err := store.Put(ctx, "costs/small.parquet", strings.NewReader("hello"), nil,
-		exporter.Precondition{IfMatch: `"5d41402abc4b2a76b9719d911017c592"`}); err != nil {
-		t.Fatalf("put replace-only: %v", err)
-	}
-	big := bytes.Repeat([]byte{'x'}, 5<<20+1) // two parts of 5 MiB
-	if err := store.Put(ctx, "costs/big.parquet", bytes.NewReader(big), nil, exporter.CreateOnly); err != nil {
-		t.Fatalf("put multipart: %v", err)
-	}
-}
-
-// checkRequests holds every request to the host, region and signing name
-// AWS documents, and each call to its path and conditional headers.
-func checkRequests(t *testing.T, reqs []wireRequest, host, region string) {
-	t.Helper()
-	var ops []string
-	for _, r := range reqs {
-		ops = append(ops, r.op)
-		if r.host != host || r.region != region || r.service != "s3" || !r.hostSigned {
-			t.Errorf("%s: host %q, signed for %s/%s (host signed %v); want %q, %s/s3", r.op, r.host, r.region, r.service, r.hostSigned, host, region)
-		}
-		wantPath := map[string]string{"ListObjectsV2": "/", "PutObject": "/costs/small.parquet"}[r.op]
-		if strings.Contains(r.op, "Multipart") || r.op == "UploadPart" {
-			wantPath = "/costs/big.parquet"
-		}
-		if r.path != wantPath {
-			t.Errorf("%s: path %q, want %q (the access point is named in the host only)", r.op, r.path, wantPath)
-		}
-	}
-	want := []string{"ListObjectsV2", "PutObject", "PutObject", "CreateMultipartUpload", "UploadPart", "UploadPart", "CompleteMultipartUpload"}
-	if !slices.Equal(ops, want) {
-		t.Fatalf("calls %v, want %v", ops, want)
-	}
-	if p := reqs[0].query.Get("prefix"); p != "costs/" {
-		t.Errorf("ListObjectsV2 prefix %q", p)
-	}
-	for i, want := range map[int][2]string{
-		1: {"*", ""}, 2: {"", `"5d41402abc4b2a76b9719d911017c592"`}, 6: {"*", ""},
-	} {
-		if h := reqs[i].header; h.Get("If-None-Match") != want[0] || h.Get("If-Match") != want[1] {
-			t.Errorf("%s #%d: If-None-Match %q If-Match %q, want %q %q", reqs[i].op, i, h.Get("If-None-Match"), h.Get("If-Match"), want[0], want[1])
-		}
-	}
-	for _, i := range []int{3, 4, 5} {
-		if h := reqs[i].header; h.Get("If-None-Match") != "" || h.Get("If-Match") != "" {
-			t.Errorf("%s carries a precondition; only PutObject and CompleteMultipartUpload take one", reqs[i].op)
-		}
 	}
 }
 
