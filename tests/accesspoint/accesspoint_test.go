@@ -42,6 +42,8 @@ func TestMain(m *testing.M) {
 		"AWS_CONFIG_FILE": filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "none"),
 		"AWS_EC2_METADATA_DISABLED": "true", "AWS_PROFILE": "", "AWS_ROLE_ARN": "", "AWS_WEB_IDENTITY_TOKEN_FILE": "",
 		"AWS_S3_USE_ARN_REGION": "",
+		// One attempt: the closed STS port is not retried.
+		"AWS_MAX_ATTEMPTS": "1",
 	} {
 		os.Setenv(k, v)
 	}
