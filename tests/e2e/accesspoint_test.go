@@ -21,7 +21,7 @@ func TestAccessPointAliasOnMinIO(t *testing.T) {
 	h.minio.CreateBucket(t, alias)
 	env := maps.Clone(h.env)
 	env["S3_BUCKET_NAME"] = alias
-	env["BACKFILL_PERIOD_DAYS"] = "3"
+	env["BACKFILL_PERIOD_DAYS"] = "7"
 	code, logs := runEnv(env, h.now)
 	if code != cli.ExitOK {
 		t.Fatalf("run: exit %d\n%s", code, logs)
