@@ -116,6 +116,16 @@ func parityCases() []parityCase {
 		one("s3BucketName", "cca.mrap", false),
 		one("s3BucketName", "cca--x-s3", false),
 		one("s3BucketName", "cca--table-s3", false),
+		// An access point alias or ARN (docs/object-store-config.md).
+		one("s3BucketName", "cca-ap-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias", true),
+		one("s3BucketName", "arn:aws:s3:eu-west-1:444455556666:accesspoint/cca-ap", true),
+		one("s3BucketName", "cca-ap-"+strings.Repeat("a", 50)+"-s3alias", false),
+		one("s3BucketName", "cca-ap-abc123-ext-s3alias", false),
+		one("s3BucketName", "cca-ap-o01ac5d28a6a232904e8xz5w8ijx1qzlbp3i3kuse10--op-s3", false),
+		one("s3BucketName", "arn:aws:s3-outposts:us-west-2:444455556666:outpost/op-01ac5d28a6a232904/accesspoint/cca", false),
+		one("s3BucketName", "arn:aws:s3:eu-west-1:444455556666:accesspoint/Cca", false),
+		one("s3BucketName", "arn:aws:s3:euwest1:444455556666:accesspoint/cca", false),
+		one("s3BucketName", "arn:aws:s3:::cca-data", false),
 		// S3_PREFIX.
 		one("s3Prefix", "costs/", true),
 		one("s3Prefix", "team-a/costs/", true),

@@ -185,7 +185,7 @@ func TestInvalidValues(t *testing.T) {
 		{"S3_BUCKET_NAME", "xn--bucket", `must not start with "xn--"`},
 		{"S3_BUCKET_NAME", "sthree-bucket", `must not start with "sthree-"`},
 		{"S3_BUCKET_NAME", "amzn-s3-demo-bucket", `must not start with "amzn-s3-demo-"`},
-		{"S3_BUCKET_NAME", "bucket-s3alias", `must not end with "-s3alias"`},
+		{"S3_BUCKET_NAME", "bucket-s3alias", "an access point alias is <access point name>-<metadata>-s3alias"},
 		{"S3_BUCKET_NAME", "bucket--ol-s3", `must not end with "--ol-s3"`},
 		{"S3_BUCKET_NAME", "bucket.mrap", `must not end with ".mrap"`},
 		{"S3_BUCKET_NAME", "bucket--x-s3", `must not end with "--x-s3"`},

@@ -158,7 +158,7 @@ func checkRegion(s *Settings, sc Scope, bad badFunc) {
 
 // checkBucket requires a destination. A file that cannot be read or is
 // refused is reported once, by its own rule, not again as a missing bucket.
-func checkBucket(s *Settings, _ Scope, bad badFunc) {
+func checkBucket(s *Settings, sc Scope, bad badFunc) {
 	switch {
 	case s.S3BucketName == "" && s.OutputDir == "" && s.ObjectStoreConfigFile == "":
 		bad("", "required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination")
@@ -167,6 +167,8 @@ func checkBucket(s *Settings, _ Scope, bad badFunc) {
 	case s.S3BucketName != "":
 		if msg := exporter.BucketNameProblem(s.S3BucketName); msg != "" {
 			bad(s.S3BucketName, "%s", msg)
+		} else {
+			checkAccessPoint(s, sc, bad)
 		}
 	}
 }
@@ -255,7 +257,9 @@ func (s *Settings) Name() string {
 // a run.
 func (s *Settings) Warnings() []string {
 	var w []string
-	if b := s.S3BucketName; b != "" && (acctRE.MatchString(b) || regionCodeRE.MatchString(b)) {
+	// An access point's ARN names its account and region by design, and
+	// neither it nor an alias can be taken by another account.
+	if b := s.S3BucketName; b != "" && !exporter.IsAccessPoint(b) && (acctRE.MatchString(b) || regionCodeRE.MatchString(b)) {
 		w = append(w, fmt.Sprintf("S3_BUCKET_NAME %q contains an account ID or a region code: predictable bucket names invite bucket sniping; prefer a name without them", b))
 	}
 	return append(w, s.objectStoreWarnings()...)

@@ -183,11 +183,15 @@ func validHostName(h string) bool {
 // last ".s3." or ".s3-" to the S3 host.
 var bucketInAWSHostRE = regexp.MustCompile(`^(.+)\.(s3[.-].+)$`)
 
-// awsHostProblem refuses a bucket in an AWS S3 host, and the Google hosts
+// awsHostProblem refuses an access point's host (accesspoint.go), a
+// bucket in an AWS S3 host, and the Google hosts
 // minio-go refuses (isValidEndpointURL). A path-style request sent to a
 // bucket's own host is read by S3 as a key inside that bucket, so every
 // object would land under an extra <bucket>/.
 func awsHostProblem(host string) string {
+	if msg := accessPointHostProblem(host); msg != "" {
+		return msg
+	}
 	if m := bucketInAWSHostRE.FindStringSubmatch(host); m != nil && isAWSHost(m[2]) && !awsHostPrivateLink.MatchString(host) {
 		return "the host names the bucket " + strconv.Quote(m[1]) + ": write the S3 endpoint alone, " + m[2] + ", and the bucket in config.bucket"
 	}

@@ -44,6 +44,8 @@ func (c *S3) validate(bad badFn) {
 	if c.Bucket != "" {
 		if msg := exporter.BucketNameProblem(c.Bucket); msg != "" {
 			bad("config.bucket", c.Bucket, "%s", msg)
+		} else {
+			c.validateAccessPoint(bad)
 		}
 	}
 	switch {

@@ -1,6 +1,7 @@
 package destination
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -62,12 +63,7 @@ func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 		}
 		a.Store, err = dirstore.New(s.OutputDir, dirstore.Options{Logger: e.Logger})
 	} else {
-		a.Store, err = s3store.New(s.s3Client(a.AWS), s3store.Options{
-			Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
-			SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
-			RequestTimeout: s.RequestTimeout.Duration(), TimeoutSetting: timeoutVar,
-			PartSize: s.PartSizeBytes(),
-		})
+		a.Store, err = s.openS3(e, a.AWS)
 	}
 	if err != nil {
 		return nil, err
@@ -75,12 +71,22 @@ func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 	return a, nil
 }
 
+// openS3 is the archive's store in S3, reached with the run's identity.
+func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
+	return s3store.New(s.s3Client(id), s3store.Options{
+		Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
+		SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
+		RequestTimeout: s.RequestTimeout.Duration(), TimeoutSetting: timeoutVar,
+		PartSize: s.PartSizeBytes(),
+	})
+}
+
 // awsInput is the credential chain: IRSA (or the file's static keys),
 // then the parent role; the file's endpoints reach the SDK through the
 // lookup.
 func (s *Settings) awsInput(e Env) awsauth.Input {
 	in := awsauth.Input{
-		Region: s.Region, ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
+		Region: cmp.Or(s.Region, s.BucketRegion()), ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
 		Lookup: s.AWSLookup(e.Lookup), Logger: e.Logger,
 		RequestTimeout: s.RequestTimeout.Duration(), RequestTimeoutSetting: timeoutVar,
 	}
@@ -109,6 +115,17 @@ func (s *Settings) s3Client(id *awsauth.Identity) *s3.Client {
 		// Secrets Manager keep the system's roots.
 		cc.HTTPClient = awsauth.NewHTTPClient(s.RequestTimeout.Duration(), timeoutVar).
 			WithTransportOptions(func(tr *http.Transport) { tr.TLSClientConfig = t.Clone() })
+	}
+	if _, msg := exporter.ParseAccessPointARN(s.S3BucketName); msg == "" {
+		// The SDK names the access point in the host, never in the path
+		// (it refuses path-style with an ARN), and refuses an ARN of
+		// another region than the client's unless UseARNRegion, which is
+		// off unless AWS_S3_USE_ARN_REGION says otherwise (service/s3
+		// endpoints.go bindEndpointParams; endpoints_test.go "vanilla
+		// access point arn with region mismatch and UseArnRegion=false"):
+		// the client's region is the ARN's (BucketRegion), so neither
+		// depends on it.
+		cc.Addressing = s3store.AddressingVirtualHosted
 	}
 	return cc.New(id.Config)
 }

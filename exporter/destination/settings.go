@@ -303,9 +303,13 @@ func (c *Settings) objectStoreWarnings() []string {
 	return w
 }
 
-// BucketRegion is the bucket's region: the object-store file's
-// (config.region, or an AWS endpoint's host), else Region.
+// BucketRegion is the bucket's region: an access point ARN's, else the
+// object-store file's (config.region, or an AWS endpoint's host), else
+// Region.
 func (c *Settings) BucketRegion() string {
+	if ap, msg := exporter.ParseAccessPointARN(c.S3BucketName); msg == "" {
+		return ap.Region
+	}
 	if f := c.store.file; f != nil && f.IsS3() && f.Region() != "" {
 		return f.Region()
 	}

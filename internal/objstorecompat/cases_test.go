@@ -93,6 +93,7 @@ func cases(caFile, certFile, keyFile, sseCKey string) []compatCase {
 		{"filesystem unknown key", "type: FILESYSTEM\nconfig:\n  directory: /d\n  extra: 1\n", oursOnly, "objstore's filesystem provider decodes loosely; the exporter is strict everywhere"},
 	}
 	rows = append(rows, endpointCases()...)
+	rows = append(rows, accessPointCases()...)
 	return append(rows, headerCases(caFile)...)
 }
 
@@ -160,5 +161,42 @@ func headerCases(caFile string) []compatCase {
 		{"tagging header as metadata", b + "  put_user_metadata:\n    X-Amz-Tagging: team=finops\n    X-Amz-Grant-Read: id=111122223333\n", both, ""},
 		{"tls_config insecure_skip_verify alone", b + "  http_config:\n    tls_config:\n      insecure_skip_verify: true\n      ca_file: " + caFile + "\n", both, ""},
 		{"insecure_skip_verify false over tls_config true", b + "  http_config:\n    insecure_skip_verify: false\n    tls_config:\n      insecure_skip_verify: true\n", both, ""},
+	}
+}
+
+// accessPointCases are S3 access points named in the file
+// (docs/object-store-config.md, "Access points").
+func accessPointCases() []compatCase {
+	const (
+		alias = "cost-ap-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias"
+		arn   = "arn:aws:s3:eu-west-1:444455556666:accesspoint/cost-ap"
+	)
+	return []compatCase{
+		// minio-go takes an alias as any bucket name, and uploads with it.
+		{"access point alias", s3With(alias, "s3.eu-west-1.amazonaws.com", "put_user_metadata:", "  team: finops"), both, ""},
+		{"access point arn", s3With(arn, "s3.amazonaws.com"), theirsFails,
+			"minio-go refuses a bucket name with ':' or '/' at every call; the AWS SDK sends to the access point's host"},
+		{"access point arn, region from the host", s3With(arn, "s3.eu-west-1.amazonaws.com"), theirsFails,
+			"minio-go refuses a bucket name with ':' or '/' at every call; the AWS SDK sends to the access point's host"},
+		{"access point arn with path-style", s3With(arn, "s3.amazonaws.com", "bucket_lookup_type: path"), oursOnly,
+			"access points take virtual-hosted-style requests only"},
+		{"access point alias with path-style", s3With(alias, "s3.amazonaws.com", "bucket_lookup_type: path"), oursOnly,
+			"access points take virtual-hosted-style requests only"},
+		{"access point arn of another region", s3With(arn, "s3.amazonaws.com", "region: us-east-1"), oursOnly,
+			"the ARN names the access point's region; a second region in the file contradicts it"},
+		{"access point arn on minio", s3With(arn, "minio:9000", "insecure: true"), oursOnly,
+			"an access point ARN reaches only AWS's access point hosts"},
+		{"access point host as the endpoint", s3With("cost-archive", "cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com"), oursOnly,
+			"objstore sends path-style requests naming the bucket to the access point's host; the alias or the ARN as the bucket keeps the access point"},
+		{"object lambda access point host", s3With("cost-archive", "olap-444455556666.s3-object-lambda.eu-west-1.amazonaws.com"), oursOnly,
+			"Object Lambda serves reads only; objstore sends path-style requests naming the bucket to it"},
+		{"multi-region access point host", s3With("cost-archive", "mfzwi23gnjvgw.mrap.accesspoint.s3-global.amazonaws.com"), oursOnly,
+			"a conditional write through a Multi-Region Access Point holds per bucket, not for the archive"},
+		{"outposts access point host", s3With("cost-archive", "reports-123456789012.op-01234567890123456.s3-outposts.us-west-2.amazonaws.com"), oursOnly,
+			"S3 on Outposts is refused: AWS documents the conditional writes the exporter relies on for S3 buckets only"},
+		{"outposts access point arn", s3With("arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-01234567890123456/accesspoint/reports", "s3.amazonaws.com"), oursOnly,
+			"S3 on Outposts is refused (objstore takes the file and then refuses the name at every call)"},
+		{"outposts access point alias", s3With("my-access-po-o01ac5d28a6a232904e8xz5w8ijx1qzlbp3i3kuse10--op-s3", "s3.amazonaws.com"), oursOnly,
+			"S3 on Outposts is refused"},
 	}
 }

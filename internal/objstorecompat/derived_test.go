@@ -203,6 +203,28 @@ func putThroughObjstore(t *testing.T, c s3.Config) http.Header {
 	return sent
 }
 
+// callThroughObjstore lists and uploads through s3.NewBucketWithConfig
+// with the file's bucket, to a local server, and returns the first error.
+func callThroughObjstore(t *testing.T, c s3.Config) error {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"d41d8cd98f00b204e9800998ecf8427e"`)
+	}))
+	defer srv.Close()
+	cfg := s3.DefaultConfig
+	cfg.PutUserMetadata = map[string]string{}
+	cfg.Bucket, cfg.Endpoint, cfg.Insecure = c.Bucket, strings.TrimPrefix(srv.URL, "http://"), true
+	cfg.Region, cfg.AccessKey, cfg.SecretKey, cfg.BucketLookupType = "us-east-1", "a", "s", s3.PathLookup
+	bkt, err := s3.NewBucketWithConfig(log.NewNopLogger(), cfg, "test", nil)
+	if err != nil {
+		return err
+	}
+	if err := bkt.Iter(context.Background(), "", func(string) error { return nil }); err != nil {
+		return err
+	}
+	return bkt.Upload(context.Background(), "o", strings.NewReader("x"))
+}
+
 // asHeaders renders the exporter's headers as the SDK sends them.
 func asHeaders(h s3store.ObjectHeaders) http.Header {
 	out := http.Header{}

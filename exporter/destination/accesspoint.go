@@ -1,0 +1,130 @@
+package destination
+
+import (
+	"cmp"
+	"net/url"
+	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// S3 access points as the archive (docs/object-store-config.md, "Access
+// points"). The bucket may be an access point alias or ARN
+// (exporter.BucketNameProblem); the AWS SDK for Go v2 takes either as the
+// Bucket of every object call. An alias is a bucket name to it. An ARN is
+// resolved by service/s3 endpoints.go (v1.114.8) to the access point's own
+// host, https://<name>-<account>.s3-accesspoint.<region>.<dns suffix>,
+// signed for the ARN's region with signing name s3 (endpoints_test.go
+// "vanilla access point arn@us-west-2"); with a custom endpoint it sends to
+// <name>-<account>.<endpoint host> ("SDK::Host + access point ARN"), and
+// it refuses path-style addressing ("path style + arn is error"). The rules
+// below refuse what would not reach the access point.
+
+// accessPointHostProblem refuses an access point's own host, or another
+// host only an access point answers, as the endpoint. The advice keeps the
+// access point: a bucket's name with the S3 endpoint would reach the bucket
+// without the access point and its policy.
+func accessPointHostProblem(host string) string {
+	labels := strings.Split(host, ".")
+	for i, l := range labels {
+		switch {
+		case l == "s3-outposts":
+			return exporter.OutpostsRefused
+		case strings.HasPrefix(l, "s3-object-lambda"):
+			return "an Object Lambda access point's host: the exporter writes, which Object Lambda does not serve; " +
+				"write the S3 endpoint and use the alias or the ARN of the access point behind it as the bucket"
+		case l == "s3-global" && i > 0 && labels[i-1] == "accesspoint":
+			return "a Multi-Region Access Point's host: not supported (the conditional writes hold per bucket, not across the buckets it routes to)"
+		case strings.HasPrefix(l, "s3-accesspoint"):
+			endpoint := "s3.amazonaws.com"
+			for _, r := range labels[i+1:] {
+				if r != "dualstack" {
+					endpoint = "s3." + r + ".amazonaws.com"
+					break
+				}
+			}
+			return "an access point's own host: write the S3 endpoint, " + endpoint + ", and use the alias or the ARN as the bucket " +
+				"(<name>-<metadata>-s3alias, or " + exporter.AccessPointARNAccepted + "), " +
+				"which keeps the access point and its policy; the bucket's own name would bypass them"
+		}
+	}
+	return ""
+}
+
+// accessPointVPCE reports a PrivateLink interface endpoint for access
+// points (accesspoint.vpce-….s3.<region>.vpce.amazonaws.com), the one
+// custom endpoint that reaches an access point ARN: the SDK prepends
+// <name>-<account>. Any other custom endpoint would receive the request as
+// <name>-<account>.<host>, and S3 (an AWS regional host written as the
+// endpoint included) would not read it as the access point.
+func accessPointVPCE(host string) bool {
+	return strings.HasPrefix(host, "accesspoint.") && awsHostPrivateLink.MatchString(host)
+}
+
+// validateAccessPoint refuses the file's settings that cannot reach the
+// access point config.bucket names.
+func (c *S3) validateAccessPoint(bad badFn) {
+	ap, arnErr := exporter.ParseAccessPointARN(c.Bucket)
+	isARN := arnErr == ""
+	if !exporter.IsAccessPoint(c.Bucket) || endpointProblem(c.Endpoint) != "" {
+		return
+	}
+	host := endpointHost(c.Endpoint)
+	onAWS := isAWSHost(host) || awsHostPrivateLink.MatchString(host)
+	switch {
+	case (isARN || onAWS) && c.BucketLookupType == LookupPath:
+		// access-points-restrictions-limitations-naming-rules.html: "You can
+		// address access points only by using virtual-host-style URLs".
+		bad("config.bucket_lookup_type", string(c.BucketLookupType), "an access point takes virtual-hosted-style requests only; remove it or set auto")
+	case (isARN || onAWS) && c.Insecure:
+		bad("config.insecure", "true", "an access point takes HTTPS only; remove it or set false")
+	}
+	if !isARN {
+		return
+	}
+	switch region := cmp.Or(c.Region, regionOfHost(host)); {
+	case !(isAWSHost(host) && !keepsAWSHost(host)) && !accessPointVPCE(host):
+		// An AWS host other than FIPS and PrivateLink is left to the SDK
+		// (EndpointURL), which resolves the access point's host itself.
+		bad("config.endpoint", c.Endpoint, "with an access point ARN as the bucket, write AWS's S3 endpoint (s3.%s.amazonaws.com): "+
+			"the AWS SDK sends to the access point's own host, derived from the ARN", ap.Region)
+	case region != "" && region != ap.Region:
+		field, value := "config.region", c.Region
+		if c.Region == "" {
+			field, value = "config.endpoint", c.Endpoint
+		}
+		bad(field, value, "names region %s, the access point ARN %s; set one region", region, ap.Region)
+	}
+}
+
+// checkAccessPoint holds the bucket to the endpoint variables: an access
+// point's own host is refused as for the file (accessPointHostProblem),
+// and an access point ARN needs no endpoint but a PrivateLink one for
+// access points (accessPointVPCE), and the clusters' partition (the SDK
+// refuses an ARN of another partition than the client's, and credentials
+// do not cross partitions). The file's endpoint is checked with the file.
+func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
+	name := "AWS_ENDPOINT_URL_S3"
+	if s.store.env[name] == "" {
+		name = "AWS_ENDPOINT_URL"
+	}
+	var host, hostPort string
+	if u, err := url.Parse(s.store.env[name]); err == nil && u.Host != "" {
+		host, hostPort = endpointHost(u.Host), u.Host
+	}
+	if msg := accessPointHostProblem(host); host != "" && msg != "" {
+		bad(s.S3BucketName, "%s=%s is %s", name, s.store.env[name], msg)
+	}
+	ap, msg := exporter.ParseAccessPointARN(s.S3BucketName)
+	if msg != "" {
+		return
+	}
+	if sc.Partition != "" && sc.Partition != ap.Partition {
+		bad(s.S3BucketName, "the access point's partition %q differs from the cluster's %q", ap.Partition, sc.Partition)
+	}
+	if host != "" && !accessPointVPCE(host) && accessPointHostProblem(host) == "" {
+		bad(s.S3BucketName, "%s=%s would receive the access point's requests as <name>-<account>.%s; "+
+			"with an access point ARN as the bucket, unset it (the AWS SDK derives the access point's host from the ARN)",
+			name, s.store.env[name], hostPort)
+	}
+}
