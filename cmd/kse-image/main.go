@@ -8,8 +8,9 @@
 //	kse-image -version v1.2.3 -check ghcr.io/org/kubecost-s3-exporter:v1.2.3
 //	kse-image -resolve-base gcr.io/distroless/static-debian12:nonroot
 //
-// It prints the index digest on stdout (with -check, what of this build
-// the registry holds, as key=present|absent lines for the release plan;
+// It prints the index digest on stdout (with -check, whether the registry
+// holds this build and its SBOM, as key=present|absent lines for the
+// release plan;
 // with -resolve-base, the pinned reference); logs go to stderr.
 // It never overwrites a tag that names other bytes.
 package main
@@ -69,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (imagebuild.Config, options, er
 	fs.StringVar(&o.platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated os/arch list")
 	fs.StringVar(&o.ociLayout, "oci-layout", "", "write the index into this OCI layout directory")
 	fs.StringVar(&o.push, "push", "", "comma-separated tags (one repository) to push the index and its SBOM to")
-	fs.StringVar(&o.check, "check", "", "comma-separated tags: print whether they name this build, and its SBOM, signature and SBOM attestation are there; fail when a tag names other bytes")
+	fs.StringVar(&o.check, "check", "", "comma-separated tags: print whether they name this build and its SBOM is there; fail when a tag names other bytes")
 	fs.StringVar(&o.digestFile, "digest-file", "", "write the index digest (sha256:...) to this file")
 	fs.StringVar(&o.resolve, "resolve-base", "", "print this base tag pinned to the digest it names now, and exit (make bump-base)")
 	fs.StringVar(&cfg.Notices, "notices", "THIRD_PARTY_NOTICES", "the notices file laid into the image; its licences are the SBOM's")
