@@ -40,10 +40,10 @@ type Asset struct {
 
 // Release is a stored release.
 type Release struct {
-	ID                          int64
-	Tag                         string
+	ID                           int64
+	Tag                          string
 	Draft, Prerelease, Immutable bool
-	Assets                      []*Asset
+	Assets                       []*Asset
 }
 
 // Server is the fake; its fields may be set before the first request.
