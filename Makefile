@@ -110,7 +110,8 @@ SOURCE_URL ?= $(if $(GITHUB_REPOSITORY),$(GITHUB_SERVER_URL)/$(GITHUB_REPOSITORY
 IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_EPOCH) -source $(SOURCE_URL) \
 	-licenses '$(LICENSES)' -base $(if $(filter release,$(IMAGE_BASE)),$(RELEASE_BASE),$(IMAGE_BASE)) -bin-dir $(RELEASE_DIR)
 CHART_FLAGS = -chart chart -version $(CHART_VERSION) -app-version $(VERSION) -image-repo $(IMAGE_REPO) \
-	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR) -digest-file $(RELEASE_DIR)/chart.digest
+	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR) -digest-file $(RELEASE_DIR)/chart.digest \
+	-manifest-file $(RELEASE_DIR)/chart.manifest.json
 # cosign's extra flags, for every command and for those that talk to the
 # registry: the tests sign offline (--tlog-upload=false) against a
 # plain-HTTP registry.
@@ -126,7 +127,8 @@ COSIGN_REGISTRY_FLAGS ?=
 # the same bytes.
 image:
 	@mkdir -p $(RELEASE_DIR)
-	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout $(or $(OCI_LAYOUT),.cache/image) -digest-file $(RELEASE_DIR)/image.digest
+	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout $(or $(OCI_LAYOUT),.cache/image) -digest-file $(RELEASE_DIR)/image.digest \
+		-manifest-file $(RELEASE_DIR)/image.manifest.json
 
 # The same build pushed to IMAGE_REPO as :VERSION, with the SBOM attached
 # as a referrer. A tag that already names this digest is left alone; one

@@ -57,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	push := fs.String("push", "", "OCI repository to push to, oci://host/path")
 	check := fs.String("check", "", "OCI repository: print whether the version's tag names this package (chart=present or absent); fail when the tag names other bytes")
 	digestFile := fs.String("digest-file", "", "write the chart's manifest digest (the one it has in any registry) here")
+	manifestFile := fs.String("manifest-file", "", "write the chart's manifest here: a file whose SHA-256 is the chart's digest, the subject gh attestation verify checks")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -87,6 +88,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// release's builder attests it (docs/release.md).
 	if *digestFile != "" {
 		if err := os.WriteFile(*digestFile, []byte(d.String()+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	if *manifestFile != "" {
+		raw, _, _, err := c.Manifest(o.Created)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*manifestFile, raw, 0o644); err != nil {
 			return err
 		}
 	}

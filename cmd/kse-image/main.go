@@ -50,7 +50,7 @@ func main() {
 
 // options are the command line beyond the build's Config.
 type options struct {
-	created, platforms, ociLayout, push, check, digestFile, resolve string
+	created, platforms, ociLayout, push, check, digestFile, manifestFile, resolve string
 }
 
 func parseFlags(args []string, stderr io.Writer) (imagebuild.Config, options, error) {
@@ -72,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (imagebuild.Config, options, er
 	fs.StringVar(&o.push, "push", "", "comma-separated tags (one repository) to push the index and its SBOM to")
 	fs.StringVar(&o.check, "check", "", "comma-separated tags: print whether they name this build and its SBOM is there; fail when a tag names other bytes")
 	fs.StringVar(&o.digestFile, "digest-file", "", "write the index digest (sha256:...) to this file")
+	fs.StringVar(&o.manifestFile, "manifest-file", "", "write the index manifest to this file: its SHA-256 is the index digest, the subject gh attestation verify checks")
 	fs.StringVar(&o.resolve, "resolve-base", "", "print this base tag pinned to the digest it names now, and exit (make bump-base)")
 	fs.StringVar(&cfg.Notices, "notices", "THIRD_PARTY_NOTICES", "the notices file laid into the image; its licences are the SBOM's")
 	fs.StringVar(&cfg.LicenseFile, "license-file", "LICENSE", "the project's licence text laid into the image")
@@ -129,6 +130,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log.Info("image index", "digest", digest, "sbom", sbomPath)
+	if o.manifestFile != "" {
+		raw, err := res.Index.RawManifest()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.manifestFile, raw, 0o644); err != nil {
+			return err
+		}
+	}
 	if o.ociLayout != "" {
 		if err := imagebuild.WriteLayout(o.ociLayout, res.Index, res.SBOM); err != nil {
 			return err
