@@ -54,7 +54,7 @@ func TestWorkflowMakeTargetsExist(t *testing.T) {
 	for wf, want := range map[string][]string{
 		"ci.yml":      {"test"},
 		"build.yml":   {"release-build", "release-names", "release-plan"},
-		"release.yml": {"test", "release-build", "release-check", "release-plan", "image-push", "chart-push", "sign"},
+		"release.yml": {"test", "release-build", "release-check", "release-github-state", "release-plan", "image-push", "chart-push", "sign", "release-publish"},
 	} {
 		for _, tgt := range want {
 			if !slices.Contains(used[wf], tgt) {
