@@ -13,7 +13,7 @@ import (
 // fails, naming the tag; and the gate comes before anything else of the
 // test job, whose checkout fetches every branch.
 func TestTagMustBeOnMain(t *testing.T) {
-	steps := jobSteps(t, "../.github/workflows/release.yml", "test")
+	steps := jobSteps(t, workflowPath("release.yml"), "test")
 	gate := -1
 	for i, s := range steps {
 		if strings.Contains(s.Run, "merge-base --is-ancestor") {

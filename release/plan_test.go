@@ -202,7 +202,7 @@ func TestReleaseWorkflowDryRun(t *testing.T) {
 	bin := buildKseRelease(t)
 	dir := t.TempDir()
 	releaseDir(t, dir)
-	steps := jobSteps(t, "../.github/workflows/release.yml", "publish")
+	steps := jobSteps(t, workflowPath("release.yml"), "publish")
 	runs := 0
 	for bits := 0; bits < 1<<7; bits++ {
 		st := published{image: bits&1 != 0, sbom: bits&2 != 0, imageSig: bits&4 != 0, sbomAtt: bits&8 != 0,

@@ -85,10 +85,12 @@ func (c *Client) CreateDraft(ctx context.Context, tag string, prerelease bool) (
 	return &r, err
 }
 
-// Publish turns a draft into a published release. A pre-release is never
-// "Latest" (make_latest false); a release is made Latest by GitHub's rule
-// ("legacy": the newest by date and version), so publishing a backport does
-// not take the mark from a newer version.
+// Publish turns a draft into a published release. A pre-release is marked
+// so, which GitHub never makes Latest ("Drafts and prereleases cannot be
+// set as latest", make_latest in the create/update release docs), and
+// make_latest is false besides; a release is made Latest by GitHub's rule
+// ("legacy": the newest by date and version), so publishing a backport
+// does not take the mark from a newer version.
 func (c *Client) Publish(ctx context.Context, r *Release, prerelease bool) (*Release, error) {
 	latest := "legacy"
 	if prerelease {

@@ -259,6 +259,19 @@ func TestPublishRelease(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an upload stored with other bytes stops the run before publishing", func(t *testing.T) {
+		f := newFixture(t, "v1.0.0")
+		f.gh.Mangle = func(name string, data []byte) []byte {
+			if name == "bin" {
+				return append(data, '!')
+			}
+			return data
+		}
+		err := f.publish(t, "v1.0.0")
+		if r, _ := f.gh.Get("v1.0.0"); err == nil || !strings.Contains(err.Error(), "still not this build's") || r == nil || !r.Draft {
+			t.Errorf("got %v, release %+v; want a stop with the release still a draft", err, r)
+		}
+	})
 	t.Run("this run's bundle must verify before it is uploaded", func(t *testing.T) {
 		f := newFixture(t, "v1.0.0")
 		if err := os.WriteFile(filepath.Join(f.dir, BundleFile), []byte("garbage"), 0o644); err != nil {

@@ -58,8 +58,11 @@ type Server struct {
 	next     int64
 	releases []*Release
 	latest   int64 // the release marked Latest
-	// Log is every mutating request, "POST create v1", "UPLOAD v1 NAME", ...
+	// Log is every mutating request: "create v1 ...", "upload v1 NAME", ...
 	Log []string
+	// Mangle, when set, changes what an upload stores: a storage fault the
+	// publish step must notice when it reads the assets back.
+	Mangle func(name string, data []byte) []byte
 }
 
 // New starts a fake for repo (owner/name).
@@ -241,6 +244,9 @@ func (s *Server) upload(w http.ResponseWriter, req *http.Request, id string) {
 	if err != nil {
 		s.fail(w, http.StatusBadRequest, err.Error())
 		return
+	}
+	if s.Mangle != nil {
+		data = s.Mangle(name, data)
 	}
 	a := &Asset{ID: s.id(), Name: name, Data: data}
 	r.Assets = append(r.Assets, a)
