@@ -82,9 +82,11 @@ func (c Cosign) run(ctx context.Context, what string, args []string) error {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(ansi.ReplaceAllString(out.String(), ""))
-		if i := strings.LastIndex(msg, "\n"); i >= 0 && len(msg) > 2000 {
-			msg = msg[i+1:]
+		if len(msg) > 2000 {
+			msg = "..." + msg[len(msg)-2000:]
 		}
+		// cosign says why (no signatures, another identity, a chain it does
+		// not trust): the log keeps it, the error its last line.
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, "releaseplan: %s: not by %s: %v: %s\n", what, c.ID.Subject, err, msg)
 		}
