@@ -166,7 +166,7 @@ KSE_RELEASE_ENV = COSIGN_TRUST_FLAGS='$(COSIGN_TRUST_FLAGS)' COSIGN_BLOB_TRUST_F
 KSE_RELEASE_FLAGS = -dir $(RELEASE_DIR) -tag $(VERSION) -repo $(SIGNER_REPO)
 release-check:
 	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
-	{ $(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -check $(IMAGE_REPO):$(VERSION) && \
+	{ $(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -check $(IMAGE_REPO):$(VERSION) -digest-file $(RELEASE_DIR)/image.digest && \
 	$(GO) run ./cmd/kse-chart $(CHART_FLAGS) -check $(CHART_REPO) && \
 	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release registry-state $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" \
 		-image $(IMAGE_REPO) -chart $(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter; } >$(RELEASE_DIR)/state; \

@@ -144,12 +144,12 @@ func registryState(ctx context.Context, args []string, getenv func(string) strin
 	if *image == "" || *chart == "" || c.tag == "" {
 		return errors.New("registry-state: give -image, -chart and -tag")
 	}
-	want, err := releaseplan.LoadWant(c.dir)
+	imageDigest, chartDigest, err := releaseplan.LoadDigests(c.dir)
 	if err != nil {
 		return err
 	}
 	v := c.verifier(getenv, stderr)
-	img, ch := *image+"@"+want.ImageDigest, *chart+"@"+want.ChartDigest
+	img, ch := *image+"@"+imageDigest, *chart+"@"+chartDigest
 	for _, check := range []struct {
 		key string
 		err error

@@ -78,17 +78,24 @@ func LoadWant(dir string) (Want, error) {
 		}
 		w.Files[name] = fileOf(data)
 	}
+	w.ImageDigest, w.ChartDigest, err = LoadDigests(dir)
+	return w, err
+}
+
+// LoadDigests reads image.digest and chart.digest from dir: what the
+// registry must hold, for kse-release registry-state.
+func LoadDigests(dir string) (image, chart string, err error) {
 	for _, d := range []struct {
 		file string
 		to   *string
-	}{{"image.digest", &w.ImageDigest}, {"chart.digest", &w.ChartDigest}} {
+	}{{"image.digest", &image}, {"chart.digest", &chart}} {
 		data, err := os.ReadFile(filepath.Join(dir, d.file))
 		if err != nil {
-			return w, fmt.Errorf("releaseplan: %w", err)
+			return "", "", fmt.Errorf("releaseplan: %w", err)
 		}
 		*d.to = strings.TrimSpace(string(data))
 	}
-	return w, nil
+	return image, chart, nil
 }
 
 // infoKeys are lines github-state prints for the log, not for the plan.
