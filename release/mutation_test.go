@@ -61,7 +61,10 @@ var mutations = []mutation{
 	// Signatures by identity: the real cosign, a fake Fulcio.
 	{name: "a signature by any identity counts", file: "internal/releaseplan/verify.go",
 		edits: [][2]string{{`"--certificate-identity", c.ID.Subject`, `"--certificate-identity-regexp", ".*"`}},
-		pkg:   "release", test: "TestReleaseContent", cosign: true},
+		pkg:   "release", test: "TestReleaseContent|TestRegistrySignaturesByIdentity", cosign: true},
+	{name: "an image signature counts without verifying", file: "cmd/kse-release/main.go",
+		edits: [][2]string{{`{"image-signature", v.VerifyImage(ctx, img)}`, `{"image-signature", nil}`}},
+		pkg:   "release", test: "TestRegistrySignaturesByIdentity", cosign: true},
 	// The workflows.
 	{name: "provenance of another tag counts", file: ".github/workflows/build.yml",
 		edits: [][2]string{{`--source-ref "$GITHUB_REF" \`, `\`}}, pkg: "release", test: "TestBuilderDryRun"},
