@@ -80,7 +80,7 @@ var mutations = []mutation{
 	{name: "the attest job does not hold the chart digest to the rebuild", file: ".github/workflows/build.yml",
 		edits: [][2]string{{`[ "$BUILT_CHART" != "$REBUILT_CHART" ]`, "false"}}, pkg: "release", test: "TestAttestHoldsSubjectsToTheRebuild"},
 	{name: "a tag off main is released", file: ".github/workflows/release.yml",
-		edits: [][2]string{{`if ! git merge-base --is-ancestor "$commit" refs/remotes/origin/main; then`, "if false; then"}},
+		edits: [][2]string{{`--is-ancestor "$commit" refs/remotes/origin/main; then`, `--is-ancestor "$commit" refs/remotes/origin/main || true; then`}},
 		pkg:   "release", test: "TestTagMustBeOnMain"},
 	{name: "the GitHub release is published before the signatures", file: ".github/workflows/release.yml",
 		move: func(s string) string {
