@@ -2,6 +2,7 @@ package release_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,29 +14,36 @@ import (
 // fakeGH stands in for `gh attestation verify FILE --signer-workflow W
 // --source-ref R ...` the way GitHub's CLI decides it: it succeeds when
 // $ATTESTATIONS has a line "HEX WORKFLOW REF" for the file's SHA-256 that
-// the flags given allow (a flag not given allows any). So a step that
-// forgets --source-ref takes another tag's attestation for this tag's.
+// the flags given allow (a flag not given allows any), and with --format
+// json prints every such attestation, its bundle standing for the line. So
+// a step that forgets --source-ref takes another tag's attestation for
+// this tag's.
 const fakeGH = `#!/bin/bash
 [ "$1 $2" = "attestation verify" ] || { echo "fake gh: $* is not modelled" >&2; exit 2; }
 file=$3; shift 3
-wf= ref=
+wf= ref= format=
 while [ $# -gt 0 ]; do
   case $1 in
   --signer-workflow) wf=$2; shift 2 ;;
   --source-ref) ref=$2; shift 2 ;;
-  --repo|--predicate-type|--format) shift 2 ;;
+  --format) format=$2; shift 2 ;;
+  --repo|--predicate-type) shift 2 ;;
   *) shift ;;
   esac
 done
 hex=$(sha256sum "$file" | cut -d' ' -f1)
+found=
 while read -r h w r; do
   [ "$h" = "$hex" ] || continue
   [ -z "$wf" ] || [ "$w" = "$wf" ] || continue
   [ -z "$ref" ] || [ "$r" = "$ref" ] || continue
-  exit 0
+  found="$found${found:+,}{\"attestation\":{\"bundle\":{\"subject\":\"$h\",\"workflow\":\"$w\",\"ref\":\"$r\"}}}"
 done <"$ATTESTATIONS"
-echo "fake gh: no attestation of $file for ${wf:-any workflow} at ${ref:-any ref}" >&2
-exit 1
+if [ -z "$found" ]; then
+  echo "fake gh: no attestation of $file for ${wf:-any workflow} at ${ref:-any ref}" >&2
+  exit 1
+fi
+if [ "$format" = json ]; then echo "[$found]"; fi
 `
 
 // fakeMake runs the one target the builder's plan step calls, as the
@@ -277,6 +285,80 @@ func TestAttestHoldsSubjectsToTheRebuild(t *testing.T) {
 		attested, log, err := b.run(t, rebuilt)
 		if err == nil || len(attested) > 0 || !strings.Contains(log, "::error::") || !strings.Contains(log, "nothing is attested") {
 			t.Errorf("%s: attested %v, %v; want the first step to stop with a message\n%s", name, attested, err, log)
+		}
+	}
+}
+
+// TestPublishAttachesThisTagsProvenance runs the publish job's provenance
+// step for real (gh faked): the .intoto.jsonl it leaves for the release
+// holds the bundles of build.yml's attestations for this tag, one per
+// subject, and none of another tag's or another workflow's; a subject
+// without provenance for this tag fails the step, so the release is not
+// published without it.
+func TestPublishAttachesThisTagsProvenance(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the step runs jq, as GitHub's runners have it; this machine has none")
+		}
+		t.Skip("no jq")
+	}
+	var step workflowStep
+	for _, s := range jobSteps(t, workflowPath("release.yml"), "publish") {
+		if strings.Contains(s.Run, "gh attestation verify") {
+			step = s
+		}
+	}
+	if step.Run == "" {
+		t.Fatal("release.yml's publish job has no step collecting the provenance bundles")
+	}
+	runner := newStepRunner(t, "")
+	for _, missing := range []int{-1, 0, 6} {
+		work := t.TempDir()
+		files := releaseDir(t, filepath.Join(work, "bin/release"))
+		var subjects []string
+		for _, line := range strings.Split(strings.TrimSpace(files["SHA256SUMS"]), "\n") {
+			subjects = append(subjects, strings.Fields(line)[0])
+		}
+		subjects = append(subjects, hexSum(files["image.manifest.json"]), hexSum(files["chart.manifest.json"]))
+		var store strings.Builder
+		for i, d := range subjects {
+			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/v9.8.7-rc.0\n%s o/r/.github/workflows/release.yml refs/tags/%s\n", d, d, version)
+			if i != missing {
+				fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s\n", d, version)
+			}
+		}
+		attestations := filepath.Join(work, "attestations")
+		if err := os.WriteFile(attestations, []byte(store.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, log, err := runner.run(step, work, githubContext(), "ATTESTATIONS="+attestations)
+		if missing >= 0 {
+			if err == nil {
+				t.Errorf("subject %d without provenance for %s: the step passed\n%s", missing, version, log)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("the step: %v\n%s", err, log)
+		}
+		data, err := os.ReadFile(filepath.Join(work, "bin/release/kubecost-s3-exporter_"+version+".intoto.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		got := map[string]bool{}
+		for _, l := range lines {
+			var b struct{ Subject, Workflow, Ref string }
+			if err := json.Unmarshal([]byte(l), &b); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			if b.Workflow != "o/r/.github/workflows/build.yml" || b.Ref != "refs/tags/"+version {
+				t.Errorf("the release's provenance holds %+v, not build.yml's for %s", b, version)
+			}
+			got[b.Subject] = true
+		}
+		if len(lines) != len(subjects) || len(got) != len(subjects) {
+			t.Errorf("%d bundles for %d subjects:\n%s", len(lines), len(subjects), data)
 		}
 	}
 }

@@ -71,7 +71,7 @@ var mutations = []mutation{
 	{name: "provenance by another workflow counts", file: ".github/workflows/build.yml",
 		edits: [][2]string{{`--signer-workflow "$SIGNER" --source-ref`, `--source-ref`}}, pkg: "release", test: "TestBuilderDryRun"},
 	{name: "the publish job's provenance bundles are of any tag", file: ".github/workflows/release.yml",
-		edits: [][2]string{{`--source-ref "$GITHUB_REF" \`, `\`}}, pkg: "release", test: "TestWorkflowRules"},
+		edits: [][2]string{{`--source-ref "$GITHUB_REF" \`, `\`}}, pkg: "release", test: "TestPublishAttachesThisTagsProvenance"},
 	{name: "the attest job does not hold the files to the rebuild", file: ".github/workflows/build.yml",
 		edits: [][2]string{{"! diff -u rebuilt.sha256 built.sha256", "false"}, {`grep -qxF -- "$line" rebuilt.sha256 ||`, "true ||"}},
 		pkg:   "release", test: "TestAttestHoldsSubjectsToTheRebuild"},
