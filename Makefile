@@ -110,14 +110,15 @@ SOURCE_URL ?= $(if $(GITHUB_REPOSITORY),$(GITHUB_SERVER_URL)/$(GITHUB_REPOSITORY
 IMAGE_FLAGS = -version $(VERSION) -revision $(REVISION) -created $(SOURCE_DATE_EPOCH) -source $(SOURCE_URL) \
 	-licenses '$(LICENSES)' -base $(if $(filter release,$(IMAGE_BASE)),$(RELEASE_BASE),$(IMAGE_BASE)) -bin-dir $(RELEASE_DIR)
 CHART_FLAGS = -chart chart -version $(CHART_VERSION) -app-version $(VERSION) -image-repo $(IMAGE_REPO) \
-	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR) -digest-file $(RELEASE_DIR)/chart.digest
+	-created $(SOURCE_DATE_EPOCH) -out-dir $(RELEASE_DIR) -digest-file $(RELEASE_DIR)/chart.digest \
+	-manifest-file $(RELEASE_DIR)/chart.manifest.json
 # cosign's extra flags, for every command and for those that talk to the
 # registry: the tests sign offline (--tlog-upload=false) against a
 # plain-HTTP registry.
 COSIGN_FLAGS ?=
 COSIGN_REGISTRY_FLAGS ?=
 
-.PHONY: release-build release-check release-plan release-names bump-base
+.PHONY: release-build release-check release-github-state release-plan release-publish release-names bump-base
 
 # The linux/amd64 + linux/arm64 index and its SBOM into an OCI layout
 # (.cache/image), the binaries and the SPDX SBOM into RELEASE_DIR. Only Go
@@ -126,7 +127,8 @@ COSIGN_REGISTRY_FLAGS ?=
 # the same bytes.
 image:
 	@mkdir -p $(RELEASE_DIR)
-	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout $(or $(OCI_LAYOUT),.cache/image) -digest-file $(RELEASE_DIR)/image.digest
+	$(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -oci-layout $(or $(OCI_LAYOUT),.cache/image) -digest-file $(RELEASE_DIR)/image.digest \
+		-manifest-file $(RELEASE_DIR)/image.manifest.json
 
 # The same build pushed to IMAGE_REPO as :VERSION, with the SBOM attached
 # as a referrer. A tag that already names this digest is left alone; one
@@ -150,33 +152,68 @@ release-build: image chart-package release-assets
 
 # Before anything is pushed: fails when this version's image or chart tag
 # names other bytes; writes RELEASE_DIR/state, what of this build the
-# registry holds (image, SBOM, signatures), for `make release-plan`.
+# registry holds, by content: the tags name this build's digests, and the
+# signatures and the SBOM attestation verify (cosign verify) under the
+# release workflow's identity, SIGNER_IDENTITY. A `.sig` tag made with
+# another key or by another workflow reads as absent.
+# COSIGN_TRUST_FLAGS say what the certificates chain to: empty, the
+# Sigstore public-good root; the tests name a local CA.
+SIGNER_REPO ?= $(or $(GITHUB_REPOSITORY),kubecost-s3-exporter/kubecost-s3-exporter)
+COSIGN_TRUST_FLAGS ?=
+COSIGN_BLOB_TRUST_FLAGS ?=
+KSE_RELEASE_ENV = COSIGN_TRUST_FLAGS='$(COSIGN_TRUST_FLAGS)' COSIGN_BLOB_TRUST_FLAGS='$(COSIGN_BLOB_TRUST_FLAGS)' \
+	COSIGN_REGISTRY_FLAGS='$(COSIGN_REGISTRY_FLAGS)'
+KSE_RELEASE_FLAGS = -dir $(RELEASE_DIR) -tag $(VERSION) -repo $(SIGNER_REPO)
 release-check:
-	@{ $(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -check $(IMAGE_REPO):$(VERSION); \
-	$(GO) run ./cmd/kse-chart $(CHART_FLAGS) -check $(CHART_REPO); } >$(RELEASE_DIR)/state; \
+	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
+	{ $(GO) run ./cmd/kse-image $(IMAGE_FLAGS) -check $(IMAGE_REPO):$(VERSION) -digest-file $(RELEASE_DIR)/image.digest && \
+	$(GO) run ./cmd/kse-chart $(CHART_FLAGS) -check $(CHART_REPO) && \
+	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release registry-state $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" \
+		-image $(IMAGE_REPO) -chart $(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter; } >$(RELEASE_DIR)/state; \
+	st=$$?; cat $(RELEASE_DIR)/state; exit $$st
+
+# The tag's GitHub release, a draft too (GITHUB_API_URL, GH_TOKEN): whether
+# its SHA256SUMS.sigstore.json verifies against this build's SHA256SUMS
+# under the release identity; fails when the release holds what the
+# publish step must not replace. Appends to RELEASE_DIR/state.
+release-github-state:
+	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
+	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release github-state $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" >>$(RELEASE_DIR)/state && \
 	cat $(RELEASE_DIR)/state
 
 # What a release run must still publish, as step outputs (cmd/kse-release):
-# SCOPE=publish reads STATE (release-check's lines and the GitHub release's
-# assets), SCOPE=provenance the attested digests. No network.
+# SCOPE=publish reads STATE (release-check's and release-github-state's
+# lines), SCOPE=provenance the digests attested for the tag. No network.
 SCOPE ?= publish
 STATE ?= $(RELEASE_DIR)/state
 release-plan:
-	@$(GO) run ./cmd/kse-release -dir $(RELEASE_DIR) -state $(STATE) -scope $(SCOPE)
+	@$(GO) run ./cmd/kse-release plan -dir $(RELEASE_DIR) -state $(STATE) -scope $(SCOPE)
+
+# The GitHub release, published last: creates the tag's release as a
+# draft (or finds the draft a failed run left), uploads what it lacks
+# (SHA256SUMS, the files it lists, the signature bundle, PROVENANCE), reads
+# every asset back and checks it, then publishes; a pre-release tag
+# (-rc.N, any -suffix) is marked pre-release, never Latest.
+PROVENANCE ?=
+release-publish:
+	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
+	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release publish $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" -attach '$(PROVENANCE)'
 
 # The names the builder attests the image and the chart under.
 release-names:
 	@echo "image-name=$(IMAGE_REPO)"; echo "chart-name=$(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter"
 
 # Signs the pushed image and chart by digest, attests the SBOM on the image
-# and signs SHA256SUMS (its bundle is a release file). SIGN picks the parts
-# (the release plan passes the missing ones). Without COSIGN_KEY cosign
-# signs keyless (the release workflow's OIDC identity); with it, with that
-# key. The SLSA provenance is not made here: build.yml attests it.
+# and signs SHA256SUMS into a Sigstore bundle (a release file). SIGN picks
+# the parts (the release plan passes the missing ones). Without COSIGN_KEY
+# cosign signs keyless (the release workflow's OIDC identity); with it,
+# with that key, and with COSIGN_CERT (and COSIGN_CERT_CHAIN) the
+# signatures carry that certificate (the tests' stand-in for Fulcio's).
+# The SLSA provenance is not made here: build.yml attests it.
 SIGN ?= image sbom chart sums
 sign:
 	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
-	key=$${COSIGN_KEY:+--key $$COSIGN_KEY}; \
+	key="$${COSIGN_KEY:+--key $$COSIGN_KEY} $${COSIGN_CERT:+--certificate $$COSIGN_CERT} $${COSIGN_CERT_CHAIN:+--certificate-chain $$COSIGN_CERT_CHAIN}"; \
 	reg="$(COSIGN_FLAGS) $(COSIGN_REGISTRY_FLAGS)"; \
 	image=$(IMAGE_REPO)@$$(cat $(RELEASE_DIR)/image.digest); \
 	chart=$(patsubst oci://%,%,$(CHART_REPO))/kubecost-s3-exporter@$$(cat $(RELEASE_DIR)/chart.digest); \
@@ -185,9 +222,9 @@ sign:
 		image) set -x; "$$COSIGN_BIN" sign --yes $$key $$reg $$image ;; \
 		sbom) set -x; "$$COSIGN_BIN" attest --yes $$key $$reg --type spdxjson --predicate $(RELEASE_DIR)/kubecost-s3-exporter_$(VERSION).spdx.json $$image ;; \
 		chart) set -x; "$$COSIGN_BIN" sign --yes $$key $$reg $$chart ;; \
-		sums) set -x; "$$COSIGN_BIN" sign-blob --yes $$key $(COSIGN_FLAGS) --bundle $(RELEASE_DIR)/SHA256SUMS.cosign.bundle $(RELEASE_DIR)/SHA256SUMS ;; \
+		sums) set -x; "$$COSIGN_BIN" sign-blob --yes $${COSIGN_KEY:+--key $$COSIGN_KEY} $(COSIGN_FLAGS) --new-bundle-format --bundle $(RELEASE_DIR)/SHA256SUMS.sigstore.json $(RELEASE_DIR)/SHA256SUMS ;; \
 		*) echo "make sign: SIGN has $$part; the parts are image sbom chart sums" >&2; exit 2 ;; \
-		esac; set +x; \
+		esac || exit; set +x; \
 	done
 
 # SHA256SUMS over the release files: the binaries, the SBOM, the chart and

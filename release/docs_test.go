@@ -36,9 +36,13 @@ func TestReleaseDocsVerifyWhatIsSigned(t *testing.T) {
 			t.Errorf("make sign runs cosign %s --type %s; the docs never run cosign %s --type %s", m[1], m[2], verb, m[2])
 		}
 	}
-	for _, bundle := range regexp.MustCompile(`--bundle \S*?((?:\.intoto)?\.cosign\.bundle|SHA256SUMS\.cosign\.bundle)`).FindAllStringSubmatch(recipe, -1) {
-		if !strings.Contains(verifying, bundle[1]) {
-			t.Errorf("make sign writes *%s; the docs never verify it", bundle[1])
+	bundles := regexp.MustCompile(`--bundle \S*?(SHA256SUMS\.sigstore\.json)`).FindAllStringSubmatch(recipe, -1)
+	if len(bundles) == 0 {
+		t.Error("make sign writes no SHA256SUMS.sigstore.json bundle")
+	}
+	for _, bundle := range bundles {
+		if !strings.Contains(verifying, "--new-bundle-format --bundle "+bundle[1]) {
+			t.Errorf("make sign writes %s; the docs never verify it as a Sigstore bundle", bundle[1])
 		}
 	}
 	// The provenance: verified against the builder's identity (build.yml,
@@ -47,10 +51,37 @@ func TestReleaseDocsVerifyWhatIsSigned(t *testing.T) {
 		"https://github.com/kubecost-s3-exporter/kubecost-s3-exporter/.github/workflows/release.yml@refs/tags/$VERSION",
 		"https://token.actions.githubusercontent.com",
 		"gh attestation verify", "--signer-workflow kubecost-s3-exporter/kubecost-s3-exporter/.github/workflows/build.yml",
-		"--source-ref refs/tags/$VERSION", "--deny-self-hosted-runners", `oci://"$IMAGE:$VERSION"`, `oci://"$CHART:${VERSION#v}"`,
-		"SLSA Build L3", "https://slsa.dev/provenance/v1"} {
+		"--source-ref refs/tags/$VERSION", "--source-digest", "--deny-self-hosted-runners", `oci://"$IMAGE:$VERSION"`, `oci://"$CHART:${VERSION#v}"`,
+		"SLSA Build L2", "https://slsa.dev/provenance/v1",
+		// Offline, from the release assets.
+		`--bundle "kubecost-s3-exporter_$VERSION.intoto.jsonl"`, "--custom-trusted-root", "### Checking the first tagged release"} {
 		if !strings.Contains(verifying, want) {
 			t.Errorf("the verification section lacks %q", want)
+		}
+	}
+	// The level: L2 claimed, L3 only with what raises it, said exactly.
+	_, level, ok := strings.Cut(string(doc), "### The level it reaches")
+	level, _, _ = strings.Cut(level, "\n## ")
+	for _, want := range []string{"SLSA v1.0 Build Level 2", "Build L3", "ruleset", "`.github/workflows/**`", "another repository",
+		"--signer-workflow", "--source-ref", "--source-digest"} {
+		if !ok || !strings.Contains(level, want) {
+			t.Errorf("the level section lacks %q", want)
+		}
+	}
+	if regexp.MustCompile(`(?i)gives \*\*SLSA Build L3|SLSA Build L3\*\*|: SLSA Build L3`).MatchString(string(doc)) {
+		t.Error("docs/release.md claims SLSA Build L3")
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(readme), ": SLSA Build L3") || !strings.Contains(string(readme), "SLSA Build L2") {
+		t.Error("the README's release paragraph must say SLSA Build L2, not L3")
+	}
+	// The assets a scanner and an offline verifier look for.
+	for _, want := range []string{"SHA256SUMS.sigstore.json", ".intoto.jsonl", "make release-publish"} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/release.md never names %q", want)
 		}
 	}
 	for _, wf := range []string{"release.yml", "build.yml"} {

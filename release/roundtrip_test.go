@@ -96,18 +96,23 @@ func TestRegistryRoundTrip(t *testing.T) {
 		checkChartRepush(t, chart, chartRepo, chartDigest, repoRoot, cfg.Created)
 	})
 	writeReleaseDir(t, relDir, digest.String(), chartDigest.String(), chart, res)
+	cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
+	fulcio := newFakeFulcio(t)
+	rc := releaseCheck{repoRoot: repoRoot, imageRepo: imageRepo, chartRepo: chartRepo, cosign: cosign, fulcio: fulcio}
 	t.Run("make release-check: a re-run finds both published, unsigned; a rebuild with other bytes fails", func(t *testing.T) {
-		checkReleaseCheck(t, repoRoot, imageRepo, chartRepo, "absent")
+		rc.check(t, "absent")
 	})
-
-	t.Run("make sign; cosign verifies signatures, the SBOM attestation and SHA256SUMS offline; tampering fails", func(t *testing.T) {
-		cosign := tooltest.Require(t, "cosign", "COSIGN_BIN")
-		checkSigned(t, cosign, signedRelease{
-			repoRoot: repoRoot, relDir: relDir, imageRepo: imageRepo, digest: digest.String(),
-			chartRepo: chartRepo, chartDigest: chartDigest.String(), res: res,
-		})
+	sr := signedRelease{
+		repoRoot: repoRoot, relDir: relDir, imageRepo: imageRepo, digest: digest.String(),
+		chartRepo: chartRepo, chartDigest: chartDigest.String(), res: res, fulcio: fulcio,
+	}
+	t.Run("signatures by hand with a key, or by another workflow, do not count as release.yml's", func(t *testing.T) {
+		checkOtherSigners(t, cosign, sr, rc)
+	})
+	t.Run("make sign; cosign verifies signatures, the SBOM attestation and SHA256SUMS under the identity; tampering fails", func(t *testing.T) {
+		checkSigned(t, cosign, sr)
 		t.Run("make release-check then finds every signature", func(t *testing.T) {
-			checkReleaseCheck(t, repoRoot, imageRepo, chartRepo, "present")
+			rc.check(t, "present")
 		})
 	})
 
@@ -183,28 +188,48 @@ func checkChartRepush(t *testing.T, chart *chartpack.Chart, chartRepo string, ch
 	}
 }
 
-// checkReleaseCheck runs the workflow's step before any push: the same
-// build finds image, SBOM and chart published, and the signatures as
-// signed says (what the release plan reads); a build of other bytes
-// (another creation time) fails, naming the tag.
-func checkReleaseCheck(t *testing.T, repoRoot, imageRepo, chartRepo, signed string) {
+// releaseCheck runs the workflow's step before any push.
+type releaseCheck struct {
+	repoRoot, imageRepo, chartRepo, cosign string
+	fulcio                                 *fakeFulcio
+}
+
+// check: the same build finds image, SBOM and chart published, and the
+// signatures as signed says: verified by cosign under release.yml's
+// identity at the tag, a fake Fulcio the trust root (what the release plan
+// reads); a build of other bytes (another creation time) fails, naming the
+// tag.
+func (rc releaseCheck) check(t *testing.T, signed string) {
+	got := rc.state(t)
+	want := "image=present\nimage-sbom=present\nchart=present\nimage-signature=" + signed + "\nsbom-attestation=" + signed +
+		"\nchart-signature=" + signed + "\n"
+	if got != want {
+		t.Errorf("state = %q; want %q", got, want)
+	}
 	dir := t.TempDir()
-	vars := func(epoch string) []string {
-		return []string{"-C", repoRoot, "release-check", "VERSION=" + version, "CHART_VERSION=" + chartVersion,
-			"REVISION=0123456789abcdef0123456789abcdef01234567", "SOURCE_DATE_EPOCH=" + epoch,
-			"IMAGE_REPO=" + imageRepo, "CHART_REPO=" + chartRepo, "RELEASE_DIR=" + dir, "OCI_LAYOUT=" + filepath.Join(dir, "layout"),
-			"SOURCE_URL=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter"}
-	}
-	run(t, nil, false, "make", vars("1700000000")...)
-	want := "image=present\nimage-sbom=present\nimage-signature=" + signed + "\nsbom-attestation=" + signed +
-		"\nchart=present\nchart-signature=" + signed + "\n"
-	if got, err := os.ReadFile(filepath.Join(dir, "state")); err != nil || string(got) != want {
-		t.Errorf("state = %q, %v; want %q", got, err, want)
-	}
-	out := run(t, nil, true, "make", vars("1700000001")...)
+	out := run(t, []string{"COSIGN_BIN=" + rc.cosign}, true, "make", rc.vars(dir, "1700000001")...)
 	if !strings.Contains(out, imagebuild.ErrTagMoved.Error()) {
 		t.Errorf("release-check of other bytes failed for another reason:\n%s", tail(out, 2000))
 	}
+}
+
+func (rc releaseCheck) vars(dir, epoch string) []string {
+	return []string{"-C", rc.repoRoot, "release-check", "VERSION=" + version, "CHART_VERSION=" + chartVersion,
+		"REVISION=0123456789abcdef0123456789abcdef01234567", "SOURCE_DATE_EPOCH=" + epoch,
+		"IMAGE_REPO=" + rc.imageRepo, "CHART_REPO=" + rc.chartRepo, "RELEASE_DIR=" + dir, "OCI_LAYOUT=" + filepath.Join(dir, "layout"),
+		"SOURCE_URL=https://github.com/kubecost-s3-exporter/kubecost-s3-exporter", "SIGNER_REPO=o/r",
+		"COSIGN_TRUST_FLAGS=" + rc.fulcio.trustFlags(), "COSIGN_REGISTRY_FLAGS=--allow-http-registry --allow-insecure-registry"}
+}
+
+// state runs make release-check and returns the state it wrote.
+func (rc releaseCheck) state(t *testing.T) string {
+	dir := t.TempDir()
+	run(t, []string{"COSIGN_BIN=" + rc.cosign}, false, "make", rc.vars(dir, "1700000000")...)
+	got, err := os.ReadFile(filepath.Join(dir, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got)
 }
 
 // writeReleaseDir leaves in relDir what `make image-push chart-push

@@ -22,6 +22,7 @@ type signedRelease struct {
 	imageRepo, digest      string
 	chartRepo, chartDigest string
 	res                    *imagebuild.Result
+	fulcio                 *fakeFulcio
 }
 
 // statement is the in-toto statement inside a DSSE envelope: here the
@@ -39,27 +40,36 @@ type statement struct {
 	} `json:"predicate"`
 }
 
-// checkSigned runs `make release-assets sign` with a key pair made here
-// (the password reaches cosign through its environment only; no
-// transparency log: signing and verifying are offline), then verifies
-// every signature and attestation with the commands docs/release.md gives
-// users, key instead of identity. The SLSA provenance is GitHub's
-// (build.yml) and cannot be made offline; release/plan_test.go checks the
-// workflow that makes it.
-func checkSigned(t *testing.T, cosign string, r signedRelease) {
+func cosignEnv(t *testing.T, cosign string) []string {
 	dir := t.TempDir()
-	env := []string{"COSIGN_PASSWORD=test-only-password", "COSIGN_YES=true", "COSIGN_BIN=" + cosign,
+	return []string{"COSIGN_PASSWORD=test-only-password", "COSIGN_YES=true", "COSIGN_BIN=" + cosign,
 		"HOME=" + dir, "TUF_ROOT=" + filepath.Join(dir, "tuf"), "SIGSTORE_NO_CACHE=true"}
-	key, pub := filepath.Join(dir, "cosign.key"), filepath.Join(dir, "cosign.pub")
-	run(t, env, false, cosign, "generate-key-pair", "--output-key-prefix", filepath.Join(dir, "cosign"))
-	regFlags := "--allow-http-registry --allow-insecure-registry"
+}
+
+const regFlags = "--allow-http-registry --allow-insecure-registry"
+
+// checkSigned runs `make release-assets sign` as release.yml at the tag
+// would sign: with a key and a certificate for that identity from the
+// fake Fulcio (the password reaches cosign through its environment only;
+// no transparency log), then verifies every signature and attestation
+// with the commands docs/release.md gives users, the identity flags
+// included, the fake Fulcio as the trust root. The SLSA provenance is
+// GitHub's (build.yml) and cannot be made offline; release/builder_test.go
+// checks the workflow that makes it.
+func checkSigned(t *testing.T, cosign string, r signedRelease) {
+	env := cosignEnv(t, cosign)
+	id := releaseIdentity("o/r", version)
+	leaf := r.fulcio.issue(t, id)
+	key := cosignKey(t, cosign, env, leaf)
 	run(t, env, false, "make", "-C", r.repoRoot, "release-assets", "sign",
 		"VERSION="+version, "CHART_VERSION="+chartVersion, "RELEASE_DIR="+r.relDir,
 		"IMAGE_REPO="+r.imageRepo, "CHART_REPO="+r.chartRepo, "COSIGN_KEY="+key,
+		"COSIGN_CERT="+leaf.certPEM, "COSIGN_CERT_CHAIN="+r.fulcio.caPEM,
 		"COSIGN_FLAGS=--tlog-upload=false", "COSIGN_REGISTRY_FLAGS="+regFlags)
 
 	verify := func(wantErr bool, args ...string) string {
-		args = append(append(args[:1:1], "--key", pub, "--insecure-ignore-tlog=true"), args[1:]...)
+		flags := append([]string{"--certificate-identity", id, "--certificate-oidc-issuer", githubIssuer}, strings.Fields(r.fulcio.trustFlags())...)
+		args = append(append(args[:1:1], flags...), args[1:]...)
 		return run(t, env, wantErr, cosign, args...)
 	}
 	insecure := strings.Fields(regFlags)
@@ -81,18 +91,50 @@ func checkSigned(t *testing.T, cosign string, r signedRelease) {
 		t.Errorf("SBOM attestation %+v, want subject %s and the SPDX document", s, r.digest)
 	}
 
+	// SHA256SUMS: `make sign` writes a Sigstore bundle. cosign v2 signs a
+	// blob with a key only (no certificate), so this one is checked by the
+	// key; TestReleaseContent checks bundles under the identity.
 	sums := filepath.Join(r.relDir, "SHA256SUMS")
-	verify(false, "verify-blob", "--bundle", sums+".cosign.bundle", sums)
+	verifyBlob := func(wantErr bool, file string) string {
+		return run(t, env, wantErr, cosign, "verify-blob", "--key", strings.TrimSuffix(key, ".key")+".pub", "--new-bundle-format",
+			"--trusted-root", r.fulcio.trustedRoot, "--insecure-ignore-tlog", "--bundle", sums+".sigstore.json", file)
+	}
+	verifyBlob(false, sums)
 	checkSums(t, readDir(t, r.relDir))
 
 	t.Run("tampering fails", func(t *testing.T) {
-		checkTampering(t, verify, r, insecure)
+		checkTampering(t, verify, verifyBlob, r, insecure)
 	})
+}
+
+// checkOtherSigners: a `.sig` and `.att` made by hand with a key (as a
+// manual signing makes them), and signatures by another workflow's
+// certificate, are there, and make release-check still reads every
+// signature as absent: the plan then has release.yml sign.
+func checkOtherSigners(t *testing.T, cosign string, r signedRelease, rc releaseCheck) {
+	env := cosignEnv(t, cosign)
+	dir := t.TempDir()
+	run(t, env, false, cosign, "generate-key-pair", "--output-key-prefix", filepath.Join(dir, "byhand"))
+	other := r.fulcio.issue(t, "https://github.com/o/r/.github/workflows/other.yml@refs/tags/"+version)
+	otherKey := cosignKey(t, cosign, env, other)
+	image := r.imageRepo + "@" + r.digest
+	chart := strings.TrimPrefix(r.chartRepo, "oci://") + "/kubecost-s3-exporter@" + r.chartDigest
+	for _, signer := range [][]string{
+		{"--key", filepath.Join(dir, "byhand.key")},
+		{"--key", otherKey, "--certificate", other.certPEM, "--certificate-chain", r.fulcio.caPEM},
+	} {
+		flags := append(append([]string{"--yes", "--tlog-upload=false"}, strings.Fields(regFlags)...), signer...)
+		run(t, env, false, cosign, append(append([]string{"sign"}, flags...), image)...)
+		run(t, env, false, cosign, append(append([]string{"sign"}, flags...), chart)...)
+		run(t, env, false, cosign, append(append([]string{"attest", "--type", "spdxjson", "--predicate",
+			filepath.Join(r.relDir, "kubecost-s3-exporter_"+version+".spdx.json")}, flags...), image)...)
+	}
+	rc.check(t, "absent")
 }
 
 // checkTampering: an edited SHA256SUMS and a re-pointed image tag fail
 // verification.
-func checkTampering(t *testing.T, verify func(bool, ...string) string, r signedRelease, insecure []string) {
+func checkTampering(t *testing.T, verify func(bool, ...string) string, verifyBlob func(bool, string) string, r signedRelease, insecure []string) {
 	dir := t.TempDir()
 	sums, err := os.ReadFile(filepath.Join(r.relDir, "SHA256SUMS"))
 	if err != nil {
@@ -102,8 +144,7 @@ func checkTampering(t *testing.T, verify func(bool, ...string) string, r signedR
 	if err := os.WriteFile(edited, []byte(strings.Replace(string(sums), string(sums[:8]), "00000000", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	failsWith(t, "edited SHA256SUMS", "invalid signature",
-		verify(true, "verify-blob", "--bundle", filepath.Join(r.relDir, "SHA256SUMS.cosign.bundle"), edited))
+	failsWith(t, "edited SHA256SUMS", "verif", verifyBlob(true, edited))
 
 	// Re-point the tag at an index nobody signed: verification by tag fails.
 	tampered := mutate.Annotations(r.res.Index, map[string]string{"tampered": "true"}).(v1.ImageIndex)

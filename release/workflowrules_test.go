@@ -29,7 +29,11 @@ import (
 //   - no job with a write permission restores a cache (a cache is writable
 //     by any workflow run of the repository, pull requests too);
 //   - actions/checkout keeps no credentials in .git/config;
-//   - setup-go installs exactly go.mod's toolchain line.
+//   - setup-go installs exactly go.mod's toolchain line;
+//   - every `gh attestation verify` pins the builder and the tag
+//     (--signer-workflow, --source-ref), the predicate type and
+//     GitHub-hosted runners: provenance of the same bytes for another tag,
+//     or by another workflow, must not count.
 func workflowViolations(data []byte, toolchain string) []string {
 	bad := unpinnedActions(data)
 	badf := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
@@ -76,7 +80,12 @@ func workflowViolations(data []byte, toolchain string) []string {
 	return bad
 }
 
-var workflowCall = regexp.MustCompile(`(?m)^\s+workflow_call:`)
+var (
+	workflowCall = regexp.MustCompile(`(?m)^\s+workflow_call:`)
+	// ghAttestationVerify is one gh attestation verify command, with its
+	// continuation lines.
+	ghAttestationVerify = regexp.MustCompile(`gh attestation verify(?:[^\n]*\\\n)*[^\n]*`)
+)
 
 type workflowFile struct {
 	Permissions any `json:"permissions"`
@@ -99,6 +108,13 @@ func stepViolations(name string, j workflowJob, w []string, toolchain string) []
 	var bad []string
 	badf := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
 	for i, s := range j.Steps {
+		for _, call := range ghAttestationVerify.FindAllString(s.Run, -1) {
+			for _, flag := range []string{"--signer-workflow ", "--source-ref ", "--predicate-type https://slsa.dev/provenance/v1", "--deny-self-hosted-runners"} {
+				if !strings.Contains(call, flag) {
+					badf("job %s step %d: gh attestation verify without %s", name, i+1, strings.TrimSpace(flag))
+				}
+			}
+		}
 		action, _, _ := strings.Cut(s.Uses, "@")
 		switch action {
 		case "actions/checkout":
@@ -267,6 +283,9 @@ jobs:
           go-version: "1.26.8"
           cache: false
       - run: make image-push
+      - run: |
+          gh attestation verify f --repo o/r --signer-workflow o/r/.github/workflows/build.yml \
+            --source-ref "$GITHUB_REF" --predicate-type https://slsa.dev/provenance/v1 --deny-self-hosted-runners
 `
 
 // goodBuilder is a reusable builder that keeps every rule: its attest job
@@ -328,6 +347,8 @@ func TestWorkflowRulesCatch(t *testing.T) {
 		{"setup-go cache in the publishing job", "          cache: false\n", "", "setup-go restores its module cache", false},
 		{"two publishing jobs", "      attestations: write\n      id-token: write\n", "      packages: write\n", "packages write in 2 jobs", false},
 		{"publisher attests", "      packages: write\n", "      packages: write\n      attestations: write\n", "writes packages and attestations", false},
+		{"provenance checked for any tag", `--source-ref "$GITHUB_REF" `, "", "gh attestation verify without --source-ref", false},
+		{"provenance checked for any workflow", "--signer-workflow o/r/.github/workflows/build.yml ", "", "gh attestation verify without --signer-workflow", false},
 		{"attest job checks out the code", "      - uses: actions/attest", "      - uses: " + checkout + "\n        with:\n          persist-credentials: false\n      - uses: actions/attest", "checks out the repository in the job that signs attestations", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,9 +7,9 @@
 //	kse-chart ... -check oci://ghcr.io/org/charts
 //
 // It prints the archive's path (with -push, the chart's digest; with
-// -check, whether the chart and its signature are published, as
-// key=present|absent lines); it never overwrites a tag that names other
-// bytes.
+// -check, whether the chart is published, as a chart=present|absent line;
+// its signature is kse-release registry-state's, by cosign verify); it
+// never overwrites a tag that names other bytes.
 package main
 
 import (
@@ -55,8 +55,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	created := fs.String("created", "0", "Unix seconds: the entries' mtime and the manifest's creation time (the commit's time)")
 	outDir := fs.String("out-dir", "bin/release", "where the .tgz is written")
 	push := fs.String("push", "", "OCI repository to push to, oci://host/path")
-	check := fs.String("check", "", "OCI repository: print whether the version's tag names this package and its cosign signature is there (chart=, chart-signature= present or absent); fail when the tag names other bytes")
+	check := fs.String("check", "", "OCI repository: print whether the version's tag names this package (chart=present or absent); fail when the tag names other bytes")
 	digestFile := fs.String("digest-file", "", "write the chart's manifest digest (the one it has in any registry) here")
+	manifestFile := fs.String("manifest-file", "", "write the chart's manifest here: a file whose SHA-256 is the chart's digest, the subject gh attestation verify checks")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,6 +91,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *manifestFile != "" {
+		raw, _, _, err := c.Manifest(o.Created)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*manifestFile, raw, 0o644); err != nil {
+			return err
+		}
+	}
 	switch {
 	case *check != "":
 		return checkChart(ctx, c, *check, d, stdout, stderr)
@@ -107,24 +117,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// checkChart prints whether the version's tag names this package and
-// whether cosign's signature of it is there, as key=present|absent lines
-// for the release plan; a tag naming other bytes is an error.
+// checkChart prints whether the version's tag names this package, as a
+// key=present|absent line for the release plan; a tag naming other bytes
+// is an error.
 func checkChart(ctx context.Context, c *chartpack.Chart, repo string, d v1.Hash, stdout, stderr io.Writer) error {
 	tag, err := c.Tag(repo)
 	if err != nil {
 		return err
 	}
-	opts := imagebuild.RemoteOptions(ctx)
-	same, err := imagebuild.CheckTag(tag, d, opts...)
+	same, err := imagebuild.CheckTag(tag, d, imagebuild.RemoteOptions(ctx)...)
 	if err != nil {
 		return err
 	}
-	signed, err := imagebuild.Exists(imagebuild.CosignTag(tag.Context(), d, ".sig"), opts...)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "kse-chart: %s (%s): chart %s, signature %s\n", tag, d, imagebuild.Presence(same), imagebuild.Presence(signed))
-	_, err = fmt.Fprintf(stdout, "chart=%s\nchart-signature=%s\n", imagebuild.Presence(same), imagebuild.Presence(signed))
+	fmt.Fprintf(stderr, "kse-chart: %s (%s): chart %s\n", tag, d, imagebuild.Presence(same))
+	_, err = fmt.Fprintf(stdout, "chart=%s\n", imagebuild.Presence(same))
 	return err
 }

@@ -13,14 +13,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
 
-// CosignTag is the tag under which cosign v2 stores what it made for the
-// artifact at d: ".sig" its signatures, ".att" its attestations
-// (sha256-<hex>.sig). Its presence is how a re-run knows a signature was
-// made, without running cosign.
-func CosignTag(repo name.Repository, d v1.Hash, suffix string) name.Tag {
-	return repo.Tag(d.Algorithm + "-" + d.Hex + suffix)
-}
-
 // Exists says whether ref names a manifest; a 404 is false, any other
 // failure an error (a re-run must not take "unreachable" for "absent").
 func Exists(ref name.Reference, opts ...remote.Option) (bool, error) {
@@ -35,18 +27,18 @@ func Exists(ref name.Reference, opts ...remote.Option) (bool, error) {
 	return true, nil
 }
 
-// ImageState is what of one build the registry holds already.
+// ImageState is what of one build the registry holds already. Whether it
+// is signed is not read from cosign's tags (sha256-<hex>.sig, .att), which
+// anyone with a key can write: kse-release registry-state asks cosign
+// whether a signature verifies under the release workflow's identity.
 type ImageState struct {
-	Image           bool // every tag names this index (a tag naming other bytes is ErrTagMoved)
-	SBOM            bool // the SBOM artifact whose subject is the index
-	Signature       bool // cosign's .sig tag of the index
-	SBOMAttestation bool // cosign's .att tag of the index (the spdxjson attestation)
+	Image bool // every tag names this index (a tag naming other bytes is ErrTagMoved)
+	SBOM  bool // the SBOM artifact whose subject is the index
 }
 
 // Lines are the state as the release's plan reads it (package releaseplan).
 func (s ImageState) Lines() string {
-	return fmt.Sprintf("image=%s\nimage-sbom=%s\nimage-signature=%s\nsbom-attestation=%s\n",
-		presence(s.Image), presence(s.SBOM), presence(s.Signature), presence(s.SBOMAttestation))
+	return fmt.Sprintf("image=%s\nimage-sbom=%s\n", presence(s.Image), presence(s.SBOM))
 }
 
 func presence(ok bool) string {
@@ -60,8 +52,8 @@ func presence(ok bool) string {
 // facts in the same format (the chart's).
 func Presence(ok bool) string { return presence(ok) }
 
-// Inspect looks up the index under tags (one repository), its SBOM and
-// cosign's signature and attestation tags. It writes nothing.
+// Inspect looks up the index under tags (one repository) and its SBOM. It
+// writes nothing.
 func Inspect(idx v1.ImageIndex, sbom []byte, tags []name.Tag, opts ...remote.Option) (ImageState, error) {
 	var st ImageState
 	if len(tags) == 0 {
@@ -92,13 +84,7 @@ func Inspect(idx v1.ImageIndex, sbom []byte, tags []name.Tag, opts ...remote.Opt
 	if err != nil {
 		return st, err
 	}
-	if st.SBOM, err = Exists(repo.Digest(sd.String()), opts...); err != nil {
-		return st, err
-	}
-	if st.Signature, err = Exists(CosignTag(repo, digest, ".sig"), opts...); err != nil {
-		return st, err
-	}
-	st.SBOMAttestation, err = Exists(CosignTag(repo, digest, ".att"), opts...)
+	st.SBOM, err = Exists(repo.Digest(sd.String()), opts...)
 	return st, err
 }
 

@@ -7,23 +7,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
 // Keys are the state's facts that the publish decision needs: a run whose
 // gathering failed half-way must not read as "absent" and publish again.
-var Keys = []string{"image", "image-sbom", "image-signature", "sbom-attestation", "chart", "chart-signature", "release"}
+var Keys = []string{"image", "image-sbom", "image-signature", "sbom-attestation", "chart", "chart-signature", "sums-signature"}
 
 // ParseState reads the state lines: "key=present|absent" for Keys (as
-// kse-image -check and kse-chart -check print them), "asset NAME SIZE
-// SHA256|-" per release asset and "provenance HEX" per attested digest.
+// kse-image -check, kse-chart -check and kse-release registry-state and
+// github-state print them) and "provenance HEX" per digest attested for
+// the tag. Other "key=value" lines of those commands (release=draft) are
+// for the log and ignored.
 // With publish set, every key of Keys must be there.
 func ParseState(data []byte, publish bool) (State, error) {
-	st := State{Assets: map[string]File{}, Provenance: map[string]bool{}}
+	st := State{Provenance: map[string]bool{}}
 	seen := map[string]bool{}
 	flags := map[string]*bool{"image": &st.Image, "image-sbom": &st.ImageSBOM, "image-signature": &st.ImageSignature,
-		"sbom-attestation": &st.SBOMAttestation, "chart": &st.Chart, "chart-signature": &st.ChartSignature, "release": &st.Release}
+		"sbom-attestation": &st.SBOMAttestation, "chart": &st.Chart, "chart-signature": &st.ChartSignature, "sums-signature": &st.SumsSignature}
 	for n, line := range strings.Split(string(data), "\n") {
 		f := strings.Fields(line)
 		switch {
@@ -31,20 +32,13 @@ func ParseState(data []byte, publish bool) (State, error) {
 		case len(f) == 1 && strings.Contains(f[0], "="):
 			k, v, _ := strings.Cut(f[0], "=")
 			ptr, ok := flags[k]
+			if !ok && infoKeys[k] {
+				continue
+			}
 			if !ok || (v != "present" && v != "absent") {
 				return st, fmt.Errorf("releaseplan: state line %d: %q", n+1, line)
 			}
 			*ptr, seen[k] = v == "present", true
-		case f[0] == "asset" && len(f) == 4:
-			size, err := strconv.ParseInt(f[2], 10, 64)
-			if err != nil {
-				return st, fmt.Errorf("releaseplan: state line %d: %q: %w", n+1, line, err)
-			}
-			sum := strings.TrimPrefix(f[3], "sha256:")
-			if sum == "-" {
-				sum = ""
-			}
-			st.Assets[f[1]] = File{SHA256: sum, Size: size}
 		case f[0] == "provenance" && len(f) == 2:
 			st.Provenance[strings.TrimPrefix(f[1], "sha256:")] = true
 		default:
@@ -84,18 +78,28 @@ func LoadWant(dir string) (Want, error) {
 		}
 		w.Files[name] = fileOf(data)
 	}
+	w.ImageDigest, w.ChartDigest, err = LoadDigests(dir)
+	return w, err
+}
+
+// LoadDigests reads image.digest and chart.digest from dir: what the
+// registry must hold, for kse-release registry-state.
+func LoadDigests(dir string) (image, chart string, err error) {
 	for _, d := range []struct {
 		file string
 		to   *string
-	}{{"image.digest", &w.ImageDigest}, {"chart.digest", &w.ChartDigest}} {
+	}{{"image.digest", &image}, {"chart.digest", &chart}} {
 		data, err := os.ReadFile(filepath.Join(dir, d.file))
 		if err != nil {
-			return w, fmt.Errorf("releaseplan: %w", err)
+			return "", "", fmt.Errorf("releaseplan: %w", err)
 		}
 		*d.to = strings.TrimSpace(string(data))
 	}
-	return w, nil
+	return image, chart, nil
 }
+
+// infoKeys are lines github-state prints for the log, not for the plan.
+var infoKeys = map[string]bool{"release": true, "release-immutable": true}
 
 func fileOf(data []byte) File {
 	sum := sha256.Sum256(data)
@@ -120,12 +124,7 @@ func (p Plan) Outputs(scope, dir string, want Want) (string, error) {
 		}
 		fmt.Fprintf(&b, "provenance-files=%t\nprovenance-image=%t\nprovenance-chart=%t\n", len(p.ProvenanceFiles) > 0, p.ProvenanceImage, p.ProvenanceChart)
 	case "publish":
-		var upload []string
-		for _, n := range p.Upload {
-			upload = append(upload, filepath.Join(dir, n))
-		}
-		fmt.Fprintf(&b, "image-push=%t\nchart-push=%t\nsign=%s\ncreate-release=%t\nupload=%s\n",
-			p.ImagePush, p.ChartPush, strings.Join(p.Sign, " "), p.CreateRelease, strings.Join(upload, " "))
+		fmt.Fprintf(&b, "image-push=%t\nchart-push=%t\nsign=%s\n", p.ImagePush, p.ChartPush, strings.Join(p.Sign, " "))
 	default:
 		return "", fmt.Errorf("releaseplan: scope %q: want provenance or publish", scope)
 	}

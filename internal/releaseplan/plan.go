@@ -19,10 +19,12 @@ import (
 )
 
 // SumsFile and BundleFile are the checksums of the release files and
-// cosign's signature bundle of them, release files themselves.
+// cosign's signature of them, a Sigstore bundle (the name OpenSSF
+// Scorecard's Signed-Releases check and Sigstore verifiers look for),
+// release files themselves.
 const (
 	SumsFile   = "SHA256SUMS"
-	BundleFile = "SHA256SUMS.cosign.bundle"
+	BundleFile = "SHA256SUMS.sigstore.json"
 )
 
 // Want is what this build is: every release file but the signature bundle
@@ -40,15 +42,18 @@ type File struct {
 	Size   int64
 }
 
-// State is what is published already. Asset digests are empty when the
-// GitHub API did not give one (assets uploaded before it recorded them).
+// State is what is published already, by content: the tags name this
+// build's digests (kse-image -check, kse-chart -check), the signatures and
+// the attestation verify under the release workflow's identity, the
+// GitHub release's signature bundle verifies against this build's
+// SHA256SUMS (kse-release registry-state, github-state).
 type State struct {
 	Image, ImageSBOM, ImageSignature, SBOMAttestation bool
 	Chart, ChartSignature                             bool
-	Release                                           bool
-	Assets                                            map[string]File
+	SumsSignature                                     bool
 	// Provenance holds the digests (hex) that have a provenance
-	// attestation of this repository.
+	// attestation by build.yml for this tag (gh attestation verify
+	// --signer-workflow --source-ref).
 	Provenance map[string]bool
 }
 
@@ -61,25 +66,18 @@ type Plan struct {
 
 	ImagePush, ChartPush bool
 	// Sign lists the parts of `make sign` to run: image, sbom, chart, sums.
-	Sign          []string
-	CreateRelease bool
-	// Upload lists the release files to upload, in name order.
-	Upload []string
+	// The GitHub release itself is `kse-release publish`'s (release.go).
+	Sign []string
 }
 
 // Nothing says whether the plan publishes nothing.
 func (p Plan) Nothing() bool {
 	return len(p.ProvenanceFiles) == 0 && !p.ProvenanceImage && !p.ProvenanceChart && !p.ImagePush &&
-		!p.ChartPush && len(p.Sign) == 0 && !p.CreateRelease && len(p.Upload) == 0
+		!p.ChartPush && len(p.Sign) == 0
 }
 
-// Decide returns what is missing. A release file that the release holds
-// with other bytes is an error: it is never replaced (the signed checksums
-// name the first bytes), a maintainer deletes it by hand if it must go.
-// The signature bundle is the exception: cosign makes a new one on every
-// signing, so one there is one done, and one is uploaded exactly when
-// SHA256SUMS is signed. SHA256SUMS needs no provenance of its own: it names
-// the files that have one.
+// Decide returns what is missing. SHA256SUMS needs no provenance of its
+// own: it names the files that have one.
 func Decide(want Want, st State) (Plan, error) {
 	var p Plan
 	if want.ImageDigest == "" || want.ChartDigest == "" || len(want.Files) == 0 {
@@ -101,29 +99,10 @@ func Decide(want Want, st State) (Plan, error) {
 	for _, part := range []struct {
 		name string
 		done bool
-	}{{"image", st.ImageSignature}, {"sbom", st.SBOMAttestation}, {"chart", st.ChartSignature}} {
+	}{{"image", st.ImageSignature}, {"sbom", st.SBOMAttestation}, {"chart", st.ChartSignature}, {"sums", st.SumsSignature}} {
 		if !part.done {
 			p.Sign = append(p.Sign, part.name)
 		}
-	}
-	if _, ok := st.Assets[BundleFile]; !ok || !st.Release {
-		p.Sign = append(p.Sign, "sums")
-	}
-	p.CreateRelease = !st.Release
-	for _, name := range sortedNames(want.Files) {
-		have, ok := st.Assets[name]
-		if !st.Release || !ok {
-			p.Upload = append(p.Upload, name)
-			continue
-		}
-		f := want.Files[name]
-		if have.Size != f.Size || (have.SHA256 != "" && have.SHA256 != f.SHA256) {
-			return p, fmt.Errorf("releaseplan: the release's %s (%d bytes, sha256 %q) is not this build's (%d bytes, %s): delete it by hand if it must be replaced",
-				name, have.Size, have.SHA256, f.Size, f.SHA256)
-		}
-	}
-	if slices.Contains(p.Sign, "sums") {
-		p.Upload = append(p.Upload, BundleFile)
 	}
 	return p, nil
 }

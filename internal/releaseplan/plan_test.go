@@ -19,8 +19,7 @@ func want() Want {
 
 // TestDecideNothingLeft: a release with everything gives an empty plan.
 func TestDecideNothingLeft(t *testing.T) {
-	st := State{Image: true, ImageSBOM: true, ImageSignature: true, SBOMAttestation: true, Chart: true, ChartSignature: true, Release: true,
-		Assets:     map[string]File{"SHA256SUMS": {"aa", 10}, "bin": {"", 20}, "THIRD_PARTY_NOTICES": {"cc", 30}, BundleFile: {"", 5}},
+	st := State{Image: true, ImageSBOM: true, ImageSignature: true, SBOMAttestation: true, Chart: true, ChartSignature: true, SumsSignature: true,
 		Provenance: map[string]bool{"bb": true, "cc": true, "11": true, "22": true}}
 	p, err := Decide(want(), st)
 	if err != nil || !p.Nothing() {
@@ -28,47 +27,46 @@ func TestDecideNothingLeft(t *testing.T) {
 	}
 }
 
-// TestDecideFromScratch: a release with nothing gets everything, the
-// bundle uploaded because SHA256SUMS is signed in the same run, and no
+// TestDecideFromScratch: a release with nothing gets everything, and no
 // provenance asked for SHA256SUMS itself.
 func TestDecideFromScratch(t *testing.T) {
 	p, err := Decide(want(), State{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.ImagePush || !p.ChartPush || !p.CreateRelease || !slices.Equal(p.Sign, []string{"image", "sbom", "chart", "sums"}) ||
-		!slices.Equal(p.Upload, []string{"SHA256SUMS", "THIRD_PARTY_NOTICES", "bin", BundleFile}) ||
+	if !p.ImagePush || !p.ChartPush || !slices.Equal(p.Sign, []string{"image", "sbom", "chart", "sums"}) ||
 		!slices.Equal(p.ProvenanceFiles, []string{"THIRD_PARTY_NOTICES", "bin"}) || !p.ProvenanceImage || !p.ProvenanceChart {
 		t.Errorf("plan %+v", p)
 	}
 	pub, _ := p.Scope("publish")
 	prov, _ := p.Scope("provenance")
-	if pub.ProvenanceImage || len(pub.ProvenanceFiles) > 0 || prov.ImagePush || len(prov.Upload) > 0 {
+	if pub.ProvenanceImage || len(pub.ProvenanceFiles) > 0 || prov.ImagePush || len(prov.Sign) > 0 {
 		t.Errorf("scopes leak: publish %+v, provenance %+v", pub, prov)
 	}
 }
 
-// TestDecideRefusesOtherBytes: a release file of another size or digest
-// is never replaced.
-func TestDecideRefusesOtherBytes(t *testing.T) {
-	for _, have := range []File{{"", 21}, {"ff", 20}} {
-		st := State{Release: true, Assets: map[string]File{"bin": have}}
-		if _, err := Decide(want(), st); err == nil || !strings.Contains(err.Error(), "delete it by hand") {
-			t.Errorf("asset %+v: %v", have, err)
-		}
+// TestDecideProvenanceByDigestOfTheTag: a subject counts as attested only
+// when its digest is among the lines the workflow wrote for this tag.
+func TestDecideProvenanceByDigestOfTheTag(t *testing.T) {
+	p, err := Decide(want(), State{Provenance: map[string]bool{"cc": true, "22": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.ProvenanceFiles, []string{"bin"}) || !p.ProvenanceImage || p.ProvenanceChart {
+		t.Errorf("plan %+v", p)
 	}
 }
 
 func TestParseState(t *testing.T) {
 	st, err := ParseState([]byte("image=present\nimage-sbom=absent\nimage-signature=absent\nsbom-attestation=absent\n"+
-		"chart=present\nchart-signature=present\nrelease=present\nasset bin 20 sha256:bb\nasset old 3 -\nprovenance sha256:11\n"), true)
+		"chart=present\nchart-signature=present\nrelease=draft\nrelease-immutable=false\nsums-signature=present\nprovenance sha256:11\n"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.Image || st.ImageSBOM || !st.ChartSignature || st.Assets["bin"] != (File{"bb", 20}) || st.Assets["old"] != (File{"", 3}) || !st.Provenance["11"] {
+	if !st.Image || st.ImageSBOM || !st.ChartSignature || !st.SumsSignature || !st.Provenance["11"] {
 		t.Errorf("state %+v", st)
 	}
-	for _, bad := range []string{"image=maybe\n", "imag=present\n", "asset x y z\n", "hello\n"} {
+	for _, bad := range []string{"image=maybe\n", "imag=present\n", "asset x 1 -\n", "hello\n"} {
 		if _, err := ParseState([]byte(bad), false); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
@@ -97,5 +95,13 @@ func TestLoadWant(t *testing.T) {
 	write("a", "y")
 	if _, err := LoadWant(dir); err == nil {
 		t.Error("a file other than SHA256SUMS says was accepted")
+	}
+}
+
+func TestPrerelease(t *testing.T) {
+	for tag, want := range map[string]bool{"v1.2.3": false, "v1.2.3-rc.1": true, "v1.2.3-beta": true, "v10.0.0-0": true, "v1.2.3+build.5": false} {
+		if Prerelease(tag) != want {
+			t.Errorf("Prerelease(%q) = %v", tag, !want)
+		}
 	}
 }
