@@ -209,7 +209,9 @@ func TestCloudFormationSchemaCheckFails(t *testing.T) {
 	if bad == v.AsString() {
 		t.Fatal("mutation did not apply")
 	}
-	var tmpl struct{ Resources map[string]struct{ Properties any } }
+	var tmpl struct {
+		Resources map[string]struct{ Properties any }
+	}
 	if err := json.Unmarshal([]byte(bad), &tmpl); err != nil {
 		t.Fatal(err)
 	}
