@@ -1,0 +1,125 @@
+package cur
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Key is one row of the summary: a cluster's namespace on a UTC day. The
+// cluster is its ARN (what the archive's CLUSTER_ID holds) and the
+// account, region and name in it; two accounts' "prod" are two keys.
+type Key struct {
+	ClusterARN, Account, Region, Cluster string
+	Namespace                            string
+	Day                                  time.Time
+}
+
+// Costs are the sums of one key: per measure and kind, and the lines
+// summed.
+type Costs struct {
+	ByKind [NumKinds][NumMeasures]float64
+	Lines  int64
+}
+
+// Total is a measure summed over the kinds.
+func (c *Costs) Total(m Measure) float64 {
+	var t float64
+	for k := range Kind(NumKinds) {
+		t += c.ByKind[k][m]
+	}
+	return t
+}
+
+// Summary is the aggregate of a CUR export's pod lines.
+type Summary struct {
+	Rows  map[Key]*Costs
+	Stats Stats
+}
+
+// Stats says what reading took.
+type Stats struct {
+	Files              int   // Parquet objects read
+	RowGroups          int   // row groups in them
+	RowGroupsSkipped   int   // of which skipped by their date statistics
+	Lines              int64 // lines decoded
+	PodLines           int64 // of which summed
+	BytesSpooled       int64 // bytes copied to temp files (stores without random access)
+	RowGroupsUndecided int   // row groups without date statistics (read)
+}
+
+// Keys returns the summary's keys sorted by cluster ARN, namespace, day.
+func (s *Summary) Keys() []Key {
+	keys := make([]Key, 0, len(s.Rows))
+	for k := range s.Rows {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		return cmp.Or(cmp.Compare(a.ClusterARN, b.ClusterARN), cmp.Compare(a.Namespace, b.Namespace), a.Day.Compare(b.Day))
+	})
+	return keys
+}
+
+// Aggregator sums lines into a Summary. Its memory is bounded by the
+// number of distinct keys and distinct (cluster, namespace) resource id
+// prefixes, whatever the number of lines.
+type Aggregator struct {
+	sum  Summary
+	pods map[string]podSlot // by resource id (the reader passes a prefix)
+	// From and To, when set, are inclusive UTC days: lines outside are
+	// not summed.
+	from, to time.Time
+	strs     map[string]string // ReadFile's interned strings
+	batch    *batch            // ReadFile's decoding buffers
+}
+
+type podSlot struct {
+	pod Pod
+	ok  bool
+}
+
+// NewAggregator sums lines of the UTC days from..to (inclusive; a zero
+// bound is open).
+func NewAggregator(from, to time.Time) *Aggregator {
+	return &Aggregator{sum: Summary{Rows: map[Key]*Costs{}}, pods: map[string]podSlot{}, strs: map[string]string{}, from: from, to: to}
+}
+
+// Add sums one line when it is a pod line of a kind within the days; it
+// reports whether it did.
+func (a *Aggregator) Add(l *Line) bool {
+	if !IsPodLine(l) {
+		return false
+	}
+	slot, seen := a.pods[l.ResourceID]
+	if !seen {
+		slot.pod, slot.ok = ParseResourceID(l.ResourceID)
+		a.pods[l.ResourceID] = slot
+	}
+	kind := KindOf(l)
+	if !slot.ok || kind == NoKind {
+		return false
+	}
+	day := Day(l)
+	if (!a.from.IsZero() && day.Before(a.from)) || (!a.to.IsZero() && day.After(a.to)) {
+		return false
+	}
+	p := &slot.pod
+	key := Key{ClusterARN: p.ClusterARN, Account: p.Account, Region: p.Region, Cluster: p.Cluster, Namespace: p.Namespace, Day: day}
+	c := a.sum.Rows[key]
+	if c == nil {
+		c = &Costs{}
+		a.sum.Rows[key] = c
+	}
+	for m, f := range measureFuncs {
+		// SUM ignores nulls.
+		if v := f(l); v.Valid {
+			c.ByKind[kind][m] += v.V
+		}
+	}
+	c.Lines++
+	a.sum.Stats.PodLines++
+	return true
+}
+
+// Summary returns what was added so far.
+func (a *Aggregator) Summary() *Summary { return &a.sum }

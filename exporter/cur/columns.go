@@ -1,0 +1,148 @@
+package cur
+
+// Pages of AWS's CUR 2.0 data dictionary
+// (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html)
+// that define the columns below.
+const (
+	DocBill        = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-bill.html"
+	DocIdentity    = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-identity.html"
+	DocLineItem    = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-line-item.html"
+	DocPricing     = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-pricing.html"
+	DocProduct     = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-product.html"
+	DocTags        = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-resource-tags.html"
+	DocSavingsPlan = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-savings-plan.html"
+	DocSplit       = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-split-line-item.html"
+	DocSCAD        = "https://docs.aws.amazon.com/cur/latest/userguide/sca-eks.html"
+	// SCADView is AWS's own reading of these columns, which the rules of
+	// rules.go restate: the view scad_cca_summary_view of
+	// github.com/aws-solutions-library-samples/cloud-intelligence-dashboards-framework,
+	// dashboards/scad-containers-cost-allocation/scad-containers-cost-allocation.yaml
+	// at commit 9cecc158b81504344cf96b38d5918b6953b2e97d.
+	SCADView = "aws-solutions-library-samples/cloud-intelligence-dashboards-framework@9cecc158b81504344cf96b38d5918b6953b2e97d:dashboards/scad-containers-cost-allocation/scad-containers-cost-allocation.yaml (scad_cca_summary_view)"
+)
+
+// Types of the columns: Athena/Glue's name for it and the Parquet type the
+// fixture writes and the reader accepts. CUR 2.0 exports every field as its
+// own column, costs as doubles, dates as timestamps and resource_tags and
+// product as map<string,string>. The timestamp's unit and UTC flag are not
+// stated by the dictionary: the reader accepts milli-, micro- and
+// nanoseconds, UTC-adjusted or not, and reads the value as UTC either way.
+const (
+	AthenaString    = "string"
+	AthenaDouble    = "double"
+	AthenaTimestamp = "timestamp"
+	AthenaMap       = "map<string,string>"
+
+	ParquetString    = "BYTE_ARRAY (STRING)"
+	ParquetDouble    = "DOUBLE"
+	ParquetTimestamp = "INT64 (TIMESTAMP(MILLIS, isAdjustedToUTC=true))"
+	ParquetMap       = "MAP<BYTE_ARRAY (STRING), BYTE_ARRAY (STRING)>"
+)
+
+// Column is one column of the CUR 2.0 table.
+type Column struct {
+	Name    string // as the Data Export writes it (snake_case)
+	Athena  string // Athena/Glue type
+	Parquet string // Parquet physical (logical) type
+	Meaning string // what it holds, in the dictionary's words where short
+	Doc     string // the dictionary page that defines it
+	// Read is true for the columns the reader decodes; the others are
+	// written by the fixture because a real export has them (and the views
+	// may show them) but no rule needs them.
+	Read bool
+}
+
+// Column names the rules use.
+const (
+	ColBillingPeriodStart    = "bill_billing_period_start_date"
+	ColTimeInterval          = "identity_time_interval"
+	ColUsageAccountID        = "line_item_usage_account_id"
+	ColLineItemType          = "line_item_line_item_type"
+	ColOperation             = "line_item_operation"
+	ColProductCode           = "line_item_product_code"
+	ColResourceID            = "line_item_resource_id"
+	ColUsageType             = "line_item_usage_type"
+	ColUsageStart            = "line_item_usage_start_date"
+	ColUsageEnd              = "line_item_usage_end_date"
+	ColUsageAmount           = "line_item_usage_amount"
+	ColUnblendedCost         = "line_item_unblended_cost"
+	ColNetUnblendedCost      = "line_item_net_unblended_cost"
+	ColPublicOnDemandCost    = "pricing_public_on_demand_cost"
+	ColSPEffectiveCost       = "savings_plan_savings_plan_effective_cost"
+	ColSPNetEffectiveCost    = "savings_plan_net_savings_plan_effective_cost"
+	ColParentResourceID      = "split_line_item_parent_resource_id"
+	ColSplitCost             = "split_line_item_split_cost"
+	ColUnusedCost            = "split_line_item_unused_cost"
+	ColNetSplitCost          = "split_line_item_net_split_cost"
+	ColNetUnusedCost         = "split_line_item_net_unused_cost"
+	ColPublicOnDemandSplit   = "split_line_item_public_on_demand_split_cost"
+	ColPublicOnDemandUnused  = "split_line_item_public_on_demand_unused_cost"
+	ColResourceTags          = "resource_tags"
+	ColProduct               = "product"
+	ColReservationARN        = "reservation_reservation_a_r_n"
+	ColSavingsPlanARN        = "savings_plan_savings_plan_a_r_n"
+	ColReservationEffective  = "reservation_effective_cost"
+	ColSplitUsageRatio       = "split_line_item_split_usage_ratio"
+	ColBillingPeriodPartKey  = "BILLING_PERIOD" // the Data Export's partition folder, BILLING_PERIOD=YYYY-MM
+	billingPeriodPartPrefix  = ColBillingPeriodPartKey + "="
+	billingPeriodValueLayout = "2006-01"
+)
+
+func col(name, athena, pq, meaning, doc string, read bool) Column {
+	return Column{Name: name, Athena: athena, Parquet: pq, Meaning: meaning, Doc: doc, Read: read}
+}
+
+func str(name, meaning, doc string, read bool) Column {
+	return col(name, AthenaString, ParquetString, meaning, doc, read)
+}
+
+func dbl(name, meaning, doc string, read bool) Column {
+	return col(name, AthenaDouble, ParquetDouble, meaning, doc, read)
+}
+
+// Columns returns the CUR 2.0 columns this package knows, in the order the
+// fixture writes them. A fresh slice each call: callers may sort it.
+func Columns() []Column {
+	return []Column{
+		col(ColBillingPeriodStart, AthenaTimestamp, ParquetTimestamp, "start of the billing period (UTC)", DocBill, false),
+		str(ColTimeInterval, "the line's time interval, ISO 8601 start/end (UTC)", DocIdentity, false),
+		str(ColUsageAccountID, "the account that used the resource", DocLineItem, false),
+		str(ColLineItemType, "Usage, DiscountedUsage (RI), SavingsPlanCoveredUsage, Tax, Credit, ...", DocLineItem, true),
+		str(ColOperation, "the operation: EKSPod-EC2 and FargatePod for EKS pods, RunInstances..., ECSTask-EC2, FargateTask", DocLineItem, true),
+		str(ColProductCode, "the service: AmazonEC2, AmazonEKS, ...", DocLineItem, false),
+		str(ColResourceID, "the resource; for a pod arn:<partition>:eks:<region>:<account>:pod/<cluster>/<namespace>/<pod>/<uid>", DocLineItem, true),
+		str(ColUsageType, "usage type; for pods <region>-EKS-EC2-vCPU-Hours, -EKS-EC2-GB-Hours, -EKS-EC2-Accelerator-Hours, -Fargate-vCPU-Hours:perCPU, -Fargate-GB-Hours", DocLineItem, true),
+		col(ColUsageStart, AthenaTimestamp, ParquetTimestamp, "start of the usage (UTC, inclusive); its UTC day is the line's day", DocLineItem, true),
+		col(ColUsageEnd, AthenaTimestamp, ParquetTimestamp, "end of the usage (UTC, exclusive)", DocLineItem, false),
+		dbl(ColUsageAmount, "usage in the usage type's unit", DocLineItem, false),
+		dbl(ColUnblendedCost, "cost at the unblended rate; Fargate pod lines' cost", DocLineItem, true),
+		dbl(ColNetUnblendedCost, "unblended cost after discounts; present only with discounts", DocLineItem, true),
+		dbl(ColPublicOnDemandCost, "cost at the public on-demand rate", DocPricing, true),
+		str(ColReservationARN, "the Reserved Instance that covered the line", "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-reservation.html", false),
+		dbl(ColReservationEffective, "amortized cost of a Reserved Instance covered line", "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-reservation.html", false),
+		str(ColSavingsPlanARN, "the Savings Plan that covered the line", DocSavingsPlan, false),
+		dbl(ColSPEffectiveCost, "amortized cost of a Savings Plan covered line", DocSavingsPlan, true),
+		dbl(ColSPNetEffectiveCost, "the Savings Plan effective cost after discounts", DocSavingsPlan, true),
+		str(ColParentResourceID, "the EC2 instance a pod line was split from", DocSplit, true),
+		dbl(ColSplitUsageRatio, "the pod's share of the instance's vCPU or memory", DocSplit, false),
+		dbl(ColSplitCost, "the pod's share of the instance's cost (amortized: RI/SP effective cost)", DocSplit, true),
+		dbl(ColUnusedCost, "the instance's unused cost, shared among its pods by their share", DocSplit, true),
+		dbl(ColNetSplitCost, "split cost after discounts", DocSplit, true),
+		dbl(ColNetUnusedCost, "unused cost after discounts", DocSplit, true),
+		dbl(ColPublicOnDemandSplit, "split cost at the public on-demand rate", DocSplit, true),
+		dbl(ColPublicOnDemandUnused, "unused cost at the public on-demand rate", DocSplit, true),
+		col(ColResourceTags, AthenaMap, ParquetMap, "cost allocation tags; for pods aws_eks_cluster_name, aws_eks_namespace, aws_eks_workload_name, ... and user_<label>", DocTags, false),
+		col(ColProduct, AthenaMap, ParquetMap, "product attributes (instance_type, vcpu, memory, gpu, ...)", DocProduct, false),
+	}
+}
+
+// ReadColumns returns the names of the columns the reader decodes.
+func ReadColumns() []string {
+	var out []string
+	for _, c := range Columns() {
+		if c.Read {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}

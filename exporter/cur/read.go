@@ -1,0 +1,233 @@
+package cur
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+)
+
+// Reader is what reading an export needs of an object store: list and
+// read, as exporter/report.Reader. Every exporter.ObjectStore is one (S3
+// through exporter/s3store, a local directory through exporter/dirstore).
+type Reader interface {
+	List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+var _ Reader = exporter.ObjectStore(nil)
+
+// Options select what Read reads.
+type Options struct {
+	Store Reader
+	// Prefix is where the export's files are: every
+	// .../BILLING_PERIOD=YYYY-MM/....parquet key under it is read (a Data
+	// Export writes <prefix><export>/data/BILLING_PERIOD=YYYY-MM/; it must
+	// overwrite its files, as the Cloud Intelligence Dashboards' exports
+	// do, or a period's old versions are read too).
+	Prefix string
+	// From and To are inclusive UTC days; zero is open. Billing periods
+	// wholly outside are not listed, row groups whose
+	// line_item_usage_start_date statistics lie wholly outside are not
+	// decoded, and lines outside are not summed.
+	From, To time.Time
+	TempDir  string // where objects without random access are spooled
+	Logger   *slog.Logger
+}
+
+// Read sums the pod lines of an export (see Aggregator).
+func Read(ctx context.Context, o Options) (*Summary, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var keys []string
+	err := o.Store.List(ctx, o.Prefix, "", func(oi exporter.ObjectInfo) error {
+		if period, ok := BillingPeriod(oi.Key); ok && strings.HasSuffix(oi.Key, ".parquet") && o.periodInRange(period) {
+			keys = append(keys, oi.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cur: list %q: %w", o.Prefix, err)
+	}
+	a := NewAggregator(o.From, o.To)
+	for _, key := range keys {
+		ra, size, done, err := openFile(ctx, o, key, &a.sum.Stats)
+		if err != nil {
+			return nil, fmt.Errorf("cur: open %s: %w", key, err)
+		}
+		err = a.ReadFile(ctx, ra, size)
+		done()
+		if err != nil {
+			return nil, fmt.Errorf("cur: read %s: %w", key, err)
+		}
+		log.Debug("cur: read", "key", key, "size", size)
+	}
+	return a.Summary(), nil
+}
+
+// BillingPeriod finds the BILLING_PERIOD=YYYY-MM folder of a key and
+// returns the period's first day.
+func BillingPeriod(key string) (time.Time, bool) {
+	for part := range strings.SplitSeq(key, "/") {
+		if v, ok := strings.CutPrefix(part, billingPeriodPartPrefix); ok {
+			t, err := time.Parse(billingPeriodValueLayout, v)
+			return t, err == nil
+		}
+	}
+	return time.Time{}, false
+}
+
+func (o Options) periodInRange(period time.Time) bool {
+	end := period.AddDate(0, 1, -1)
+	return (o.From.IsZero() || !end.Before(o.From)) && (o.To.IsZero() || !period.After(o.To))
+}
+
+// randomAccess is what *os.File offers and parquet needs.
+type randomAccess interface {
+	io.ReadCloser
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
+}
+
+// openFile opens key for random access, as exporter/report does: a store
+// that hands out files is read in place, anything else (S3) is spooled to
+// a temp file, so memory does not grow with the object.
+func openFile(ctx context.Context, o Options, key string, st *Stats) (io.ReaderAt, int64, func(), error) {
+	rc, err := o.Store.Open(ctx, key)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if f, ok := rc.(randomAccess); ok {
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, nil, err
+		}
+		return f, fi.Size(), func() { f.Close() }, nil
+	}
+	defer rc.Close()
+	tmp, err := os.CreateTemp(o.TempDir, "kubecost-s3-exporter-cur-*.parquet")
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	n, err := io.Copy(tmp, rc)
+	if err != nil {
+		cleanup()
+		return nil, 0, nil, err
+	}
+	st.BytesSpooled += n
+	return tmp, n, cleanup, nil
+}
+
+// ErrNotSCAD is returned for a Parquet file without the columns of a CUR
+// 2.0 export with split cost allocation data.
+var ErrNotSCAD = errors.New("not a CUR 2.0 export with split cost allocation data (INCLUDE_SPLIT_COST_ALLOCATION_DATA)")
+
+// requiredColumns are those without which no line can be read; the other
+// read columns are null when absent.
+var requiredColumns = []string{ColOperation, ColUsageType, ColResourceID, ColUsageStart, ColSplitCost}
+
+// ReadFile sums the pod lines of one CUR 2.0 Parquet file. It decodes only
+// ReadColumns, a batch of lines at a time, and skips the row groups whose
+// line_item_usage_start_date statistics lie outside the aggregator's days.
+func (a *Aggregator) ReadFile(ctx context.Context, ra io.ReaderAt, size int64) error {
+	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return err
+	}
+	cols, err := a.layout(pf)
+	if err != nil {
+		return err
+	}
+	a.sum.Stats.Files++
+	for _, rg := range pf.RowGroups() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		a.sum.Stats.RowGroups++
+		if a.skip(rg, cols) {
+			a.sum.Stats.RowGroupsSkipped++
+			continue
+		}
+		if err := a.readRowGroup(rg, cols); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fileColumns are the indexes of the read columns in one file (-1 when
+// absent) and how its start dates are stored.
+type fileColumns struct {
+	idx   map[string]int
+	start timeDecoder
+}
+
+func (a *Aggregator) layout(pf *parquet.File) (fileColumns, error) {
+	fc := fileColumns{idx: map[string]int{}}
+	for _, name := range ReadColumns() {
+		leaf, ok := pf.Schema().Lookup(name)
+		if !ok || leaf.MaxRepetitionLevel > 0 {
+			fc.idx[name] = -1
+			continue
+		}
+		fc.idx[name] = leaf.ColumnIndex
+		if name == ColUsageStart {
+			d, err := newTimeDecoder(leaf.Node)
+			if err != nil {
+				return fc, fmt.Errorf("%s: %w", name, err)
+			}
+			fc.start = d
+		}
+	}
+	var missing []string
+	for _, name := range requiredColumns {
+		if fc.idx[name] < 0 {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fc, fmt.Errorf("%w: no %s", ErrNotSCAD, strings.Join(missing, ", "))
+	}
+	return fc, nil
+}
+
+// skip reports whether a row group's start dates all lie outside the
+// days: by the chunk's min/max statistics, when the file has them.
+func (a *Aggregator) skip(rg parquet.RowGroup, fc fileColumns) bool {
+	if a.from.IsZero() && a.to.IsZero() {
+		return false
+	}
+	type bounded interface {
+		Bounds() (min, max parquet.Value, ok bool)
+	}
+	b, ok := rg.ColumnChunks()[fc.idx[ColUsageStart]].(bounded)
+	if !ok {
+		a.sum.Stats.RowGroupsUndecided++
+		return false
+	}
+	lo, hi, ok := b.Bounds()
+	if !ok || lo.IsNull() || hi.IsNull() {
+		a.sum.Stats.RowGroupsUndecided++
+		return false
+	}
+	first, last := utcDay(fc.start.decode(lo)), utcDay(fc.start.decode(hi))
+	return (!a.from.IsZero() && last.Before(a.from)) || (!a.to.IsZero() && first.After(a.to))
+}
+
+func utcDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,375 @@
+package cur
+
+import (
+	"strings"
+	"time"
+)
+
+// NullFloat is a double column's value: CUR writes null where a column does
+// not apply (a net cost without discounts, a split cost on a Fargate line),
+// and null is not 0 to SUM or to the view's CASEs.
+type NullFloat struct {
+	V     float64
+	Valid bool
+}
+
+// Float is a non-null value.
+func Float(v float64) NullFloat { return NullFloat{V: v, Valid: true} }
+
+// or0 is COALESCE(x, 0E0).
+func (f NullFloat) or0() float64 {
+	if f.Valid {
+		return f.V
+	}
+	return 0
+}
+
+// Line is the projection of one CUR 2.0 line that the rules read. A null
+// string column reads as "" here: every rule treats both alike (NULL = 'x'
+// and NULL LIKE 'x' are not true; COALESCE(x, ”) = ” is true for both).
+// A null line_item_usage_start_date reads as the zero time.
+type Line struct {
+	LineItemType, Operation, UsageType string
+	ResourceID, ParentResourceID       string
+	UsageStart                         time.Time
+
+	SplitCost, UnusedCost, NetSplitCost, NetUnusedCost NullFloat
+	PublicOnDemandSplit, PublicOnDemandUnused          NullFloat
+	UnblendedCost, NetUnblendedCost, PublicOnDemand    NullFloat
+	SPEffectiveCost, SPNetEffectiveCost                NullFloat
+}
+
+// Operations of EKS pod lines (dictionary: line_item_operation; sca-eks).
+const (
+	OpEKSPodEC2  = "EKSPod-EC2"
+	OpFargatePod = "FargatePod"
+	// The line item types of Fargate pod lines the view keeps.
+	TypeUsage            = "Usage"
+	TypeSPCoveredUsage   = "SavingsPlanCoveredUsage"
+	TypeDiscountedUsage  = "DiscountedUsage"   // RI-covered, on the instance's own lines
+	podIDPattern         = "arn:%:eks:%:%:pod" // first '/'-part of a pod's resource id
+	podIDSlashesPattern  = "%/%/%/%"           // cluster, namespace and pod parts present
+	fargateCPUPattern    = "%Fargate-vCPU-Hours:perCPU"
+	fargateMemoryPattern = "%Fargate-GB-Hours"
+	ec2CPUPattern        = "%EKS-EC2-vCPU-Hours"
+	ec2MemoryPattern     = "%EKS-EC2-GB-Hours"
+	ec2GPUPattern        = "%EKS-EC2-Accelerator-Hours"
+	spotPattern          = "%Spot%"
+)
+
+// Kind is what a pod line prices: CPU, memory or GPU.
+type Kind int8
+
+const (
+	NoKind Kind = -1
+	CPU    Kind = 0
+	Memory Kind = 1
+	GPU    Kind = 2
+	// NumKinds is the number of kinds, for arrays indexed by Kind.
+	NumKinds = 3
+)
+
+var kindNames = [NumKinds]string{"cpu", "memory", "gpu"}
+
+// String is the kind's name in SQL and column names: cpu, memory, gpu.
+func (k Kind) String() string {
+	if k < 0 || k >= NumKinds {
+		return ""
+	}
+	return kindNames[k]
+}
+
+// Rule is one rule of AWS's SCAD reading written twice side by side: SQL
+// is its expression over the CUR 2.0 columns (Athena and DuckDB both run
+// it) and Eval its Go function, which the reader calls. The test of this
+// package evaluates both on every line of the fixture and wants equal
+// values. Eval returns bool, string, Kind's name (string, "" for NULL),
+// NullFloat or a UTC day (time.Time, zero for NULL).
+type Rule struct {
+	Name string // the column LinesSQL names it
+	SQL  string
+	Cite string
+	Eval func(*Line) any
+}
+
+// IsPodLine is the view's WHERE restricted to EKS (its ECS branches are
+// dropped), without the resource id's shape:
+//   - EC2: line_item_operation = 'EKSPod-EC2' and not (no parent instance
+//     and a split cost of 0). SQL's three-valued logic is kept: a null
+//     split cost with no parent is dropped too (NOT (TRUE AND NULL) is
+//     NULL), with a parent it is kept.
+//   - Fargate: the view keeps Fargate vCPU/GB usage types of line item type
+//     Usage or SavingsPlanCoveredUsage; ECS's FargateTask has the same
+//     usage types, so the operation FargatePod is required too.
+//
+// Lines without a start date are dropped: they have no day.
+func IsPodLine(l *Line) bool {
+	if l.UsageStart.IsZero() {
+		return false
+	}
+	switch l.Operation {
+	case OpEKSPodEC2:
+		noParent := l.ParentResourceID == ""
+		return !(noParent && (!l.SplitCost.Valid || l.SplitCost.V == 0))
+	case OpFargatePod:
+		return (Like(l.UsageType, fargateCPUPattern) || Like(l.UsageType, fargateMemoryPattern)) &&
+			(l.LineItemType == TypeSPCoveredUsage || l.LineItemType == TypeUsage)
+	}
+	return false
+}
+
+const isPodLineSQL = `(line_item_usage_start_date IS NOT NULL AND (` +
+	`(line_item_operation = '` + OpEKSPodEC2 + `' AND NOT (COALESCE(split_line_item_parent_resource_id, '') = '' AND split_line_item_split_cost = 0E0))` +
+	` OR (line_item_operation = '` + OpFargatePod + `' AND (line_item_usage_type LIKE '` + fargateCPUPattern + `' OR line_item_usage_type LIKE '` + fargateMemoryPattern + `')` +
+	` AND line_item_line_item_type IN ('` + TypeSPCoveredUsage + `', '` + TypeUsage + `'))))`
+
+// Pod is what a pod's resource id names.
+type Pod struct {
+	ClusterARN               string // arn:<partition>:eks:<region>:<account>:cluster/<name>
+	Account, Region, Cluster string
+	Namespace, Name          string
+}
+
+// ParseResourceID reads a pod's line_item_resource_id,
+// arn:<partition>:eks:<region>:<account>:pod/<cluster>/<namespace>/<pod>/<uid>
+// (sca-eks; the view's cluster_arn and namespace columns): the cluster ARN
+// is the first '/'-part with "pod" replaced by "cluster", a '/' and the
+// second part; the namespace is the third part and the pod the fourth. ok
+// is false for anything else (the view has no such check: it trusts the
+// operation). Unlike the view, FargatePod lines get the same cluster ARN
+// (the view replaces "task" there, for ECS, and keeps ":pod").
+func ParseResourceID(id string) (p Pod, ok bool) {
+	head := SplitPart(id, "/", 1)
+	if !Like(head, podIDPattern) || !Like(id, podIDSlashesPattern) {
+		return Pod{}, false
+	}
+	p.Cluster = SplitPart(id, "/", 2)
+	p.ClusterARN = strings.ReplaceAll(head, "pod", "cluster") + "/" + p.Cluster
+	p.Region = SplitPart(head, ":", 4)
+	p.Account = SplitPart(head, ":", 5)
+	p.Namespace = SplitPart(id, "/", 3)
+	p.Name = SplitPart(id, "/", 4)
+	return p, true
+}
+
+const (
+	podIDValidSQL = `(split_part(line_item_resource_id, '/', 1) LIKE '` + podIDPattern + `' AND line_item_resource_id LIKE '` + podIDSlashesPattern + `')`
+	clusterSQL    = `split_part(line_item_resource_id, '/', 2)`
+	clusterARNSQL = `concat(replace(split_part(line_item_resource_id, '/', 1), 'pod', 'cluster'), '/', ` + clusterSQL + `)`
+	regionSQL     = `split_part(split_part(line_item_resource_id, '/', 1), ':', 4)`
+	accountSQL    = `split_part(split_part(line_item_resource_id, '/', 1), ':', 5)`
+	namespaceSQL  = `split_part(line_item_resource_id, '/', 3)`
+	podNameSQL    = `split_part(line_item_resource_id, '/', 4)`
+)
+
+// IsPod is the whole filter: a pod line with a pod's resource id.
+func IsPod(l *Line) bool {
+	if !IsPodLine(l) {
+		return false
+	}
+	_, ok := ParseResourceID(l.ResourceID)
+	return ok
+}
+
+const isPodSQL = `(` + isPodLineSQL + ` AND ` + podIDValidSQL + `)`
+
+// KindOf is the view's usage type patterns (its cpu/memory/gpu cost
+// columns): EKS-EC2-vCPU-Hours, EKS-EC2-GB-Hours, EKS-EC2-Accelerator-Hours
+// for EC2 pods, Fargate-vCPU-Hours:perCPU and Fargate-GB-Hours for Fargate.
+// A pod line of another usage type adds to none of the view's columns:
+// NoKind, and the summary leaves it out.
+func KindOf(l *Line) Kind {
+	switch l.Operation {
+	case OpEKSPodEC2:
+		switch {
+		case Like(l.UsageType, ec2CPUPattern):
+			return CPU
+		case Like(l.UsageType, ec2MemoryPattern):
+			return Memory
+		case Like(l.UsageType, ec2GPUPattern):
+			return GPU
+		}
+	case OpFargatePod:
+		switch {
+		case Like(l.UsageType, fargateCPUPattern):
+			return CPU
+		case Like(l.UsageType, fargateMemoryPattern):
+			return Memory
+		}
+	}
+	return NoKind
+}
+
+const kindSQL = `(CASE WHEN line_item_operation = '` + OpEKSPodEC2 + `' THEN (CASE` +
+	` WHEN line_item_usage_type LIKE '` + ec2CPUPattern + `' THEN 'cpu'` +
+	` WHEN line_item_usage_type LIKE '` + ec2MemoryPattern + `' THEN 'memory'` +
+	` WHEN line_item_usage_type LIKE '` + ec2GPUPattern + `' THEN 'gpu' END)` +
+	` WHEN line_item_operation = '` + OpFargatePod + `' THEN (CASE` +
+	` WHEN line_item_usage_type LIKE '` + fargateCPUPattern + `' THEN 'cpu'` +
+	` WHEN line_item_usage_type LIKE '` + fargateMemoryPattern + `' THEN 'memory' END) END)`
+
+// netOr is the view's net CASE: the net value when COALESCE(net, 0) > 0,
+// the gross one when it is 0, and 0 when it is negative (the view's ELSE
+// 0E0; kept as the view has it).
+func netOr(net, gross NullFloat) NullFloat {
+	switch n := net.or0(); {
+	case n > 0:
+		return net
+	case n == 0:
+		return gross
+	}
+	return Float(0)
+}
+
+func netOrSQL(net, gross string) string {
+	return `(CASE WHEN COALESCE(` + net + `, 0E0) > 0E0 THEN ` + net +
+		` WHEN COALESCE(` + net + `, 0E0) = 0E0 THEN ` + gross + ` ELSE 0E0 END)`
+}
+
+// byLaunch is CASE on the operation: EC2 pods, Fargate pods, else NULL.
+func byLaunch(l *Line, ec2, fargate func(*Line) NullFloat) NullFloat {
+	switch l.Operation {
+	case OpEKSPodEC2:
+		return ec2(l)
+	case OpFargatePod:
+		return fargate(l)
+	}
+	return NullFloat{}
+}
+
+func byLaunchSQL(ec2, fargate string) string {
+	return `(CASE WHEN line_item_operation = '` + OpEKSPodEC2 + `' THEN ` + ec2 +
+		` WHEN line_item_operation = '` + OpFargatePod + `' THEN ` + fargate + ` END)`
+}
+
+func null(*Line) NullFloat { return NullFloat{} }
+
+// fargateCost is the view's amortized Fargate cost: the Savings Plan
+// effective cost of a covered line, else the unblended cost.
+func fargateCost(l *Line) NullFloat {
+	if l.LineItemType == TypeSPCoveredUsage {
+		return l.SPEffectiveCost
+	}
+	return l.UnblendedCost
+}
+
+const fargateCostSQL = `(CASE WHEN line_item_line_item_type = '` + TypeSPCoveredUsage + `' THEN savings_plan_savings_plan_effective_cost ELSE line_item_unblended_cost END)`
+
+// SplitCost is the pod's amortized cost: split_line_item_split_cost on
+// EC2, the Fargate cost on Fargate (the view's amortized_split_*_cost).
+// The view multiplies EC2 split costs by the parent instance's usage over
+// the sum of its usage in the same identity_time_interval (a join on the
+// instance's RunInstances lines); those ratios sum to 1 per instance and
+// interval, so a pod's total is unchanged and this package does not join.
+// (Where the view's join finds no instance line, its product is NULL and
+// the view loses the cost; here it is kept.)
+func SplitCost(l *Line) NullFloat {
+	return byLaunch(l, func(l *Line) NullFloat { return l.SplitCost }, fargateCost)
+}
+
+// UnusedCost is split_line_item_unused_cost; Fargate has none.
+func UnusedCost(l *Line) NullFloat {
+	return byLaunch(l, func(l *Line) NullFloat { return l.UnusedCost }, null)
+}
+
+// NetSplitCost is the view's net_amortized_split_*_cost: on EC2 the net
+// split cost when positive, else the split cost; on Fargate the net
+// Savings Plan effective cost (covered) or net unblended cost when
+// line_item_net_unblended_cost is positive, else the Fargate cost.
+func NetSplitCost(l *Line) NullFloat {
+	return byLaunch(l,
+		func(l *Line) NullFloat { return netOr(l.NetSplitCost, l.SplitCost) },
+		func(l *Line) NullFloat {
+			net := l.NetUnblendedCost
+			if l.LineItemType == TypeSPCoveredUsage && net.or0() > 0 {
+				return l.SPNetEffectiveCost
+			}
+			return netOr(net, fargateCost(l))
+		})
+}
+
+const fargateNetSQL = `(CASE WHEN COALESCE(line_item_net_unblended_cost, 0E0) > 0E0 THEN (CASE WHEN line_item_line_item_type = '` + TypeSPCoveredUsage +
+	`' THEN savings_plan_net_savings_plan_effective_cost ELSE line_item_net_unblended_cost END)` +
+	` WHEN COALESCE(line_item_net_unblended_cost, 0E0) = 0E0 THEN ` + fargateCostSQL + ` ELSE 0E0 END)`
+
+// NetUnusedCost is the view's net_amortized_split_unused_*_cost (EC2 only).
+func NetUnusedCost(l *Line) NullFloat {
+	return byLaunch(l, func(l *Line) NullFloat { return netOr(l.NetUnusedCost, l.UnusedCost) }, null)
+}
+
+// PublicOnDemandSplit is the pod's cost at public on-demand rates (the
+// view's public_on_demand_split_*_cost): on Fargate the public on-demand
+// cost, or the unblended cost of a Spot usage type.
+func PublicOnDemandSplit(l *Line) NullFloat {
+	return byLaunch(l, func(l *Line) NullFloat { return l.PublicOnDemandSplit }, func(l *Line) NullFloat {
+		if Like(l.UsageType, spotPattern) {
+			return l.UnblendedCost
+		}
+		return l.PublicOnDemand
+	})
+}
+
+// PublicOnDemandUnused is the unused cost at public on-demand rates (EC2).
+func PublicOnDemandUnused(l *Line) NullFloat {
+	return byLaunch(l, func(l *Line) NullFloat { return l.PublicOnDemandUnused }, null)
+}
+
+// Day is the UTC day of line_item_usage_start_date: hourly and daily
+// exports alike put a line on the day its usage starts, and a pod running
+// across midnight has lines on both days.
+func Day(l *Line) time.Time {
+	if l.UsageStart.IsZero() {
+		return time.Time{}
+	}
+	y, m, d := l.UsageStart.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// daySQL: Athena's timestamp carries no zone and CUR's are UTC; a DuckDB
+// session must run with TimeZone 'UTC' for a UTC-adjusted Parquet
+// timestamp (TIMESTAMPTZ there) to truncate the same way.
+const daySQL = `CAST(date_trunc('day', line_item_usage_start_date) AS DATE)`
+
+// Like is SQL's LIKE without an escape character: % matches any run of
+// characters, _ any one character, everything else itself (bytes, case
+// sensitive, as Athena and DuckDB compare).
+func Like(s, pattern string) bool {
+	// Greedy matching with backtracking to the last %, linear in practice.
+	si, pi, star, mark := 0, 0, -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(pattern) && pattern[pi] == '%':
+			star, mark = pi, si
+			pi++
+		case pi < len(pattern) && (pattern[pi] == '_' || pattern[pi] == s[si]):
+			si++
+			pi++
+		case star >= 0:
+			pi, mark = star+1, mark+1
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(pattern) && pattern[pi] == '%' {
+		pi++
+	}
+	return pi == len(pattern)
+}
+
+// SplitPart is SQL's split_part(s, sep, n) for n >= 1: the n-th field, ""
+// when there are fewer (DuckDB; Athena returns NULL there, which no rule
+// reaches: ParseResourceID checks the shape first).
+func SplitPart(s, sep string, n int) string {
+	for ; n > 1; n-- {
+		i := strings.Index(s, sep)
+		if i < 0 {
+			return ""
+		}
+		s = s[i+len(sep):]
+	}
+	if i := strings.Index(s, sep); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
