@@ -18,12 +18,12 @@ import (
 // exporter writes (0 when Kubecost omits them); idle is the nullable
 // cpuCostIdle (nil = null).
 type kcRow struct {
-	account, region, clusterID, cluster string
-	day                                 time.Time
-	name, namespace                     string
+	account, region, clusterID, cluster   string
+	day                                   time.Time
+	name, namespace                       string
 	cpu, cpuAdj, ram, ramAdj, gpu, gpuAdj float64
-	pv, network, lb, shared             float64
-	cpuIdle                             *float64
+	pv, network, lb, shared               float64
+	cpuIdle                               *float64
 }
 
 func (r kcRow) total() float64 {
