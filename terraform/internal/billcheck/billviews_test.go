@@ -110,7 +110,7 @@ var costCols = []string{
 	"kubecost_pv_cost", "kubecost_network_cost", "kubecost_load_balancer_cost", "kubecost_only_cost",
 	"kubecost_shared_cost", "kubecost_total_cost",
 	"bill_split_cost", "bill_unused_cost", "bill_cost", "bill_net_split_cost", "bill_net_unused_cost", "bill_net_cost",
-	"bill_public_on_demand_cost", "difference", "net_difference",
+	"bill_cpu_cost", "bill_memory_cost", "bill_gpu_cost", "bill_public_on_demand_cost", "difference", "net_difference",
 }
 
 // viewRow is a row of a view: its key, present_in and nullable costs.
@@ -189,6 +189,24 @@ func TestBillViewsEqualGo(t *testing.T) {
 			want = rollUp(ns, func(k string) string { p := strings.Split(k, "|"); return p[0] + "|" + p[2][:7] })
 		}
 		compare(t, name, got, want)
+	}
+
+	// The test's own loops agree with curfixture's naive computation of
+	// the bill side, written apart from them.
+	for k, e := range curfixture.Expected(cur) {
+		w, ok := ns[k.ClusterARN+"|"+k.Namespace+"|"+date(k.Day)]
+		if !ok {
+			t.Errorf("curfixture expects %v, the test's loops have no such row", k)
+			continue
+		}
+		sum := func(a [3]float64) float64 { return a[0] + a[1] + a[2] }
+		for c, v := range map[string]float64{"bill_split_cost": sum(e.Split), "bill_unused_cost": sum(e.Unused),
+			"bill_net_split_cost": sum(e.NetSplit), "bill_net_unused_cost": sum(e.NetUnused),
+			"bill_public_on_demand_cost": sum(e.PublicOnDemandSplit) + sum(e.PublicOnDemandUnused)} {
+			if g := w.cost[c]; g == nil || math.Abs(*g-v) > 1e-9 {
+				t.Errorf("%v %s: the test's loops say %s, curfixture.Expected %.9f", k, c, show(g), v)
+			}
+		}
 	}
 }
 

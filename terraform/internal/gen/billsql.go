@@ -65,6 +65,9 @@ func billSQL() string {
 		{"unused_cost", "unused"},
 		{"net_split_cost", "net_split"},
 		{"net_unused_cost", "net_unused"},
+		{"split_cost_cpu + unused_cost_cpu", "cpu"},
+		{"split_cost_memory + unused_cost_memory", "memory"},
+		{"split_cost_gpu + unused_cost_gpu", "gpu"},
 		{"public_on_demand_split_cost + public_on_demand_unused_cost", "public_on_demand"},
 	}) + "  FROM (" + billSummarySQL(table) + "\n  ) AS summary\n)"
 }
@@ -98,6 +101,9 @@ func namespaceDailySQL() string {
 		{"b.net_split", "bill_net_split_cost"},
 		{"b.net_unused", "bill_net_unused_cost"},
 		{billNet, "bill_net_cost"},
+		{"b.cpu", "bill_cpu_cost"},
+		{"b.memory", "bill_memory_cost"},
+		{"b.gpu", "bill_gpu_cost"},
 		{"b.public_on_demand", "bill_public_on_demand_cost"},
 		{fmt.Sprintf("coalesce(%s, 0) - coalesce(%s, 0)", kCompute, billCost), "difference"},
 		{fmt.Sprintf("coalesce(%s, 0) - coalesce(%s, 0)", kCompute, billNet), "net_difference"},
