@@ -16,8 +16,8 @@
 // The API:
 //   - Columns: the CUR 2.0 columns used, with Athena/Glue and Parquet types,
 //     meaning and dictionary page; ReadColumns: those the reader decodes.
-//   - The rules, each a Go function with its SQL next to it: IsPod (IsPodLine
-//     + ParseResourceID), KindOf, SplitCost, UnusedCost, NetSplitCost,
+//   - The rules, each a Go function with its SQL next to it: IsPod (that is,
+//     IsPodLine and ParseResourceID), KindOf, SplitCost, UnusedCost, NetSplitCost,
 //     NetUnusedCost, PublicOnDemandSplit, PublicOnDemandUnused, Day. Rules
 //     lists them with their SQL and citation; LinesSQL renders them per line
 //     and SummarySQL sums them per account, region, cluster, namespace and
