@@ -36,7 +36,7 @@ func Render(moduleDir, database, kubecostView, curDatabase, curTable string) (ma
 			"cur_database_name":     cty.StringVal(curDatabase),
 			"cur_table_name":        cty.StringVal(curTable),
 			"cur_bucket_name":       cty.StringVal("cur-bucket"),
-			"bill_retention_months": cty.NumberIntVal(0),
+			"bill_retention_months": cty.NullVal(cty.Number),
 		},
 		Refs: map[string]cty.Value{
 			"data.aws_caller_identity.current": obj("account_id", "111122223333"),

@@ -56,9 +56,10 @@ func sums(names ...string) string {
 
 // billSQL is the bill side, one row per cluster, namespace and UTC day,
 // from the CUR 2.0 table: billSummarySQL, over the table's billing periods
-// of the last bill_months months (a Trino-only filter; off at 0).
+// of the current month and the bill_months before it (a Trino-only filter;
+// off when bill_months is null).
 func billSQL() string {
-	table := "(SELECT * FROM \"${cur_database}\".\"${cur_table}\"%{ if bill_months > 0 } WHERE \"billing_period\" >= " +
+	table := "(SELECT * FROM \"${cur_database}\".\"${cur_table}\"%{ if bill_months != null } WHERE \"billing_period\" >= " +
 		"substr(CAST(date_add('month', -${bill_months}, current_date) AS varchar), 1, 7)%{ endif }) AS cur"
 	return "bill AS (\n  SELECT " + keys + ",\n" + selectList([][2]string{
 		{"split_cost", "split"},

@@ -20,8 +20,8 @@ import (
 // stands in for Athena in the tests: it keeps to what both engines spell
 // alike (split_part, substr, length, ||, CAST(... AS DATE), LIKE ... ESCAPE,
 // FULL OUTER JOIN, CASE, COALESCE, SUM). The one Trino-only piece, the
-// billing period filter, is a template directive off when bill_months is 0
-// (the DuckDB tests render it so).
+// billing period filter, is a template directive off when bill_months is
+// null (the DuckDB tests render it so).
 
 // Paths of the bill module's generated files, relative to the terraform
 // directory.
