@@ -83,13 +83,26 @@ func jsonString(s string) string {
 	return string(b)
 }
 
+// BillDefinitionJSON is bill-definition.json: the "Bill vs Kubecost"
+// dashboard over the bill module's namespace_daily view (issue 43). It has
+// no placeholders; the Terraform quicksight module only sets its dataset's
+// ARN.
+//
+//go:embed bill-definition.json
+var BillDefinitionJSON []byte
+
 // DatasetIdentifier returns the identifier that the definition's fields
 // use for the dataset.
-func DatasetIdentifier() (string, error) {
+func DatasetIdentifier() (string, error) { return datasetIdentifier(DefinitionJSON) }
+
+// BillDatasetIdentifier is DatasetIdentifier of the bill definition.
+func BillDatasetIdentifier() (string, error) { return datasetIdentifier(BillDefinitionJSON) }
+
+func datasetIdentifier(def []byte) (string, error) {
 	var d struct {
 		DataSetIdentifierDeclarations []struct{ Identifier string }
 	}
-	if err := json.Unmarshal(DefinitionJSON, &d); err != nil {
+	if err := json.Unmarshal(def, &d); err != nil {
 		return "", err
 	}
 	if len(d.DataSetIdentifierDeclarations) != 1 {

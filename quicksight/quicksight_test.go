@@ -185,7 +185,12 @@ func TestDefinitionReferencesExist(t *testing.T) {
 // is laid out exactly once on a 36-column grid, and that sorts refer to a
 // field of their own visual.
 func TestDefinitionIDsAndLayout(t *testing.T) {
-	d := render(t)
+	checkIDsAndLayout(t, render(t))
+	checkIDsAndLayout(t, billDefinition(t))
+}
+
+func checkIDsAndLayout(t *testing.T, d map[string]any) {
+	t.Helper()
 	ids := map[string]string{}
 	unique := func(kind, id, where string) {
 		if id == "" {
@@ -331,4 +336,91 @@ func labelControlValues(d map[string]any) []any {
 		}
 	})
 	return values
+}
+
+// billDefinition is bill-definition.json, parsed.
+func billDefinition(t *testing.T) map[string]any {
+	t.Helper()
+	var d map[string]any
+	if err := json.Unmarshal(quicksight.BillDefinitionJSON, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// billViewColumns are the columns of the bill module's namespace_daily
+// view that QuickSight can read (terraform/ tests check the module and
+// its dataset against views.json).
+func billViewColumns(t *testing.T) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile("../terraform/modules/bill/views.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Views []struct {
+			Name    string
+			Columns []struct{ Name, QuickSight string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string]bool{}
+	for _, v := range d.Views {
+		if v.Name == "namespace_daily" {
+			for _, c := range v.Columns {
+				cols[c.Name] = c.QuickSight != ""
+			}
+		}
+	}
+	if len(cols) == 0 {
+		t.Fatal("views.json has no namespace_daily view")
+	}
+	return cols
+}
+
+// TestBillDefinition checks the Bill vs Kubecost dashboard: one sheet of
+// that name, every column it refers to a column of the namespace_daily
+// view of its one dataset, every filter control's filter defined, and the
+// visuals the issue asks for (the two sides, the difference, what only
+// Kubecost counts, idle next to unused).
+func TestBillDefinition(t *testing.T) {
+	d := billDefinition(t)
+	ident, err := quicksight.BillDatasetIdentifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheets := list(d["Sheets"])
+	if len(sheets) != 1 || str(obj(sheets[0])["Name"]) != "Bill vs Kubecost" {
+		t.Fatalf("want one sheet named Bill vs Kubecost, got %d", len(sheets))
+	}
+	cols := billViewColumns(t)
+	used := map[string]bool{}
+	filters := map[string]bool{}
+	walk(d["FilterGroups"], "FilterGroups", func(_ string, o map[string]any) {
+		if id, ok := o["FilterId"]; ok {
+			filters[str(id)] = true
+		}
+	})
+	walk(d, "Definition", func(path string, o map[string]any) {
+		if c, ok := o["ColumnName"]; ok {
+			if str(o["DataSetIdentifier"]) != ident {
+				t.Errorf("%s: dataset identifier %v, want %s", path, o["DataSetIdentifier"], ident)
+			}
+			if !cols[str(c)] {
+				t.Errorf("%s: %q is not a QuickSight-readable column of namespace_daily", path, c)
+			}
+			used[str(c)] = true
+		}
+		if id, ok := o["SourceFilterId"]; ok && !filters[str(id)] {
+			t.Errorf("%s: unknown filter %v", path, id)
+		}
+	})
+	for _, c := range []string{"kubecost_compute_cost", "bill_cost", "bill_net_cost", "difference", "kubecost_only_cost",
+		"kubecost_idle_cost", "bill_unused_cost", "present_in", "namespace", "usage_date"} {
+		if !used[c] {
+			t.Errorf("the sheet does not show %s", c)
+		}
+	}
 }

@@ -290,5 +290,16 @@ func TestExamplesWiring(t *testing.T) {
 				t.Errorf("%s: quicksight %s = %s, want module.%s.%s", dir, out, g, pname, out)
 			}
 		}
+		// The bill views read the pipeline's view, in its database.
+		for _, b := range byKind["bill"] {
+			for attr, out := range map[string]string{"database_name": "database_name", "kubecost_view_name": "view_name"} {
+				if g := src(b, attr); g != "module."+pname+"."+out {
+					t.Errorf("%s: bill %s = %s, want module.%s.%s", dir, attr, g, pname, out)
+				}
+			}
+			if g := src(q, "bill_view"); !strings.Contains(g, "module."+b.Labels[0]+"[0].view_columns.namespace_daily") {
+				t.Errorf("%s: quicksight bill_view = %s, not the bill module's namespace_daily view", dir, g)
+			}
+		}
 	}
 }

@@ -61,6 +61,22 @@ module "exporter" {
   tags = var.tags
 }
 
+# The bill next to the archive, when a CUR 2.0 table is given (docs/bill.md).
+module "bill" {
+  source = "../../modules/bill"
+  count  = var.cur == null ? 0 : 1
+
+  database_name      = module.pipeline.database_name
+  kubecost_view_name = module.pipeline.view_name
+  cur_database_name  = var.cur.database_name
+  cur_table_name     = var.cur.table_name
+  cur_bucket_name    = var.cur.bucket_name
+  cur_s3_prefix      = var.cur.s3_prefix
+
+  athena_workgroup_name      = module.pipeline.athena_workgroup_name
+  athena_results_bucket_name = module.pipeline.athena_results_bucket_name
+}
+
 module "quicksight" {
   source = "../../modules/quicksight"
 
@@ -69,6 +85,12 @@ module "quicksight" {
   database_name         = module.pipeline.database_name
   view_name             = module.pipeline.view_name
   view_columns          = module.pipeline.view_columns
+
+  bill_view = var.cur == null ? null : {
+    database_name = module.pipeline.database_name
+    view_name     = module.bill[0].namespace_daily_view_name
+    columns       = module.bill[0].view_columns.namespace_daily
+  }
 
   tags = var.tags
 }

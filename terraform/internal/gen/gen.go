@@ -29,7 +29,7 @@ const (
 
 // ModuleDirs and ExampleDirs are the Terraform modules and examples.
 func ModuleDirs() []string {
-	return []string{"modules/pipeline", "modules/exporter", "modules/quicksight"}
+	return []string{"modules/pipeline", "modules/exporter", "modules/quicksight", "modules/bill", "modules/cur-export"}
 }
 
 // ExampleDirs are the Terraform examples.
@@ -60,6 +60,11 @@ func Files() ([]File, error) {
 		return nil, err
 	}
 	files := []File{{ColumnsPath, cols}, {CIDResourcesPath, cid.Resources}, {CIDDefinitionPath, def}, {GrafanaPath, grafana}}
+	bill, err := BillViewFiles()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, bill...)
 	for _, dir := range append(ModuleDirs(), ExampleDirs()...) {
 		b, err := README(dir)
 		if err != nil {

@@ -32,3 +32,13 @@ output "label_keys" {
   description = "Label keys offered by the dashboard's Cost by label sheet (from the view's properties.labels.* columns)."
   value       = local.label_keys
 }
+
+output "bill_data_set_arn" {
+  description = "ARN of the Bill vs Kubecost dataset, or null without bill_view."
+  value       = local.bill ? aws_quicksight_data_set.bill[0].arn : null
+}
+
+output "bill_dashboard_arn" {
+  description = "ARN of the Bill vs Kubecost dashboard, or null without bill_view or when create_dashboard is false."
+  value       = local.bill && var.create_dashboard ? aws_cloudformation_stack.bill_dashboard[0].outputs["Arn"] : null
+}

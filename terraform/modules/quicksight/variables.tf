@@ -170,3 +170,34 @@ variable "tags" {
   type        = map(string)
   default     = {}
 }
+
+variable "bill_view" {
+  description = "The bill module's namespace_daily view (database_name, view_name and its columns, e.g. { database_name = module.pipeline.database_name, view_name = module.bill.namespace_daily_view_name, columns = module.bill.view_columns.namespace_daily }): adds the Bill vs Kubecost dataset and dashboard. null leaves them out."
+  type = object({
+    database_name = string
+    view_name     = string
+    columns = list(object({
+      name       = string
+      quicksight = string
+    }))
+  })
+  default = null
+}
+
+variable "bill_data_set_id" {
+  description = "ID (and name) of the Bill vs Kubecost dataset."
+  type        = string
+  default     = "kubecost-bill-vs-kubecost"
+}
+
+variable "bill_dashboard_id" {
+  description = "ID of the Bill vs Kubecost dashboard."
+  type        = string
+  default     = "kubecost-bill-vs-kubecost"
+}
+
+variable "bill_dashboard_name" {
+  description = "Name of the Bill vs Kubecost dashboard."
+  type        = string
+  default     = "Bill vs Kubecost"
+}

@@ -1,0 +1,234 @@
+//go:build cgo
+
+package billcheck_test
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
+)
+
+// viewSQL renders the bill module's views as Terraform would, for DuckDB's
+// names: the archive's view in main, the CUR table cur.cur2, every billing
+// period (the period filter is Trino's date_add; see gen/billviews.go).
+func viewSQL(t *testing.T) map[string]string {
+	t.Helper()
+	m, err := tfeval.Load("../../modules/bill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.Evaluate(tfeval.Inputs{
+		Vars: map[string]cty.Value{
+			"database_name":         cty.StringVal("main"),
+			"kubecost_view_name":    cty.StringVal("kubecost_view"),
+			"cur_database_name":     cty.StringVal("cur"),
+			"cur_table_name":        cty.StringVal("cur2"),
+			"cur_bucket_name":       cty.StringVal("cur-bucket"),
+			"bill_retention_months": cty.NumberIntVal(0),
+		},
+		Refs: map[string]cty.Value{
+			"data.aws_caller_identity.current": cty.ObjectVal(map[string]cty.Value{"account_id": cty.StringVal("111122223333")}),
+			"data.aws_partition.current":       cty.ObjectVal(map[string]cty.Value{"partition": cty.StringVal("aws")}),
+			"data.aws_region.current":          cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal("us-east-1")}),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	views, err := s.Local("views")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for kind, v := range views.AsValueMap() {
+		out[kind] = v.GetAttr("name").AsString() + "\x00" + v.GetAttr("sql").AsString()
+	}
+	return out
+}
+
+// openViews writes the two fixtures, and creates in DuckDB the archive's
+// view (as the pipeline module's: lowercase contract columns and the
+// partition keys), the CUR table, and the bill views.
+func openViews(t *testing.T, kc []kcRow, cur []curfixture.Row) *sql.DB {
+	t.Helper()
+	archive, export := t.TempDir(), t.TempDir()
+	writeArchive(t, archive, kc)
+	if _, err := curfixture.WriteExport(export, curfixture.Export, cur, curfixture.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1) // one session: SET applies to every query
+	// Athena reads a UTC-adjusted Parquet timestamp as a timestamp in UTC;
+	// DuckDB reads it as TIMESTAMPTZ, whose date is the session's zone's.
+	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
+		t.Logf("SET TimeZone: %v (DuckDB without ICU works in UTC)", err)
+	}
+	var cols []string
+	d := schema.Describe(nil, nil)
+	for _, c := range append(d.Columns, d.PartitionKeys...) {
+		cols = append(cols, fmt.Sprintf("%q AS %q", c.Name, strings.ToLower(c.Name)))
+	}
+	stmts := []string{
+		fmt.Sprintf("CREATE VIEW main.kubecost_view AS SELECT %s FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
+			strings.Join(cols, ", "), filepath.ToSlash(filepath.Join(archive, "**", "*.parquet"))),
+		"CREATE SCHEMA cur",
+		fmt.Sprintf("CREATE VIEW cur.cur2 AS SELECT * FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
+			filepath.ToSlash(filepath.Join(export, "**", "*.parquet"))),
+	}
+	views := viewSQL(t)
+	for _, kind := range []string{"namespace_daily", "cluster_daily", "cluster_monthly"} {
+		name, q, _ := strings.Cut(views[kind], "\x00")
+		stmts = append(stmts, fmt.Sprintf("CREATE VIEW main.%q AS\n%s", name, q))
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%v\n%s", err, s)
+		}
+	}
+	return db
+}
+
+// costCols are the numeric columns of every bill view, in order.
+var costCols = []string{
+	"kubecost_cpu_cost", "kubecost_ram_cost", "kubecost_gpu_cost", "kubecost_compute_cost", "kubecost_idle_cost",
+	"kubecost_pv_cost", "kubecost_network_cost", "kubecost_load_balancer_cost", "kubecost_only_cost",
+	"kubecost_shared_cost", "kubecost_total_cost",
+	"bill_split_cost", "bill_unused_cost", "bill_cost", "bill_net_split_cost", "bill_net_unused_cost", "bill_net_cost",
+	"bill_public_on_demand_cost", "difference", "net_difference",
+}
+
+// viewRow is a row of a view: its key, present_in and nullable costs.
+type viewRow struct {
+	presentIn string
+	cost      map[string]*float64
+}
+
+// query reads a view keyed by the given key columns joined with "|".
+func query(t *testing.T, db *sql.DB, view string, keyCols ...string) map[string]viewRow {
+	t.Helper()
+	var sel []string
+	for _, k := range keyCols {
+		sel = append(sel, "CAST("+k+" AS VARCHAR)")
+	}
+	q := fmt.Sprintf("SELECT %s, present_in, %s FROM main.%q", strings.Join(sel, ", "), strings.Join(costCols, ", "), view)
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", view, err)
+	}
+	defer rows.Close()
+	out := map[string]viewRow{}
+	for rows.Next() {
+		keys := make([]string, len(keyCols))
+		nums := make([]sql.NullFloat64, len(costCols))
+		var present string
+		dest := []any{}
+		for i := range keys {
+			dest = append(dest, &keys[i])
+		}
+		dest = append(dest, &present)
+		for i := range nums {
+			dest = append(dest, &nums[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Fatal(err)
+		}
+		r := viewRow{presentIn: present, cost: map[string]*float64{}}
+		for i, c := range costCols {
+			if nums[i].Valid {
+				v := nums[i].Float64
+				r.cost[c] = &v
+			}
+		}
+		k := strings.Join(keys, "|")
+		if _, dup := out[k]; dup {
+			t.Errorf("%s: two rows for %s", view, k)
+		}
+		out[k] = r
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func date(d time.Time) string { return d.Format(time.DateOnly) }
+
+// TestBillViewsEqualGo runs the three views on DuckDB over the fixtures
+// and compares every row and column with the straight Go computation of
+// expect.go: same keys, same present_in, same numbers, same nulls.
+func TestBillViewsEqualGo(t *testing.T) {
+	kc, cur := archiveRows(), curfixture.Canonical()
+	db := openViews(t, kc, cur)
+	ns := expectNamespaces(kc, cur)
+	for name, got := range map[string]map[string]viewRow{
+		"namespace_daily": query(t, db, "kubecost_bill_namespace_daily", "cluster_arn", "namespace", "usage_date"),
+		"cluster_daily":   query(t, db, "kubecost_bill_cluster_daily", "cluster_arn", "usage_date"),
+		"cluster_monthly": query(t, db, "kubecost_bill_cluster_monthly", "cluster_arn", "billing_period"),
+	} {
+		want := ns
+		switch name {
+		case "cluster_daily":
+			want = rollUp(ns, func(k string) string { p := strings.Split(k, "|"); return p[0] + "|" + p[2] })
+		case "cluster_monthly":
+			want = rollUp(ns, func(k string) string { p := strings.Split(k, "|"); return p[0] + "|" + p[2][:7] })
+		}
+		compare(t, name, got, want)
+	}
+}
+
+func compare(t *testing.T, view string, got, want map[string]viewRow) {
+	t.Helper()
+	var keys []string
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		w := want[k]
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("%s: no row %s (want %s)", view, k, w.presentIn)
+			continue
+		}
+		if g.presentIn != w.presentIn {
+			t.Errorf("%s %s: present_in %s, want %s", view, k, g.presentIn, w.presentIn)
+		}
+		for _, c := range costCols {
+			gv, wv := g.cost[c], w.cost[c]
+			switch {
+			case (gv == nil) != (wv == nil):
+				t.Errorf("%s %s %s: %s, want %s", view, k, c, show(gv), show(wv))
+			case gv != nil && math.Abs(*gv-*wv) > 1e-9:
+				t.Errorf("%s %s %s: %.9f, want %.9f", view, k, c, *gv, *wv)
+			}
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: unexpected row %s", view, k)
+		}
+	}
+}
+
+func show(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%.9f", *v)
+}

@@ -1,0 +1,7 @@
+// Package billcheck holds the DuckDB tests of the bill module's views
+// (issue 43): they render the views exactly as Terraform does
+// (terraform/internal/tfeval) and run them, with DuckDB standing in for
+// Athena, over a CUR 2.0 export written by internal/testkit/curfixture and
+// an archive written by the exporter's own Parquet writer. It is a package
+// of its own so that only its test binary links DuckDB.
+package billcheck

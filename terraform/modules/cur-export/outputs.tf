@@ -1,0 +1,34 @@
+output "export_arn" {
+  description = "ARN of the Data Export."
+  value       = aws_bcmdataexports_export.this.arn
+}
+
+output "database_name" {
+  description = "Glue database of the CUR 2.0 table (the bill module's cur_database_name)."
+  value       = aws_glue_catalog_table.this.database_name
+}
+
+output "table_name" {
+  description = "Glue table of the export (the bill module's cur_table_name)."
+  value       = aws_glue_catalog_table.this.name
+}
+
+output "bucket_name" {
+  description = "Bucket of the export (the bill module's cur_bucket_name)."
+  value       = local.bucket_name
+}
+
+output "data_prefix" {
+  description = "Key prefix of the export's files, <s3_prefix>/<export_name>/data/ (the bill module's cur_s3_prefix)."
+  value       = local.data_prefix
+}
+
+output "query_statement" {
+  description = "The export's query: the CUR 2.0 columns the bill views and the report read."
+  value       = local.query
+}
+
+output "bucket_policy_json" {
+  description = "The Data Exports bucket policy (billing services may write for this account's exports; TLS only). Attached when create_bucket or attach_bucket_policy."
+  value       = data.aws_iam_policy_document.bucket.json
+}
