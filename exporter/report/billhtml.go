@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,7 +22,7 @@ type billPage struct {
 
 var billTmpl = template.Must(template.New("bill").Funcs(template.FuncMap{
 	"money":   func(v float64) string { return fmt.Sprintf("%.2f", v) },
-	"raw":     func(v float64) string { return fmt.Sprintf("%.10g", v) },
+	"raw":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
 	"pct":     pctOf,
 	"day":     func(t time.Time) string { return t.Format(time.DateOnly) },
 	"cluster": clusterLabel,
@@ -40,7 +41,7 @@ Like for like, per namespace and day: <b>Kubecost</b> is its CPU, RAM and GPU co
 <details><summary>Per namespace and day ({{len $c.Daily}} rows)</summary>
 <table class="bill-daily">
 <tr><th>day</th><th>namespace</th><th class="num">Kubecost ({{$.Currency}})</th><th class="num">bill</th><th class="num">difference</th><th class="num">only Kubecost</th><th>present in</th></tr>
-{{range $c.Daily}}<tr class="bill-day" data-day="{{day .Day}}" data-namespace="{{.Namespace}}" data-kubecost="{{raw .Kubecost.Compute}}" data-bill="{{raw .Bill.Cost}}" data-bill-net="{{raw .Bill.Net}}" data-bill-split="{{raw .Bill.Split}}" data-bill-unused="{{raw .Bill.Unused}}" data-kubecost-idle="{{raw .Kubecost.Idle}}" data-only-kubecost="{{raw .Kubecost.OnlyKubecost}}" data-present="{{.Present}}"><td>{{day .Day}}</td><td>{{.Namespace}}</td><td class="num">{{money .Kubecost.Compute}}</td><td class="num">{{money .Bill.Cost}}</td><td class="num">{{money .Difference}}</td><td class="num">{{money .Kubecost.OnlyKubecost}}</td><td>{{present .Present}}</td></tr>
+{{range $c.Daily}}<tr class="bill-day" data-account="{{$c.Cluster.Account}}" data-region="{{$c.Cluster.Region}}" data-cluster="{{$c.Cluster.Name}}" data-day="{{day .Day}}" data-namespace="{{.Namespace}}" data-kubecost="{{raw .Kubecost.Compute}}" data-bill="{{raw .Bill.Cost}}" data-bill-net="{{raw .Bill.Net}}" data-bill-split="{{raw .Bill.Split}}" data-bill-unused="{{raw .Bill.Unused}}" data-kubecost-idle="{{raw .Kubecost.Idle}}" data-kubecost-only="{{raw .Kubecost.OnlyKubecost}}" data-present="{{.Present}}"><td>{{day .Day}}</td><td>{{.Namespace}}</td><td class="num">{{money .Kubecost.Compute}}</td><td class="num">{{money .Bill.Cost}}</td><td class="num">{{money .Difference}}</td><td class="num">{{money .Kubecost.OnlyKubecost}}</td><td>{{present .Present}}</td></tr>
 {{end}}</table>
 </details>
 {{else}}<p class="empty">Neither the archive nor the bill has a cluster in these days.</p>
