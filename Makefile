@@ -245,4 +245,4 @@ vet:
 	$(GO) vet ./...
 
 clean:
-	rm -rf bin/ demo-output/ demo-output-federated/
+	rm -rf bin/ demo-output/ demo-output-federated/ demo-cur-export/
