@@ -69,7 +69,8 @@ func renderBill(c *Comparison, currency string) (template.HTML, error) {
 // report's days, as the report command shows it on stdout.
 func WriteBillText(w io.Writer, c *Comparison, currency string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "Kubecost and the bill (%s: %d files, %d pod lines)\n", c.Source, c.Files, c.Lines)
+	fmt.Fprintf(tw, "Kubecost and the bill (%s: %d files, %d pod lines; %d of %d row groups skipped by date)\n",
+		c.Source, c.Files, c.Lines, c.Skipped, c.RowGroups)
 	for _, cl := range c.Clusters {
 		fmt.Fprintf(tw, "\n%s, %s\n", clusterLabel(cl.Cluster), currency)
 		fmt.Fprint(tw, "namespace\tKubecost\tbill\tdifference\tof the bill\tonly Kubecost\tpresent in\t\n")
