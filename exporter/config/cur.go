@@ -47,12 +47,18 @@ func billRules() []rule[Report] {
 				bad(r.CURLocation, "accepted: s3://bucket/prefix/ or a local directory")
 				return
 			}
+			ok := true
 			for _, dr := range destination.Rules() {
 				if dr.Var == "S3_BUCKET_NAME" && !s.IsDir() || dr.Var == "S3_PREFIX" {
-					dr.Check(s, destination.Scope{}, func(_, format string, args ...any) { bad(r.CURLocation, format, args...) })
+					dr.Check(s, destination.Scope{}, func(_, format string, args ...any) {
+						ok = false
+						bad(r.CURLocation, format, args...)
+					})
 				}
 			}
-			r.CUR = s
+			if ok {
+				r.CUR = s
+			}
 		}},
 		{"CUR_EXPORT_REGION", func(r *Report, bad badFunc) {
 			if r.CURRegion != "" {
