@@ -46,6 +46,12 @@ type Options struct {
 
 // Read sums the pod lines of an export (see Aggregator).
 func Read(ctx context.Context, o Options) (*Summary, error) {
+	if o.Store == nil {
+		return nil, errors.New("cur: no store to read the export from")
+	}
+	if !o.From.IsZero() && !o.To.IsZero() && o.To.Before(o.From) {
+		return nil, fmt.Errorf("cur: to %s is before from %s", o.To.Format(time.DateOnly), o.From.Format(time.DateOnly))
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -44,7 +44,9 @@ func Rules() []Rule {
 // LinesSQL is a SELECT of every rule's column (Rules' names) for every
 // line of table, pod or not (filter on is_pod). table is pasted as is:
 // a quoted name, or read_parquet(...) on DuckDB.
-func LinesSQL(table string) string {
+func LinesSQL(table string) string { return linesSQL(table, "") }
+
+func linesSQL(table, where string) string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	for i, r := range Rules() {
@@ -54,6 +56,9 @@ func LinesSQL(table string) string {
 		fmt.Fprintf(&b, "%s AS %s", r.SQL, r.Name)
 	}
 	fmt.Fprintf(&b, "\nFROM %s", table)
+	if where != "" {
+		fmt.Fprintf(&b, "\nWHERE %s", where)
+	}
 	return b.String()
 }
 
@@ -98,6 +103,11 @@ func SummaryColumns() []string {
 	return append(out, SummaryLinesColumn)
 }
 
+// podOperationsSQL is implied by is_pod; written on the table's own
+// column it lets Athena (and DuckDB) skip row groups and pages by the
+// column's statistics and dictionary before any rule is evaluated.
+const podOperationsSQL = "line_item_operation IN ('" + OpEKSPodEC2 + "', '" + OpFargatePod + "')"
+
 // SummarySQL sums the pod lines of table per account, region, cluster,
 // namespace and UTC day: what Read computes. A sum over lines that are
 // all null is 0 (COALESCE on the SUM, not on the lines). Lines of no kind
@@ -112,7 +122,7 @@ func SummarySQL(table string) string {
 			fmt.Fprintf(&b, ",\n  COALESCE(SUM(CASE WHEN kind = '%s' THEN %s END), 0E0) AS %s_%s", k, m, m, k)
 		}
 	}
-	fmt.Fprintf(&b, ",\n  COUNT(*) AS %s\nFROM (%s\n) AS lines\nWHERE is_pod AND kind IS NOT NULL\nGROUP BY %s",
-		SummaryLinesColumn, LinesSQL(table), strings.Join(SummaryKeyColumns, ", "))
+	fmt.Fprintf(&b, ",\n  COUNT(*) AS %s\nFROM (%s\n) AS pod_lines\nWHERE is_pod AND kind IS NOT NULL\nGROUP BY %s",
+		SummaryLinesColumn, linesSQL(table, podOperationsSQL), strings.Join(SummaryKeyColumns, ", "))
 	return b.String()
 }

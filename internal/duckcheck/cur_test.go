@@ -1,4 +1,6 @@
-package cur_test
+//go:build cgo
+
+package duckcheck_test
 
 import (
 	"database/sql"
@@ -13,13 +15,14 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
 
 // openDuck opens an in-memory DuckDB in UTC, as an Athena session is:
 // DuckDB reads a UTC-adjusted Parquet timestamp as TIMESTAMPTZ, which
 // date_trunc cuts in the session's zone.
-func openDuck(t *testing.T) *sql.DB {
+func curOpenDuck(t *testing.T) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -35,7 +38,7 @@ func openDuck(t *testing.T) *sql.DB {
 
 // lineOf is the rules' projection of a fixture row, as the reader decodes
 // it (a null string reads as "").
-func lineOf(r curfixture.Row) cur.Line {
+func curLineOf(r curfixture.Row) cur.Line {
 	s := func(name, v string) string {
 		for _, n := range r.NullStrings {
 			if n == name {
@@ -64,7 +67,7 @@ func lineOf(r curfixture.Row) cur.Line {
 // edgeRows are random lines mixing every value the rules branch on: pod
 // and non-pod operations, usage types of every kind and none, Spot,
 // resource ids of every shape, null, 0, negative and positive costs.
-func edgeRows(n int) []curfixture.Row {
+func curEdgeRows(n int) []curfixture.Row {
 	rng := rand.New(rand.NewPCG(43, 1))
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	num := func() *float64 {
@@ -107,7 +110,7 @@ func edgeRows(n int) []curfixture.Row {
 // TestRulesGoEqualsSQL evaluates every rule in Go and its SQL in DuckDB on
 // every line of the canonical fixture and of random edge lines.
 func TestRulesGoEqualsSQL(t *testing.T) {
-	rows := append(curfixture.Canonical(), edgeRows(3000)...)
+	rows := append(curfixture.Canonical(), curEdgeRows(3000)...)
 	path := filepath.Join(t.TempDir(), "lines.parquet")
 	f, err := os.Create(path)
 	if err != nil {
@@ -124,7 +127,7 @@ func TestRulesGoEqualsSQL(t *testing.T) {
 		cols = append(cols, fmt.Sprintf("%s AS %s", r.SQL, r.Name))
 	}
 	q := fmt.Sprintf("SELECT file_row_number, %s FROM read_parquet('%s', file_row_number = true) ORDER BY file_row_number", strings.Join(cols, ", "), path)
-	res, err := openDuck(t).Query(q)
+	res, err := curOpenDuck(t).Query(q)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, q)
 	}
@@ -140,7 +143,7 @@ func TestRulesGoEqualsSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		i := int(vals[0].(int64))
-		l := lineOf(rows[i])
+		l := curLineOf(rows[i])
 		isPod := cur.IsPod(&l)
 		if isPod {
 			pods++
@@ -150,7 +153,7 @@ func TestRulesGoEqualsSQL(t *testing.T) {
 			if podField && !isPod {
 				continue
 			}
-			if g, s := r.Eval(&l), vals[j+1]; !sameValue(g, s) {
+			if g, s := r.Eval(&l), vals[j+1]; !curSameValue(g, s) {
 				if mismatches++; mismatches <= 20 {
 					t.Errorf("line %d %s: Go %v, SQL %v\n%+v", i, r.Name, g, s, rows[i])
 				}
@@ -167,7 +170,7 @@ func TestRulesGoEqualsSQL(t *testing.T) {
 }
 
 // sameValue compares a rule's Go value with DuckDB's.
-func sameValue(g, s any) bool {
+func curSameValue(g, s any) bool {
 	switch g := g.(type) {
 	case bool:
 		b, ok := s.(bool)
@@ -183,7 +186,7 @@ func sameValue(g, s any) bool {
 			return !g.Valid
 		}
 		v, ok := s.(float64)
-		return ok && g.Valid && near(v, g.V)
+		return ok && g.Valid && curcheck.Near(v, g.V)
 	case time.Time:
 		if s == nil {
 			return g.IsZero()
@@ -198,10 +201,10 @@ func sameValue(g, s any) bool {
 // canonical export and compares it with the naive computation and with
 // the Go reader.
 func TestSummarySQLEqualsReaderAndNaive(t *testing.T) {
-	dir, _ := writeCanonical(t, 5)
+	dir, _ := curcheck.WriteCanonical(t, 5)
 	table := fmt.Sprintf("read_parquet('%s', hive_partitioning = false)", filepath.Join(dir, curfixture.Export, "data", "*", "*.parquet"))
 	q := cur.SummarySQL(table)
-	res, err := openDuck(t).Query(q)
+	res, err := curOpenDuck(t).Query(q)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, q)
 	}
@@ -227,7 +230,7 @@ func TestSummarySQLEqualsReaderAndNaive(t *testing.T) {
 			t.Fatal(err)
 		}
 		for m := range cur.NumMeasures {
-			if !near(totals[m], c.Total(m)) {
+			if !curcheck.Near(totals[m], c.Total(m)) {
 				t.Errorf("%+v %s: total %v, kinds sum to %v", k, m, totals[m], c.Total(m))
 			}
 		}
@@ -236,9 +239,9 @@ func TestSummarySQLEqualsReaderAndNaive(t *testing.T) {
 	if err := res.Err(); err != nil {
 		t.Fatal(err)
 	}
-	t.Run("naive", func(t *testing.T) { compareExpected(t, sqlSum, curfixture.Expected(curfixture.Canonical())) })
+	t.Run("naive", func(t *testing.T) { curcheck.Equal(t, sqlSum, curfixture.Expected(curfixture.Canonical())) })
 	t.Run("reader", func(t *testing.T) {
-		got := readDir(t, dir, time.Time{}, time.Time{})
+		got := curcheck.ReadDir(t, dir, time.Time{}, time.Time{})
 		if len(got.Rows) != len(sqlSum.Rows) {
 			t.Errorf("reader %d keys, SQL %d", len(got.Rows), len(sqlSum.Rows))
 		}
@@ -248,20 +251,9 @@ func TestSummarySQLEqualsReaderAndNaive(t *testing.T) {
 				t.Errorf("reader lacks %+v", k)
 				continue
 			}
-			if g.Lines != c.Lines || !sameCosts(g, c) {
+			if !curcheck.SameCosts(g, c) {
 				t.Errorf("%+v: reader %+v, SQL %+v", k, *g, *c)
 			}
 		}
 	})
-}
-
-func sameCosts(a, b *cur.Costs) bool {
-	for k := range a.ByKind {
-		for m := range a.ByKind[k] {
-			if !near(a.ByKind[k][m], b.ByKind[k][m]) {
-				return false
-			}
-		}
-	}
-	return true
 }

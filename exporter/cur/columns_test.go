@@ -1,0 +1,184 @@
+package cur_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
+)
+
+// TestFixtureTypesMatchDictionary reads the fixture's footer with arrow-go
+// (pqcheck), a reader that shares no code with the writer, and wants
+// every column of the table, in its order, with the table's type.
+func TestFixtureTypesMatchDictionary(t *testing.T) {
+	var buf bytes.Buffer
+	if err := curfixture.WriteParquet(&buf, curfixture.Canonical(), curfixture.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := pqcheck.OpenBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var want []string
+	for _, c := range cur.Columns() {
+		want = append(want, c.Name)
+	}
+	if !slices.Equal(f.Names(), want) {
+		t.Errorf("columns\n%v\nwant\n%v", f.Names(), want)
+	}
+	for _, c := range cur.Columns() {
+		got, ok := f.Column(c.Name)
+		if !ok {
+			continue
+		}
+		var pq string
+		switch {
+		case got.Leaf && got.Physical == "BYTE_ARRAY" && got.String:
+			pq = cur.ParquetString
+		case got.Leaf && got.Physical == "DOUBLE" && got.Logical == "None":
+			pq = cur.ParquetDouble
+		case got.Leaf && got.Physical == "INT64" && got.Timestamp && got.TimeUnit == "ms" && got.AdjustedToUTC:
+			pq = cur.ParquetTimestamp
+		case !got.Leaf && got.Converted == "MAP" && got.Arrow != nil && strings.HasPrefix(got.Arrow.String(), "map<utf8, utf8"):
+			pq = cur.ParquetMap
+		}
+		if pq != c.Parquet {
+			t.Errorf("%s: file has %+v (arrow %v), the table says %s", c.Name, got, got.Arrow, c.Parquet)
+		}
+		athena := map[string]string{cur.ParquetString: cur.AthenaString, cur.ParquetDouble: cur.AthenaDouble,
+			cur.ParquetTimestamp: cur.AthenaTimestamp, cur.ParquetMap: cur.AthenaMap}[c.Parquet]
+		if athena != c.Athena || c.Doc == "" || c.Meaning == "" {
+			t.Errorf("%s: Athena type %q for Parquet %q (want %q), doc %q", c.Name, c.Athena, c.Parquet, athena, c.Doc)
+		}
+		if got.Repetition != "optional" {
+			t.Errorf("%s: %s, want optional (an export's columns are nullable)", c.Name, got.Repetition)
+		}
+	}
+}
+
+// TestRowGroupSkipping reads one day of the canonical export, written in
+// row groups of 5 lines: the other billing period is not opened, row
+// groups of other days are not decoded, and the sums are the naive ones
+// of that day.
+func TestRowGroupSkipping(t *testing.T) {
+	dir, _ := curcheck.WriteCanonical(t, 5)
+	all := curcheck.ReadDir(t, dir, time.Time{}, time.Time{})
+	for _, day := range []time.Time{curfixture.Day1, curfixture.Day2, curfixture.Day3} {
+		got := curcheck.ReadDir(t, dir, day, day)
+		want := curfixture.Expected(curfixture.Canonical())
+		for k := range want {
+			if !k.Day.Equal(day) {
+				delete(want, k)
+			}
+		}
+		curcheck.Equal(t, got, want)
+		s := got.Stats
+		t.Logf("%s: %d files, %d row groups, %d skipped, %d lines decoded (all days: %d files, %d row groups, %d lines)",
+			day.Format(time.DateOnly), s.Files, s.RowGroups, s.RowGroupsSkipped, s.Lines, all.Stats.Files, all.Stats.RowGroups, all.Stats.Lines)
+		// Day3 is alone in its billing period: skipped by listing, not by
+		// statistics (checked below).
+		if s.Lines >= all.Stats.Lines || (!day.Equal(curfixture.Day3) && s.RowGroupsSkipped == 0) {
+			t.Errorf("%s: nothing much skipped: %+v", day.Format(time.DateOnly), s)
+		}
+	}
+	if s := curcheck.ReadDir(t, dir, curfixture.Day3, curfixture.Day3).Stats; s.Files != 1 {
+		t.Errorf("Day3 opened %d files, want only its billing period's", s.Files)
+	}
+}
+
+// streamStore hands out objects without random access, as S3 does.
+type streamStore struct{ *dirstore.Store }
+
+func (s streamStore) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	rc, err := s.Store.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{rc, rc}, nil
+}
+
+func TestReadSpoolsStreams(t *testing.T) {
+	dir, _ := curcheck.WriteCanonical(t, 0)
+	store, err := dirstore.New(dir, dirstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	s, err := cur.Read(context.Background(), cur.Options{Store: streamStore{store}, Prefix: curfixture.Export + "/", TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	curcheck.Equal(t, s, curfixture.Expected(curfixture.Canonical()))
+	if s.Stats.BytesSpooled == 0 {
+		t.Error("nothing spooled")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("spool files left: %v", left)
+	}
+}
+
+// TestReadIgnoresOtherKeys: manifests and files outside BILLING_PERIOD=
+// folders are not read; a Parquet file without SCAD columns is an error
+// that says so.
+func TestReadIgnoresOtherKeysAndRejectsNonSCAD(t *testing.T) {
+	dir, _ := curcheck.WriteCanonical(t, 0)
+	meta := filepath.Join(dir, curfixture.Export, "metadata", "BILLING_PERIOD=2026-01")
+	if err := os.MkdirAll(meta, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(meta, "manifest.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, curfixture.Export, "notes.parquet"), []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	curcheck.Equal(t, curcheck.ReadDir(t, dir, time.Time{}, time.Time{}), curfixture.Expected(curfixture.Canonical()))
+
+	type plain struct {
+		Operation string  `parquet:"line_item_operation"`
+		Cost      float64 `parquet:"line_item_unblended_cost"`
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []plain{{"RunInstances", 1}}); err != nil {
+		t.Fatal(err)
+	}
+	err := cur.NewAggregator(time.Time{}, time.Time{}).ReadFile(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if !errors.Is(err, cur.ErrNotSCAD) {
+		t.Errorf("non-SCAD file: %v, want ErrNotSCAD", err)
+	}
+}
+
+func TestBillingPeriod(t *testing.T) {
+	for key, want := range map[string]string{
+		"cur/scad/data/BILLING_PERIOD=2026-01/scad-00001.snappy.parquet": "2026-01-01",
+		"BILLING_PERIOD=2025-12/x.parquet":                               "2025-12-01",
+		"cur/scad/data/BILLING_PERIOD=2026-13/x.parquet":                 "",
+		"cur/scad/data/x.parquet":                                        "",
+	} {
+		p, ok := cur.BillingPeriod(key)
+		if got := map[bool]string{true: p.Format(time.DateOnly)}[ok]; got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+}
+
+var _ cur.Reader = exporter.ObjectStore(nil)
