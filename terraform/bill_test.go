@@ -115,14 +115,14 @@ func TestBillViewsFollowTheGenerator(t *testing.T) {
 		t.Errorf("cluster_monthly does not read bill_cluster_daily")
 	}
 
-	// bill_retention_months = 0 reads every billing period.
-	all := billScope(t, map[string]any{"bill_retention_months": 0})
+	// bill_retention_months = null reads every billing period.
+	all := billScope(t, map[string]any{"bill_retention_months": cty.NullVal(cty.Number)})
 	v, err := all.Local("views")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sql := v.GetAttr("namespace_daily").GetAttr("sql").AsString(); strings.Contains(sql, "billing_period") {
-		t.Errorf("bill_retention_months = 0 still filters billing periods")
+		t.Errorf("bill_retention_months = null still filters billing periods")
 	}
 	glue := root(t, s, "resource", "aws_glue_catalog_table", "view")
 	if g := str(t, attr(t, glue, "table_type")); g != "VIRTUAL_VIEW" {

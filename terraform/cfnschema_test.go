@@ -192,6 +192,24 @@ func TestQuickSightFollowsCloudFormationSchemas(t *testing.T) {
 	for _, name := range []string{"this", "bill"} {
 		validateCFN(t, dataset, "aws_quicksight_data_set."+name, datasetProperties(t, root(t, s, "resource", "aws_quicksight_data_set", name)))
 	}
+
+	// The data source, as AWS::QuickSight::DataSource properties.
+	src := root(t, s, "resource", "aws_quicksight_data_source", "athena")
+	var perms []map[string]any
+	for _, p := range blocks(t, src, "permission") {
+		perms = append(perms, map[string]any{"Principal": str(t, attr(t, p, "principal")), "Actions": strs(t, attr(t, p, "actions"))})
+	}
+	validateCFN(t, cfnSchema(t, "aws-quicksight-datasource.json"), "aws_quicksight_data_source.athena", map[string]any{
+		"AwsAccountId": str(t, attr(t, src, "aws_account_id")),
+		"DataSourceId": str(t, attr(t, src, "data_source_id")),
+		"Name":         str(t, attr(t, src, "name")),
+		"Type":         str(t, attr(t, src, "type")),
+		"DataSourceParameters": map[string]any{"AthenaParameters": map[string]any{
+			"WorkGroup": str(t, attr(t, one(t, one(t, src, "parameters"), "athena"), "work_group")),
+		}},
+		"SslProperties": map[string]any{"DisableSsl": attr(t, one(t, src, "ssl_properties"), "disable_ssl").True()},
+		"Permissions":   perms,
+	})
 }
 
 // TestCloudFormationSchemaCheckFails shows the check can fail: a visual

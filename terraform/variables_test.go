@@ -292,7 +292,7 @@ func TestExamplesWiring(t *testing.T) {
 		}
 		// The bill views read the pipeline's view, in its database.
 		for _, b := range byKind["bill"] {
-			for attr, out := range map[string]string{"database_name": "database_name", "kubecost_view_name": "view_name"} {
+			for attr, out := range map[string]string{"database_name": "database_name", "kubecost_view_name": "view_name", "bill_retention_months": "view_retention_months"} {
 				if g := src(b, attr); g != "module."+pname+"."+out {
 					t.Errorf("%s: bill %s = %s, want module.%s.%s", dir, attr, g, pname, out)
 				}

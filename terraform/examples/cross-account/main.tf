@@ -81,6 +81,26 @@ module "exporter_cluster" {
   tags = var.tags
 }
 
+# The bill next to the archive, when a CUR 2.0 table is given (docs/bill.md).
+# Its Glue table must be in the pipeline account's catalog; the bucket may be
+# the payer account's, whose bucket policy must then let the reader in.
+module "bill" {
+  source = "../../modules/bill"
+  count  = var.cur == null ? 0 : 1
+
+  database_name      = module.pipeline.database_name
+  kubecost_view_name = module.pipeline.view_name
+  # The same months on both sides, or the older bill shows as bill_only.
+  bill_retention_months = module.pipeline.view_retention_months
+  cur_database_name     = var.cur.database_name
+  cur_table_name        = var.cur.table_name
+  cur_bucket_name       = var.cur.bucket_name
+  cur_s3_prefix         = var.cur.s3_prefix
+
+  athena_workgroup_name      = module.pipeline.athena_workgroup_name
+  athena_results_bucket_name = module.pipeline.athena_results_bucket_name
+}
+
 module "quicksight" {
   source = "../../modules/quicksight"
 
@@ -89,6 +109,12 @@ module "quicksight" {
   database_name         = module.pipeline.database_name
   view_name             = module.pipeline.view_name
   view_columns          = module.pipeline.view_columns
+
+  bill_view = var.cur == null ? null : {
+    database_name = module.pipeline.database_name
+    view_name     = module.bill[0].namespace_daily_view_name
+    columns       = module.bill[0].view_columns.namespace_daily
+  }
 
   tags = var.tags
 }

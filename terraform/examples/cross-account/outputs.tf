@@ -27,3 +27,8 @@ output "dashboard_arn" {
   description = "ARN of the QuickSight dashboard."
   value       = module.quicksight.dashboard_arn
 }
+
+output "bill_reader_policy_json" {
+  description = "IAM policy a reader of the bill views needs (attach it to QuickSight's service role), or null without cur."
+  value       = var.cur == null ? null : module.bill[0].reader_policy_json
+}

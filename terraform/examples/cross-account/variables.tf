@@ -57,3 +57,13 @@ variable "tags" {
   type        = map(string)
   default     = {}
 }
+variable "cur" {
+  description = "An existing CUR 2.0 table with split cost allocation data (e.g. the Cloud Intelligence Dashboards' one) and where its files are: adds the bill views and the Bill vs Kubecost dashboard. null leaves them out."
+  type = object({
+    database_name = string
+    table_name    = string
+    bucket_name   = string
+    s3_prefix     = string
+  })
+  default = null
+}

@@ -68,10 +68,12 @@ module "bill" {
 
   database_name      = module.pipeline.database_name
   kubecost_view_name = module.pipeline.view_name
-  cur_database_name  = var.cur.database_name
-  cur_table_name     = var.cur.table_name
-  cur_bucket_name    = var.cur.bucket_name
-  cur_s3_prefix      = var.cur.s3_prefix
+  # The same months on both sides, or the older bill shows as bill_only.
+  bill_retention_months = module.pipeline.view_retention_months
+  cur_database_name     = var.cur.database_name
+  cur_table_name        = var.cur.table_name
+  cur_bucket_name       = var.cur.bucket_name
+  cur_s3_prefix         = var.cur.s3_prefix
 
   athena_workgroup_name      = module.pipeline.athena_workgroup_name
   athena_results_bucket_name = module.pipeline.athena_results_bucket_name

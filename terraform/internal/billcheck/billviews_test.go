@@ -6,61 +6,19 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
-	"github.com/zclconf/go-cty/cty"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/billcheck"
 )
 
-// viewSQL renders the bill module's views as Terraform would, for DuckDB's
-// names: the archive's view in main, the CUR table cur.cur2, every billing
-// period (the period filter is Trino's date_add; see gen/billviews.go).
-func viewSQL(t *testing.T) map[string]string {
-	t.Helper()
-	m, err := tfeval.Load("../../modules/bill")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := m.Evaluate(tfeval.Inputs{
-		Vars: map[string]cty.Value{
-			"database_name":         cty.StringVal("main"),
-			"kubecost_view_name":    cty.StringVal("kubecost_view"),
-			"cur_database_name":     cty.StringVal("cur"),
-			"cur_table_name":        cty.StringVal("cur2"),
-			"cur_bucket_name":       cty.StringVal("cur-bucket"),
-			"bill_retention_months": cty.NumberIntVal(0),
-		},
-		Refs: map[string]cty.Value{
-			"data.aws_caller_identity.current": cty.ObjectVal(map[string]cty.Value{"account_id": cty.StringVal("111122223333")}),
-			"data.aws_partition.current":       cty.ObjectVal(map[string]cty.Value{"partition": cty.StringVal("aws")}),
-			"data.aws_region.current":          cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal("us-east-1")}),
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	views, err := s.Local("views")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for kind, v := range views.AsValueMap() {
-		out[kind] = v.GetAttr("name").AsString() + "\x00" + v.GetAttr("sql").AsString()
-	}
-	return out
-}
-
-// openViews writes the two fixtures, and creates in DuckDB the archive's
-// view (as the pipeline module's: lowercase contract columns and the
-// partition keys), the CUR table, and the bill views.
+// openViews writes the two fixtures and creates the views on DuckDB over
+// them (CreateViews).
 func openViews(t *testing.T, kc []kcRow, cur []curfixture.Row) *sql.DB {
 	t.Helper()
 	archive, export := t.TempDir(), t.TempDir()
@@ -73,33 +31,9 @@ func openViews(t *testing.T, kc []kcRow, cur []curfixture.Row) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1) // one session: SET applies to every query
-	// Athena reads a UTC-adjusted Parquet timestamp as a timestamp in UTC;
-	// DuckDB reads it as TIMESTAMPTZ, whose date is the session's zone's.
-	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
-		t.Logf("SET TimeZone: %v (DuckDB without ICU works in UTC)", err)
-	}
-	var cols []string
-	d := schema.Describe(nil, nil)
-	for _, c := range append(d.Columns, d.PartitionKeys...) {
-		cols = append(cols, fmt.Sprintf("%q AS %q", c.Name, strings.ToLower(c.Name)))
-	}
-	stmts := []string{
-		fmt.Sprintf("CREATE VIEW main.kubecost_view AS SELECT %s FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
-			strings.Join(cols, ", "), filepath.ToSlash(filepath.Join(archive, "**", "*.parquet"))),
-		"CREATE SCHEMA cur",
-		fmt.Sprintf("CREATE VIEW cur.cur2 AS SELECT * FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
-			filepath.ToSlash(filepath.Join(export, "**", "*.parquet"))),
-	}
-	views := viewSQL(t)
-	for _, kind := range []string{"namespace_daily", "cluster_daily", "cluster_monthly"} {
-		name, q, _ := strings.Cut(views[kind], "\x00")
-		stmts = append(stmts, fmt.Sprintf("CREATE VIEW main.%q AS\n%s", name, q))
-	}
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%v\n%s", err, s)
-		}
+	db.SetMaxOpenConns(1) // one session: SET TimeZone applies to every query
+	if _, err := billcheck.CreateViews(db, "../../modules/bill", archive, export); err != nil {
+		t.Fatal(err)
 	}
 	return db
 }
@@ -110,7 +44,7 @@ var costCols = []string{
 	"kubecost_pv_cost", "kubecost_network_cost", "kubecost_load_balancer_cost", "kubecost_only_cost",
 	"kubecost_shared_cost", "kubecost_total_cost",
 	"bill_split_cost", "bill_unused_cost", "bill_cost", "bill_net_split_cost", "bill_net_unused_cost", "bill_net_cost",
-	"bill_public_on_demand_cost", "difference", "net_difference",
+	"bill_cpu_cost", "bill_memory_cost", "bill_gpu_cost", "bill_public_on_demand_cost", "difference", "net_difference",
 }
 
 // viewRow is a row of a view: its key, present_in and nullable costs.
@@ -189,6 +123,24 @@ func TestBillViewsEqualGo(t *testing.T) {
 			want = rollUp(ns, func(k string) string { p := strings.Split(k, "|"); return p[0] + "|" + p[2][:7] })
 		}
 		compare(t, name, got, want)
+	}
+
+	// The test's own loops agree with curfixture's naive computation of
+	// the bill side, written apart from them.
+	for k, e := range curfixture.Expected(cur) {
+		w, ok := ns[k.ClusterARN+"|"+k.Namespace+"|"+date(k.Day)]
+		if !ok {
+			t.Errorf("curfixture expects %v, the test's loops have no such row", k)
+			continue
+		}
+		sum := func(a [3]float64) float64 { return a[0] + a[1] + a[2] }
+		for c, v := range map[string]float64{"bill_split_cost": sum(e.Split), "bill_unused_cost": sum(e.Unused),
+			"bill_net_split_cost": sum(e.NetSplit), "bill_net_unused_cost": sum(e.NetUnused),
+			"bill_public_on_demand_cost": sum(e.PublicOnDemandSplit) + sum(e.PublicOnDemandUnused)} {
+			if g := w.cost[c]; g == nil || math.Abs(*g-v) > 1e-9 {
+				t.Errorf("%v %s: the test's loops say %s, curfixture.Expected %.9f", k, c, show(g), v)
+			}
+		}
 	}
 }
 

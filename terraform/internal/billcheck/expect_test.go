@@ -29,7 +29,10 @@ import (
 //   - the day is the UTC day of line_item_usage_start_date; a null adds
 //     nothing; a bill sum over lines is 0 when every line is null.
 
-type billSums struct{ split, unused, netSplit, netUnused, pod float64 }
+type billSums struct {
+	split, unused, netSplit, netUnused, pod float64
+	byKind                                  map[string]float64 // split + unused by cpu, memory, gpu
+}
 
 func has(r *curfixture.Row, col string) bool { return !slices.Contains(r.NullStrings, col) }
 
@@ -83,8 +86,13 @@ func podLine(r *curfixture.Row) (key string, s billSums, ok bool) {
 		if !kind || (parent == "" && (r.SplitCost == nil || *r.SplitCost == 0)) {
 			return "", s, false
 		}
+		k := map[bool]string{true: "cpu", false: "memory"}[strings.HasSuffix(ut, "vCPU-Hours")]
+		if strings.HasSuffix(ut, "Accelerator-Hours") {
+			k = "gpu"
+		}
 		return key, billSums{val(r.SplitCost), val(r.UnusedCost), netOr(r.NetSplit, r.SplitCost),
-			netOr(r.NetUnused, r.UnusedCost), val(r.PODSplit) + val(r.PODUnused)}, true
+			netOr(r.NetUnused, r.UnusedCost), val(r.PODSplit) + val(r.PODUnused),
+			map[string]float64{k: val(r.SplitCost) + val(r.UnusedCost)}}, true
 	case op == "FargatePod":
 		if !(strings.HasSuffix(ut, "Fargate-vCPU-Hours:perCPU") || strings.HasSuffix(ut, "Fargate-GB-Hours")) ||
 			(typ != "Usage" && typ != "SavingsPlanCoveredUsage") {
@@ -105,7 +113,8 @@ func podLine(r *curfixture.Row) (key string, s billSums, ok bool) {
 		if strings.Contains(ut, "Spot") {
 			pod = val(r.Unblended)
 		}
-		return key, billSums{split: val(cost), netSplit: n, pod: pod}, true
+		k := map[bool]string{true: "cpu", false: "memory"}[strings.HasSuffix(ut, "Fargate-vCPU-Hours:perCPU")]
+		return key, billSums{split: val(cost), netSplit: n, pod: pod, byKind: map[string]float64{k: val(cost)}}, true
 	}
 	return "", s, false
 }
@@ -151,8 +160,11 @@ func expectNamespaces(kc []kcRow, cur []curfixture.Row) map[string]viewRow {
 		}
 		s := bs[k]
 		if s == nil {
-			s = &billSums{}
+			s = &billSums{byKind: map[string]float64{}}
 			bs[k] = s
+		}
+		for kind, v := range c.byKind {
+			s.byKind[kind] += v
 		}
 		s.split, s.unused, s.netSplit, s.netUnused, s.pod = s.split+c.split, s.unused+c.unused, s.netSplit+c.netSplit, s.netUnused+c.netUnused, s.pod+c.pod
 	}
@@ -200,6 +212,9 @@ func expectNamespaces(kc []kcRow, cur []curfixture.Row) map[string]viewRow {
 			set("bill_net_unused_cost", b.netUnused)
 			set("bill_net_cost", bNet)
 			set("bill_public_on_demand_cost", b.pod)
+			set("bill_cpu_cost", b.byKind["cpu"])
+			set("bill_memory_cost", b.byKind["memory"])
+			set("bill_gpu_cost", b.byKind["gpu"])
 		}
 		set("difference", kCompute-bCost)
 		set("net_difference", kCompute-bNet)

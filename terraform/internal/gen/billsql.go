@@ -56,15 +56,19 @@ func sums(names ...string) string {
 
 // billSQL is the bill side, one row per cluster, namespace and UTC day,
 // from the CUR 2.0 table: billSummarySQL, over the table's billing periods
-// of the last bill_months months (a Trino-only filter; off at 0).
+// of the current month and the bill_months before it (a Trino-only filter;
+// off when bill_months is null).
 func billSQL() string {
-	table := "(SELECT * FROM \"${cur_database}\".\"${cur_table}\"%{ if bill_months > 0 } WHERE \"billing_period\" >= " +
+	table := "(SELECT * FROM \"${cur_database}\".\"${cur_table}\"%{ if bill_months != null } WHERE \"billing_period\" >= " +
 		"substr(CAST(date_add('month', -${bill_months}, current_date) AS varchar), 1, 7)%{ endif }) AS cur"
 	return "bill AS (\n  SELECT " + keys + ",\n" + selectList([][2]string{
 		{"split_cost", "split"},
 		{"unused_cost", "unused"},
 		{"net_split_cost", "net_split"},
 		{"net_unused_cost", "net_unused"},
+		{"split_cost_cpu + unused_cost_cpu", "cpu"},
+		{"split_cost_memory + unused_cost_memory", "memory"},
+		{"split_cost_gpu + unused_cost_gpu", "gpu"},
 		{"public_on_demand_split_cost + public_on_demand_unused_cost", "public_on_demand"},
 	}) + "  FROM (" + billSummarySQL(table) + "\n  ) AS summary\n)"
 }
@@ -98,6 +102,9 @@ func namespaceDailySQL() string {
 		{"b.net_split", "bill_net_split_cost"},
 		{"b.net_unused", "bill_net_unused_cost"},
 		{billNet, "bill_net_cost"},
+		{"b.cpu", "bill_cpu_cost"},
+		{"b.memory", "bill_memory_cost"},
+		{"b.gpu", "bill_gpu_cost"},
 		{"b.public_on_demand", "bill_public_on_demand_cost"},
 		{fmt.Sprintf("coalesce(%s, 0) - coalesce(%s, 0)", kCompute, billCost), "difference"},
 		{fmt.Sprintf("coalesce(%s, 0) - coalesce(%s, 0)", kCompute, billNet), "net_difference"},

@@ -20,8 +20,8 @@ import (
 // stands in for Athena in the tests: it keeps to what both engines spell
 // alike (split_part, substr, length, ||, CAST(... AS DATE), LIKE ... ESCAPE,
 // FULL OUTER JOIN, CASE, COALESCE, SUM). The one Trino-only piece, the
-// billing period filter, is a template directive off when bill_months is 0
-// (the DuckDB tests render it so).
+// billing period filter, is a template directive off when bill_months is
+// null (the DuckDB tests render it so).
 
 // Paths of the bill module's generated files, relative to the terraform
 // directory.
@@ -117,6 +117,9 @@ var costColumns = []ViewColumn{
 	col("bill_net_split_cost", "double", "bill: split cost after discounts (net, amortized)"),
 	col("bill_net_unused_cost", "double", "bill: unused cost after discounts"),
 	col("bill_net_cost", "double", "bill_net_split_cost + bill_net_unused_cost"),
+	col("bill_cpu_cost", "double", "bill: split + unused cost of the vCPU lines (next to kubecost_cpu_cost)"),
+	col("bill_memory_cost", "double", "bill: split + unused cost of the memory lines (next to kubecost_ram_cost)"),
+	col("bill_gpu_cost", "double", "bill: split + unused cost of the accelerator lines (next to kubecost_gpu_cost)"),
 	col("bill_public_on_demand_cost", "double", "bill at public on-demand prices (split + unused): the bill's list price"),
 	col("difference", "double", "kubecost_compute_cost - bill_cost, a missing side counted 0"),
 	col("net_difference", "double", "kubecost_compute_cost - bill_net_cost, a missing side counted 0"),

@@ -31,13 +31,13 @@ variable "view_name_prefix" {
 }
 
 variable "bill_retention_months" {
-  description = "The bill side reads the billing periods of the current month and this many months before it (a partition filter that bounds what Athena scans); 0 reads every period."
+  description = "The bill side reads the billing periods of the current month and this many months before it, as the pipeline's view_retention_months does for the archive (pass module.pipeline.view_retention_months, or months only one side shows turn up as bill_only); null reads every period."
   type        = number
-  default     = 13
+  default     = 6
 
   validation {
-    condition     = var.bill_retention_months >= 0 && floor(var.bill_retention_months) == var.bill_retention_months
-    error_message = "bill_retention_months must be a whole number, 0 or more."
+    condition     = var.bill_retention_months == null || try(var.bill_retention_months >= 0 && var.bill_retention_months <= 120 && floor(var.bill_retention_months) == var.bill_retention_months, false)
+    error_message = "bill_retention_months must be null or an integer from 0 to 120."
   }
 }
 

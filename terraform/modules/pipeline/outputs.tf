@@ -58,6 +58,11 @@ output "view_columns" {
   value       = local.view_columns
 }
 
+output "view_retention_months" {
+  description = "Months before the current one that the view shows (the bill module's bill_retention_months)."
+  value       = var.view_retention_months
+}
+
 output "view_sql" {
   description = "SQL of the view."
   value       = local.view_sql
