@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"fmt"
 	"html"
 	"math"
 	"os"
@@ -19,9 +18,9 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/billcheck"
 )
 
 // reportNow is when the report test's archive is exported: its days are
@@ -144,8 +143,7 @@ func reportSection(t *testing.T, archive, export string) map[string]reportRow {
 }
 
 // viewsOver creates the bill views as Terraform renders them on DuckDB
-// over the archive's and the export's directories (openViews, on files
-// written elsewhere).
+// over the archive's and the export's directories (billcheck.CreateViews).
 func viewsOver(t *testing.T, archive, export string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("duckdb", "")
@@ -154,30 +152,8 @@ func viewsOver(t *testing.T, archive, export string) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
-		t.Logf("SET TimeZone: %v", err)
-	}
-	var cols []string
-	d := schema.Describe(nil, nil)
-	for _, c := range append(d.Columns, d.PartitionKeys...) {
-		cols = append(cols, fmt.Sprintf("%q AS %q", c.Name, strings.ToLower(c.Name)))
-	}
-	stmts := []string{
-		fmt.Sprintf("CREATE VIEW main.kubecost_view AS SELECT %s FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false, union_by_name = true)",
-			strings.Join(cols, ", "), filepath.ToSlash(filepath.Join(archive, "**", "*.parquet"))),
-		"CREATE SCHEMA cur",
-		fmt.Sprintf("CREATE VIEW cur.cur2 AS SELECT * FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
-			filepath.ToSlash(filepath.Join(export, "**", "*.parquet"))),
-	}
-	views := viewSQL(t)
-	for _, kind := range []string{"namespace_daily", "cluster_daily", "cluster_monthly"} {
-		name, q, _ := strings.Cut(views[kind], "\x00")
-		stmts = append(stmts, fmt.Sprintf("CREATE VIEW main.%q AS\n%s", name, q))
-	}
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%v\n%s", err, s)
-		}
+	if _, err := billcheck.CreateViews(db, "../../modules/bill", archive, export); err != nil {
+		t.Fatal(err)
 	}
 	return db
 }
