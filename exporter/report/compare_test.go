@@ -73,3 +73,33 @@ func TestBillNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestBillSectionInert: namespaces and cluster names of the bill come from
+// pod ARNs in the CUR, so from anyone who can name a namespace or a
+// cluster; markup in them comes out as text.
+func TestBillSectionInert(t *testing.T) {
+	day := time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
+	const script = `<script>alert(1)</script>`
+	c := ClusterRef{"111122223333", "us-east-1", `prod"><img src=x onerror=alert(2)>`}
+	d := &Data{From: day, To: day, Generated: day, Currency: "USD", Clusters: []string{"prod"},
+		Bill: &Comparison{Source: `s3://b/"><script>x</script>`, Clusters: compareSides(
+			map[CompareKey]*KubecostCost{{c, script, day}: {CPU: 1, rows: 1}},
+			map[CompareKey]*BillCost{{c, script, day}: {Split: 0.72, Lines: 1}})}}
+	var b strings.Builder
+	if err := Render(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"<script>", "<img"} {
+		if strings.Contains(page, bad) {
+			i := strings.Index(page, bad)
+			t.Errorf("page holds live markup %q: ...%s...", bad, page[max(0, i-80):min(len(page), i+80)])
+		}
+	}
+	if n := strings.Count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 3 {
+		t.Errorf("the namespace is shown %d times, want it in both tables and as an attribute", n)
+	}
+	if !strings.Contains(page, `data-kubecost="1"`) || !strings.Contains(page, `data-bill="0.72"`) {
+		t.Error("the row's amounts are not in its attributes")
+	}
+}
