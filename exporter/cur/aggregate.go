@@ -65,7 +65,7 @@ func (s *Summary) Keys() []Key {
 // prefixes, whatever the number of lines.
 type Aggregator struct {
 	sum  Summary
-	pods map[string]podSlot // by resource id (the reader passes a prefix)
+	pods map[string]*podSlot // by resource id (the reader passes a prefix)
 	// From and To, when set, are inclusive UTC days: lines outside are
 	// not summed.
 	from, to time.Time
@@ -76,12 +76,16 @@ type Aggregator struct {
 type podSlot struct {
 	pod Pod
 	ok  bool
+	// The costs of the last day summed for this id: lines of a pod come
+	// hour after hour, so the key's map lookup is mostly skipped.
+	day   time.Time
+	costs *Costs
 }
 
 // NewAggregator sums lines of the UTC days from..to (inclusive; a zero
 // bound is open).
 func NewAggregator(from, to time.Time) *Aggregator {
-	return &Aggregator{sum: Summary{Rows: map[Key]*Costs{}}, pods: map[string]podSlot{}, strs: map[string]string{}, from: from, to: to}
+	return &Aggregator{sum: Summary{Rows: map[Key]*Costs{}}, pods: map[string]*podSlot{}, strs: map[string]string{}, from: from, to: to}
 }
 
 // Add sums one line when it is a pod line of a kind within the days; it
@@ -90,8 +94,9 @@ func (a *Aggregator) Add(l *Line) bool {
 	if !IsPodLine(l) {
 		return false
 	}
-	slot, seen := a.pods[l.ResourceID]
-	if !seen {
+	slot := a.pods[l.ResourceID]
+	if slot == nil {
+		slot = &podSlot{}
 		slot.pod, slot.ok = ParseResourceID(l.ResourceID)
 		a.pods[l.ResourceID] = slot
 	}
@@ -103,12 +108,15 @@ func (a *Aggregator) Add(l *Line) bool {
 	if (!a.from.IsZero() && day.Before(a.from)) || (!a.to.IsZero() && day.After(a.to)) {
 		return false
 	}
-	p := &slot.pod
-	key := Key{ClusterARN: p.ClusterARN, Account: p.Account, Region: p.Region, Cluster: p.Cluster, Namespace: p.Namespace, Day: day}
-	c := a.sum.Rows[key]
-	if c == nil {
-		c = &Costs{}
-		a.sum.Rows[key] = c
+	c := slot.costs
+	if c == nil || !slot.day.Equal(day) {
+		p := &slot.pod
+		key := Key{ClusterARN: p.ClusterARN, Account: p.Account, Region: p.Region, Cluster: p.Cluster, Namespace: p.Namespace, Day: day}
+		if c = a.sum.Rows[key]; c == nil {
+			c = &Costs{}
+			a.sum.Rows[key] = c
+		}
+		slot.day, slot.costs = day, c
 	}
 	for m, f := range measureFuncs {
 		// SUM ignores nulls.

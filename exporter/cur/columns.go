@@ -125,7 +125,7 @@ func Columns() []Column {
 		dbl(ColSPNetEffectiveCost, "the Savings Plan effective cost after discounts", DocSavingsPlan, true),
 		str(ColParentResourceID, "the EC2 instance a pod line was split from", DocSplit, true),
 		dbl(ColSplitUsageRatio, "the pod's share of the instance's vCPU or memory", DocSplit, false),
-		dbl(ColSplitCost, "the pod's share of the instance's cost (amortized: RI/SP effective cost)", DocSplit, true),
+		dbl(ColSplitCost, "the pod's share of its instance's cost (the SCAD view sums it as amortized cost)", DocSplit, true),
 		dbl(ColUnusedCost, "the instance's unused cost, shared among its pods by their share", DocSplit, true),
 		dbl(ColNetSplitCost, "split cost after discounts", DocSplit, true),
 		dbl(ColNetUnusedCost, "unused cost after discounts", DocSplit, true),

@@ -182,3 +182,59 @@ func TestBillingPeriod(t *testing.T) {
 }
 
 var _ cur.Reader = exporter.ObjectStore(nil)
+
+// TestFixtureValuesReadBack decodes the fixture's values with arrow-go:
+// nulls where the rows have none, the costs, strings, maps and start
+// times the rows hold.
+func TestFixtureValuesReadBack(t *testing.T) {
+	rows := curfixture.Canonical()
+	var buf bytes.Buffer
+	if err := curfixture.WriteParquet(&buf, rows, curfixture.Options{RowGroupRows: 7}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := pqcheck.OpenBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	get := func(name string) []any {
+		v, err := f.Values(name)
+		if err != nil || len(v) != len(rows) {
+			t.Fatalf("%s: %d values, %v", name, len(v), err)
+		}
+		return v
+	}
+	split, parent, op, tags, start := get(cur.ColSplitCost), get(cur.ColParentResourceID), get(cur.ColOperation), get(cur.ColResourceTags), get(cur.ColUsageStart)
+	nullParents := 0
+	for i, r := range rows {
+		if (r.SplitCost == nil) != (split[i] == nil) || r.SplitCost != nil && split[i] != *r.SplitCost {
+			t.Errorf("row %d split cost %v, want %v", i, split[i], r.SplitCost)
+		}
+		if slices.Contains(r.NullStrings, cur.ColParentResourceID) {
+			nullParents++
+			if parent[i] != nil {
+				t.Errorf("row %d parent %v, want null", i, parent[i])
+			}
+		} else if parent[i] != r.ParentResourceID {
+			t.Errorf("row %d parent %v, want %q", i, parent[i], r.ParentResourceID)
+		}
+		if op[i] != r.Operation {
+			t.Errorf("row %d operation %v, want %q", i, op[i], r.Operation)
+		}
+		got := map[string]string{}
+		if e, ok := tags[i].([]pqcheck.Entry); ok {
+			for _, kv := range e {
+				got[kv.Key] = kv.Value.(string)
+			}
+		}
+		if len(got) != len(r.Tags) || r.Tags != nil && got["aws_eks_namespace"] != r.Tags["aws_eks_namespace"] {
+			t.Errorf("row %d tags %v, want %v", i, got, r.Tags)
+		}
+		if s, _ := start[i].(string); !strings.HasPrefix(s, r.Start.UTC().Format("2006-01-02 15:04:05")) && !strings.HasPrefix(s, r.Start.UTC().Format("2006-01-02T15:04:05")) {
+			t.Errorf("row %d start %v, want %s", i, start[i], r.Start.UTC())
+		}
+	}
+	if nullParents == 0 {
+		t.Error("no null parent written")
+	}
+}

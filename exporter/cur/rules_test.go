@@ -1,6 +1,7 @@
 package cur_test
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,6 +115,47 @@ func TestRulesCite(t *testing.T) {
 	for _, r := range cur.Rules() {
 		if r.Name == "" || r.SQL == "" || r.Eval == nil || !strings.Contains(r.Cite, "http") && !strings.Contains(r.Cite, "scad_cca_summary_view") {
 			t.Errorf("rule %q: name, SQL, Go and a citation required: %+v", r.Name, r)
+		}
+	}
+}
+
+// TestPropertiesRandom runs the fuzz targets' properties on random
+// strings built from the pieces of resource ids and patterns, so that
+// plain go test covers far more than the seeds.
+func TestPropertiesRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 2))
+	pieces := []string{"arn", ":", "/", "aws", "eks", "pod", ":pod", "pod/", "us-east-1", "1", "%", "_", "x", "", "//", "cluster"}
+	gen := func() string {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for range 50000 {
+		id := gen()
+		if got, want := string(cur.PodIDPrefix([]byte(id))), splitPrefix(id); got != want {
+			t.Fatalf("PodIDPrefix(%q) = %q, want %q", id, got, want)
+		}
+		full, okFull := cur.ParseResourceID(id)
+		pre, okPre := cur.ParseResourceID(splitPrefix(id))
+		full.Name = ""
+		if okFull != okPre || full != pre {
+			t.Fatalf("%q: parses to %+v %v, its prefix to %+v %v", id, full, okFull, pre, okPre)
+		}
+		for _, sep := range []string{"/", ":"} {
+			n := 1 + rng.IntN(8)
+			want := ""
+			if parts := strings.Split(id, sep); n <= len(parts) {
+				want = parts[n-1]
+			}
+			if got := cur.SplitPart(id, sep, n); got != want {
+				t.Fatalf("SplitPart(%q, %q, %d) = %q, want %q", id, sep, n, got, want)
+			}
+		}
+		p := gen()
+		if got, want := cur.Like(id, p), likeRegexp(p).MatchString(id); got != want {
+			t.Fatalf("Like(%q, %q) = %v, want %v", id, p, got, want)
 		}
 	}
 }

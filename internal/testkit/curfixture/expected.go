@@ -97,48 +97,53 @@ func Expected(rows []Row) map[ExpectKey]*Expect {
 			out[key] = e
 		}
 		e.Lines++
-		plus := func(sum *[3]float64, v *float64) {
-			if v != nil {
-				sum[kind] += *v
-			}
-		}
-		net := func(netV, gross *float64) *float64 {
-			switch {
-			case netV == nil || *netV == 0:
-				return gross
-			case *netV > 0:
-				return netV
-			}
-			zero := 0.0
-			return &zero
-		}
-		if ec2 {
-			plus(&e.Split, r.SplitCost)
-			plus(&e.Unused, r.UnusedCost)
-			plus(&e.NetSplit, net(r.NetSplit, r.SplitCost))
-			plus(&e.NetUnused, net(r.NetUnused, r.UnusedCost))
-			plus(&e.PublicOnDemandSplit, r.PODSplit)
-			plus(&e.PublicOnDemandUnused, r.PODUnused)
-			continue
-		}
-		cost, netCost := r.Unblended, r.NetUnblended
-		if typ == "SavingsPlanCoveredUsage" {
-			cost = r.SPEffective
-			if r.NetUnblended != nil && *r.NetUnblended > 0 {
-				netCost = r.SPNetEffective
-			}
-		}
-		plus(&e.Split, cost)
-		if r.NetUnblended == nil || *r.NetUnblended <= 0 {
-			plus(&e.NetSplit, net(r.NetUnblended, cost))
-		} else {
-			plus(&e.NetSplit, netCost)
-		}
-		if strings.Contains(ut, "Spot") {
-			plus(&e.PublicOnDemandSplit, r.Unblended)
-		} else {
-			plus(&e.PublicOnDemandSplit, r.PublicOnDemand)
-		}
+		e.add(r, kind, ec2, typ, ut)
 	}
 	return out
+}
+
+// add sums one pod line of the kind (0 cpu, 1 memory, 2 gpu) into e.
+func (e *Expect) add(r *Row, kind int, ec2 bool, typ, ut string) {
+	plus := func(sum *[3]float64, v *float64) {
+		if v != nil {
+			sum[kind] += *v
+		}
+	}
+	net := func(netV, gross *float64) *float64 {
+		switch {
+		case netV == nil || *netV == 0:
+			return gross
+		case *netV > 0:
+			return netV
+		}
+		zero := 0.0
+		return &zero
+	}
+	if ec2 {
+		plus(&e.Split, r.SplitCost)
+		plus(&e.Unused, r.UnusedCost)
+		plus(&e.NetSplit, net(r.NetSplit, r.SplitCost))
+		plus(&e.NetUnused, net(r.NetUnused, r.UnusedCost))
+		plus(&e.PublicOnDemandSplit, r.PODSplit)
+		plus(&e.PublicOnDemandUnused, r.PODUnused)
+		return
+	}
+	cost, netCost := r.Unblended, r.NetUnblended
+	if typ == "SavingsPlanCoveredUsage" {
+		cost = r.SPEffective
+		if r.NetUnblended != nil && *r.NetUnblended > 0 {
+			netCost = r.SPNetEffective
+		}
+	}
+	plus(&e.Split, cost)
+	if r.NetUnblended == nil || *r.NetUnblended <= 0 {
+		plus(&e.NetSplit, net(r.NetUnblended, cost))
+	} else {
+		plus(&e.NetSplit, netCost)
+	}
+	if strings.Contains(ut, "Spot") {
+		plus(&e.PublicOnDemandSplit, r.Unblended)
+	} else {
+		plus(&e.PublicOnDemandSplit, r.PublicOnDemand)
+	}
 }
