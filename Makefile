@@ -19,7 +19,7 @@ LDFLAGS := -s -w -X $(MODULE)/exporter.Version=$(VERSION)
 # driver run without it, where it would only multiply their time.
 RACE_PKGS := ./exporter/... ./internal/testkit/...
 
-.PHONY: tools test check build generate demo bench bench-report fuzz fmt vet clean lint-chart lint-terraform \
+.PHONY: tools test check build generate demo bench bench-cur bench-report fuzz fmt vet clean lint-chart lint-terraform \
 	image image-push chart-package chart-push sign release-assets notices
 
 tools:
@@ -253,6 +253,11 @@ demo:
 
 bench:
 	@bash .ci/bench.sh
+	@bash .ci/bench-cur.sh
+
+# The report with -cur over a synthetic month of CUR (docs/performance.md).
+bench-cur:
+	@bash .ci/bench-cur.sh
 
 # Runs each fuzzer of the JSON reader for FUZZTIME (their seed corpus runs
 # in every `make test`). New failing inputs are kept under
@@ -282,4 +287,4 @@ vet:
 	$(GO) vet ./...
 
 clean:
-	rm -rf bin/ demo-output/ demo-output-federated/
+	rm -rf bin/ demo-output/ demo-output-federated/ demo-cur-export/

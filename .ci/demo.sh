@@ -5,6 +5,10 @@
 # Go. Run it twice: the second run finds every day stored and current
 # ("current" in the plan) and writes nothing. Change LABELS below and run
 # again: every stored day is exported again ("config-changed").
+# The simulator also writes its cluster's bill, a CUR 2.0 export with split
+# cost allocation data, into ./demo-cur-export, priced at 0.72x Kubecost's
+# prices (a Savings Plan); the report puts Kubecost next to it and the demo
+# prints the comparison. No AWS account is involved.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +16,8 @@ federated=${FEDERATED:-}
 default_out=demo-output
 [ -n "$federated" ] && default_out=demo-output-federated
 out=${DEMO_OUTPUT_DIR:-$default_out}
+cur=${DEMO_CUR_DIR:-demo-cur-export}
+cluster_arn=arn:aws:eks:us-east-1:111122223333:cluster/demo
 echo "== building"
 go build -trimpath -o bin/ ./cmd/kubecost-s3-exporter ./cmd/kubecost-sim
 
@@ -30,13 +36,14 @@ if [ -n "$federated" ]; then
 	echo "== starting a federated Kubecost simulator (seed 42: several clusters, accounts and regions)"
 	bin/kubecost-sim -listen 127.0.0.1:0 -seed 42 -federated >"$tmp/sim.out" 2>"$tmp/sim.log" &
 else
-	echo "== starting the Kubecost simulator (seed 42, 30 days of retention)"
-	bin/kubecost-sim -listen 127.0.0.1:0 -seed 42 -cluster demo-cluster >"$tmp/sim.out" 2>"$tmp/sim.log" &
+	echo "== starting the Kubecost simulator (seed 42, 30 days of retention); it first writes its bill into ./$cur"
+	bin/kubecost-sim -listen 127.0.0.1:0 -seed 42 -cluster demo-cluster \
+		-cur-export "$cur" -cluster-arn "$cluster_arn" >"$tmp/sim.out" 2>"$tmp/sim.log" &
 fi
 sim_pid=$!
 url=""
 arns=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do # writing the bill takes a few seconds
 	url=$(grep -o 'https\?://[^ ]*' "$tmp/sim.out" | head -n1 || true)
 	arns=$(sed -n 's/^CLUSTER_ARNS=//p' "$tmp/sim.out" | head -n1)
 	[ -n "$url" ] && { [ -z "$federated" ] || [ -n "$arns" ]; } && break
@@ -56,7 +63,7 @@ if [ -n "$federated" ]; then
 	echo "   clusters (Kubecost id=EKS ARN): $arns"
 	cluster_env=(CLUSTER_ARNS="$arns")
 else
-	cluster_env=(CLUSTER_ID=arn:aws:eks:us-east-1:111122223333:cluster/demo)
+	cluster_env=(CLUSTER_ID="$cluster_arn")
 fi
 env OUTPUT_DIR="$out" \
 	"${cluster_env[@]}" \
@@ -80,7 +87,21 @@ echo
 echo "== cost summary, read back from the Parquet files in ./$out"
 bin/kubecost-s3-exporter summary "$out" | sed -n '/^cost per namespace/,$p'
 echo
-echo "== HTML report of ./$out (open it in a browser; it needs no network)"
-bin/kubecost-s3-exporter report -dir "$out" -o "$out/report.html" >/dev/null
+if [ -n "$federated" ]; then
+	echo "== HTML report of ./$out (open it in a browser; it needs no network)"
+	bin/kubecost-s3-exporter report -dir "$out" -o "$out/report.html" >/dev/null
+else
+	echo "== Kubecost next to the bill: the simulated CUR 2.0 export in ./$cur (report -cur), per namespace over the archived days"
+	echo "   The bill is priced at 0.72x Kubecost's prices and gives each node's unused capacity (Kubecost's idle) to its pods;"
+	echo "   Kubecost counts PV, network and load balancers, which the bill does not split (only Kubecost)."
+	echo "   So the TOTAL row should read about +38.9% of the bill (1/0.72), idle and unused included."
+	if ! bin/kubecost-s3-exporter report -dir "$out" -cur "$cur" -o "$out/report.html" >"$tmp/report.out" 2>"$tmp/report.log"; then
+		cat "$tmp/report.log" >&2
+		exit 1
+	fi
+	sed -n '/^Kubecost and the bill/,$p' "$tmp/report.out" | sed 's/^/   /'
+	echo
+	echo "== HTML report of ./$out, with the section 'Kubecost and the bill' (open it in a browser; it needs no network)"
+fi
 echo "   $(cd "$out" && pwd)/report.html"
 exit "$status"

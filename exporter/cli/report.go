@@ -44,6 +44,10 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 		return ExitRuntime
 	}
 	o.Store = arch.Store
+	if o.Bill, err = openBill(ctx, rc, lookup, log); err != nil {
+		fmt.Fprintf(stderr, "report: %v\n", err)
+		return ExitRuntime
+	}
 	o.Today = cmp.Or(o.Today, time.Now())
 	if run != nil {
 		runView(ctx, rc, run, arch, log, &o)
@@ -61,6 +65,9 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 	}
 	abs, _ := filepath.Abs(rc.Out)
 	fmt.Fprintf(stdout, "report: %d files, %d rows, %d clusters -> %s\n", d.Files, d.Rows, len(d.Clusters), abs)
+	if d.Bill != nil {
+		report.WriteBillText(stdout, d.Bill, d.Currency)
+	}
 	return ExitOK
 }
 

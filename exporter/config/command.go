@@ -43,6 +43,9 @@ type Report struct {
 	Today         string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
 	Out           string `flag:"o" default:"report.html" desc:"output file"`
 
+	// The bill to compare with (cur.go).
+	BillLocation
+
 	Logging
 
 	// FromDay, ToDay and TodayTime are From, To and Today parsed.
@@ -76,7 +79,7 @@ func reportRules() []rule[Report] {
 				bad(r.Today, "accepted: YYYY-MM-DD or RFC 3339 (2026-11-21T10:00:00Z)")
 			}
 		}},
-	}, loggingRules(func(r *Report) *Logging { return &r.Logging }))
+	}, billRules(), loggingRules(func(r *Report) *Logging { return &r.Logging }))
 }
 
 // Schema is the configuration of the schema command.

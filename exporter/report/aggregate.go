@@ -27,6 +27,7 @@ type Data struct {
 	Efficiency   []Efficiency                     // per namespace
 	Labels       []LabelCosts                     // one per label column present
 	Calendar     map[string]map[time.Time]DayState
+	Bill         *Comparison // Kubecost next to the bill; nil without a bill
 }
 
 // Amount is a named cost.
@@ -98,6 +99,9 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 		return nil, ErrEmpty
 	}
 	a := newAggregator()
+	if o.Bill != nil {
+		a.kube, a.kubeDay = map[CompareKey]*KubecostCost{}, map[string]*KubecostCost{}
+	}
 	for _, f := range files {
 		a.startFile(f)
 		rows, err := scanFile(ctx, o, f.Key, a.add)
@@ -124,6 +128,11 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	d.Currency = o.Currency
 	d.Clusters = clustersOf(files, o.Clusters)
 	d.Calendar = calendar(files, d, o)
+	if o.Bill != nil {
+		if err := compareWithBill(ctx, o, d, a.kube); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
@@ -178,6 +187,13 @@ type aggregator struct {
 
 	dayNS, dayCluster Amounts // the current file's day
 	cluster           string
+
+	// kube is Kubecost's side of the comparison with the bill, per
+	// cluster, namespace and day (nil without one); kubeDay points at the
+	// current file's entries by namespace.
+	kube    map[CompareKey]*KubecostCost
+	kubeDay map[string]*KubecostCost
+	file    File
 }
 
 func newAggregator() *aggregator {
@@ -203,6 +219,24 @@ func (a *aggregator) startFile(f File) {
 		a.d.ClusterDaily[f.Day] = Amounts{}
 	}
 	a.dayNS, a.dayCluster, a.cluster = days[f.Day], a.d.ClusterDaily[f.Day], f.Cluster
+	if a.kube != nil {
+		a.file = f
+		clear(a.kubeDay)
+	}
+}
+
+// addKubecost adds a row to Kubecost's side of the comparison.
+func (a *aggregator) addKubecost(r *row) {
+	k := a.kubeDay[r.namespace]
+	if k == nil {
+		key := CompareKey{ClusterRef{a.file.Account, a.file.Region, a.file.Cluster}, billNamespace(r.namespace), a.file.Day}
+		if k = a.kube[key]; k == nil {
+			k = &KubecostCost{}
+			a.kube[key] = k
+		}
+		a.kubeDay[r.namespace] = k
+	}
+	k.addRow(r.parts, r.total, r.namespace == Idle)
 }
 
 // add sums one row. Sums are taken in file and row order, the order the
@@ -212,6 +246,9 @@ func (a *aggregator) add(labelKeys []string, r *row) {
 	a.d.Total += r.total
 	a.dayNS[r.namespace] += r.total
 	a.dayCluster[a.cluster] += r.total
+	if r.parts != nil {
+		a.addKubecost(r)
+	}
 	if r.controller != "" {
 		a.work[workload{r.namespace, r.kind, r.controller}] += r.total
 	}

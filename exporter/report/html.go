@@ -24,6 +24,7 @@ type page struct {
 	Calendar             template.HTML
 	Counts               map[string]int
 	Currency             string
+	Bill                 *billPage // the section "Kubecost and the bill", if any
 }
 
 type namedChart struct {
@@ -67,7 +68,7 @@ generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter
 <h2>Archive completeness</h2>
 <p class="meta">One cell per cluster and day: stored ({{index .Counts "stored"}}); missing, a day Kubecost still holds but the archive lacks, which the exporter fills ({{index .Counts "missing"}}); no Kubecost data, a day Kubecost no longer holds that the archive does not hold either ({{index .Counts "no-kubecost-data"}}); or pending, not settled yet ({{index .Counts "pending"}}). Which days Kubecost holds is asked of Kubecost with the run's own settings, as the run asks it; where the report cannot ask, it is taken from Kubecost's retention (<code>-kubecost-retention-days</code>).</p>
 {{.Calendar}}
-
+{{with .Bill}}{{template "bill" .}}{{end}}
 {{range .ClusterCharts}}<h2>Daily cost per namespace{{if .Name}}: {{.Name}}{{end}}</h2>
 {{.Chart}}
 {{end}}
@@ -137,6 +138,9 @@ func Render(w io.Writer, d *Data) error {
 		for _, st := range byDay {
 			p.Counts[string(st)]++
 		}
+	}
+	if d.Bill != nil {
+		p.Bill = &billPage{d.Bill, cur}
 	}
 	return tmpl.Execute(w, p)
 }

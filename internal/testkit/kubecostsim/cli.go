@@ -49,6 +49,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		})
 	}
 	sim := New(fl.cfg)
+	if fl.curExport != "" {
+		if code := writeCURExport(ctx, sim, fl, stdout, log); code != 0 {
+			return code
+		}
+	}
 	if fl.gen3 {
 		return serveGen3(ctx, sim, fl, stdout, log)
 	}
@@ -83,6 +88,7 @@ type cliFlags struct {
 	realCore                 bool
 	gen3                     bool
 	gen3cfg                  Gen3Config
+	curExport, clusterARN    string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
@@ -127,6 +133,8 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&fl.out, "out", "-", "file for -render ('-': stdout)")
 	fs.StringVar(&fl.serveFile, "serve-file", "", "serve this pre-rendered body for -serve-query")
 	fs.StringVar(&fl.serveQuery, "serve-query", "", "query answered with -serve-file")
+	fs.StringVar(&fl.curExport, "cur-export", "", "first write the bill of the simulated days into this directory: a CUR 2.0 Data Export with split cost allocation data (<dir>/kubecost-sim-cur/data/BILLING_PERIOD=YYYY-MM/), priced at 0.72x Kubecost's prices (prints CUR_EXPORT=<dir>)")
+	fs.StringVar(&fl.clusterARN, "cluster-arn", "", "with -cur-export: the cluster's EKS ARN in the bill's pod lines (default arn:aws:eks:<region>:111122223333:cluster/<cluster>); give the exporter's CLUSTER_ID")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -182,6 +190,9 @@ func (fl *cliFlags) resolve() error {
 	}
 	if fl.gen3 && (fl.federated || fl.cfg.Flavor != FlavorKubecost || fl.render != "" || fl.serveFile != "") {
 		return errors.New("-gen3 serves one Kubecost 3.x cluster: not with -federated, -flavor opencost, -render or -serve-file")
+	}
+	if fl.curExport != "" && fl.federated {
+		return errors.New("-cur-export writes the bill of one cluster: not with -federated")
 	}
 	if fl.federated && (fl.render != "" || fl.serveFile != "") {
 		return errors.New("-federated serves the demo fleet: -render and -serve-file are single-cluster only")
@@ -254,6 +265,19 @@ func listenAndServe(ctx context.Context, h http.Handler, fl *cliFlags, stdout io
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		log.Error("shutdown", "err", err)
 	}
+	return 0
+}
+
+// writeCURExport writes the simulated bill (cur.go) before serving.
+func writeCURExport(ctx context.Context, sim *Sim, fl *cliFlags, stdout io.Writer, log *slog.Logger) int {
+	start := time.Now()
+	keys, err := sim.WriteCURExport(ctx, fl.curExport, CUROptions{ClusterARN: fl.clusterARN})
+	if err != nil {
+		log.Error("write the CUR export", "err", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "CUR_EXPORT=%s\n", fl.curExport)
+	log.Info("wrote the CUR 2.0 export", "dir", fl.curExport, "files", len(keys), "elapsed", time.Since(start).Round(time.Millisecond))
 	return 0
 }
 

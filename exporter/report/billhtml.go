@@ -1,0 +1,81 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+)
+
+// The section "Kubecost and the bill" of the page (compare.go). Every
+// amount cell carries its full-precision value in a data attribute, so
+// that tests (and anyone scraping the page) compare numbers, not rounding.
+
+type billPage struct {
+	C        *Comparison
+	Currency string
+}
+
+// The section is a template of the page's set ({{template "bill"}}), so
+// that it is written to the page's writer as it is executed, not built in
+// memory first: its rows grow with clusters × namespaces × days.
+var _ = template.Must(tmpl.New("bill").Funcs(template.FuncMap{
+	"raw":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
+	"diffpct": pctOf,
+	"cluster": clusterLabel,
+	"present": func(p Present) string {
+		return map[Present]string{Both: "both", KubecostOnly: "Kubecost only", BillOnly: "bill only"}[p]
+	},
+}).Parse(`<h2 id="bill">Kubecost and the bill</h2>
+<p class="meta">The bill is the CUR 2.0 export at <code>{{.C.Source}}</code> with split cost allocation data (<span id="bill-files">{{.C.Files}}</span> files, <span id="bill-lines">{{.C.Lines}}</span> pod lines; {{.C.Skipped}} of {{.C.RowGroups}} row groups skipped by their dates), read as AWS's own SCAD dashboard reads it.
+Like for like, per namespace and day: <b>Kubecost</b> is its CPU, RAM and GPU cost (with adjustments), at the prices Kubecost uses (list prices unless its own CUR integration is configured); the <b>bill</b> is its pods' split cost plus their share of their instances' unused cost, at your rates (Reserved Instances, Savings Plans), as amortized cost. Kubecost keeps idle capacity apart, on its own row <code>__idle__</code>, which the bill does not have: compare a cluster's totals, or its idle with the bill's unused cost. The <b>difference</b> is Kubecost less the bill. <b>Only Kubecost</b> is what split cost allocation data does not split: persistent volumes, network and load balancers. Rows only one side has are kept: a namespace the archive lacks is "bill only", one the bill lacks (not on EKS, not in this account's export, or before split cost allocation data was turned on) "Kubecost only". The same rows are the Athena view <code>namespace_daily</code> of the bill module.</p>
+{{range $c := .C.Clusters}}<h3>{{cluster $c.Cluster}}</h3>
+<p class="meta bill-total" data-cluster="{{$c.Cluster.Name}}" data-account="{{$c.Cluster.Account}}" data-region="{{$c.Cluster.Region}}">Over these days: Kubecost <span data-v="{{raw $c.Total.Kubecost.Compute}}">{{money $c.Total.Kubecost.Compute}}</span>, the bill <span data-v="{{raw $c.Total.Bill.Cost}}">{{money $c.Total.Bill.Cost}}</span> (after discounts {{money $c.Total.Bill.Net}}, at public on-demand prices {{money $c.Total.Bill.PublicOnDemand}}), difference {{money $c.Total.Difference}} {{$.Currency}} ({{diffpct $c.Total.Difference $c.Total.Bill.Cost}} of the bill). Of these, Kubecost's idle {{money $c.Total.Kubecost.Idle}} against the bill's unused cost {{money $c.Total.Bill.Unused}}. Only Kubecost: {{money $c.Total.Kubecost.OnlyKubecost}} {{$.Currency}}.</p>
+<table class="bill-namespaces">
+<tr><th>namespace</th><th class="num">Kubecost ({{$.Currency}})</th><th class="num">bill</th><th class="num">difference</th><th class="num">of the bill</th><th class="num">only Kubecost</th><th>present in</th></tr>
+{{range $c.Namespaces}}<tr data-bill-namespace="{{.Namespace}}"><td>{{.Namespace}}</td><td class="num" data-v="{{raw .Kubecost.Compute}}">{{money .Kubecost.Compute}}</td><td class="num" data-v="{{raw .Bill.Cost}}">{{money .Bill.Cost}}</td><td class="num">{{money .Difference}}</td><td class="num">{{diffpct .Difference .Bill.Cost}}</td><td class="num" data-v="{{raw .Kubecost.OnlyKubecost}}">{{money .Kubecost.OnlyKubecost}}</td><td>{{present .Present}}</td></tr>
+{{end}}</table>
+<details><summary>Per namespace and day ({{len $c.Daily}} rows)</summary>
+<table class="bill-daily">
+<tr><th>day</th><th>namespace</th><th class="num">Kubecost ({{$.Currency}})</th><th class="num">bill</th><th class="num">difference</th><th class="num">only Kubecost</th><th>present in</th></tr>
+{{range $c.Daily}}<tr class="bill-day" data-account="{{$c.Cluster.Account}}" data-region="{{$c.Cluster.Region}}" data-cluster="{{$c.Cluster.Name}}" data-day="{{day .Day}}" data-namespace="{{.Namespace}}" data-kubecost="{{raw .Kubecost.Compute}}" data-bill="{{raw .Bill.Cost}}" data-bill-net="{{raw .Bill.Net}}" data-bill-split="{{raw .Bill.Split}}" data-bill-unused="{{raw .Bill.Unused}}" data-kubecost-idle="{{raw .Kubecost.Idle}}" data-kubecost-only="{{raw .Kubecost.OnlyKubecost}}" data-present="{{.Present}}"><td>{{day .Day}}</td><td>{{.Namespace}}</td><td class="num">{{money .Kubecost.Compute}}</td><td class="num">{{money .Bill.Cost}}</td><td class="num">{{money .Difference}}</td><td class="num">{{money .Kubecost.OnlyKubecost}}</td><td>{{present .Present}}</td></tr>
+{{end}}</table>
+</details>
+{{else}}<p class="empty">Neither the archive nor the bill has a cluster in these days.</p>
+{{end}}`))
+
+// clusterLabel names a cluster with its account and region: two accounts
+// may each have a "prod".
+func clusterLabel(c ClusterRef) string {
+	return fmt.Sprintf("%s (account %s, %s)", c.Name, c.Account, c.Region)
+}
+
+// WriteBillText prints the comparison per cluster and namespace over the
+// report's days, as the report command shows it on stdout.
+func WriteBillText(w io.Writer, c *Comparison, currency string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "Kubecost and the bill (%s: %d files, %d pod lines; %d of %d row groups skipped by date)\n",
+		c.Source, c.Files, c.Lines, c.Skipped, c.RowGroups)
+	for _, cl := range c.Clusters {
+		fmt.Fprintf(tw, "\n%s, %s\n", clusterLabel(cl.Cluster), currency)
+		fmt.Fprint(tw, "namespace\tKubecost\tbill\tdifference\tof the bill\tonly Kubecost\tpresent in\t\n")
+		for _, r := range append(cl.Namespaces, cl.Total) {
+			ns := r.Namespace
+			if r.Namespace == "" && r.Day.IsZero() {
+				ns = "TOTAL"
+			}
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%s\t\n", ns, r.Kubecost.Compute(), r.Bill.Cost(),
+				r.Difference(), pctOf(r.Difference(), r.Bill.Cost()), r.Kubecost.OnlyKubecost(), r.Present)
+		}
+	}
+	return tw.Flush()
+}
+
+func pctOf(diff, base float64) string {
+	if base == 0 || math.IsNaN(diff) {
+		return ""
+	}
+	return fmt.Sprintf("%+.1f%%", 100*diff/base)
+}

@@ -1,0 +1,277 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// The comparison with the bill (issue 43): per cluster, namespace and UTC
+// day, Kubecost's compute next to the bill's split cost allocation data.
+// The rows and their numbers are those of the Athena view
+// <prefix>_namespace_daily (terraform/modules/bill), so that the report
+// and the dashboards show the same figures:
+//   - A row's Kubecost compute is CPU + RAM + GPU with their adjustments
+//     (cpuCost + cpuCostAdjustment, ...); the bill's is its pods' split
+//     cost plus their unused cost (split_line_item_split_cost +
+//     split_line_item_unused_cost, or a Fargate line's cost): SCAD gives an
+//     instance's unused capacity to the pods that ran on it.
+//   - Kubecost keeps idle capacity apart, in its "__idle__" rows: they are
+//     a namespace "__idle__" that only Kubecost has, so a cluster's total
+//     compares Kubecost's compute with its idle against the bill's split +
+//     unused cost. Rows without a namespace that are not idle (shared,
+//     unmounted volumes, unallocated) are "__unallocated__".
+//   - What only Kubecost counts (persistent volumes, network, load
+//     balancers, with their adjustments) is shown apart, never compared:
+//     split cost allocation data splits EC2 and Fargate compute only
+//     (https://docs.aws.amazon.com/cur/latest/userguide/split-cost-allocation-data.html).
+//   - The difference is Kubecost's compute less the bill's cost: positive
+//     where Kubecost prices higher than the bill.
+//
+// Clusters match by account, region and cluster name (the archive's
+// account_id=/region= partitions and file name, which the exporter derives
+// from the cluster's ARN, against the cluster ARN of each pod line), never
+// by name alone. A row only one side has is kept and marked.
+
+// Namespaces of the comparison for rows without one, as the view names them.
+const (
+	BillIdle        = "__idle__"
+	BillUnallocated = "__unallocated__"
+)
+
+// billNamespace is the comparison's namespace of a report namespace
+// (NamespaceOf): real namespaces stay, idle is "__idle__", every other row
+// without a namespace "__unallocated__". A real namespace can be neither
+// "Idle" nor hold "_" (Kubernetes names are lowercase DNS labels).
+func billNamespace(ns string) string {
+	switch ns {
+	case Idle:
+		return BillIdle
+	case schema.SharedName, schema.UnmountedName, Unallocated:
+		return BillUnallocated
+	}
+	return ns
+}
+
+// Present says which side has a row.
+type Present string
+
+const (
+	Both         Present = "both"
+	KubecostOnly Present = "kubecost_only"
+	BillOnly     Present = "bill_only"
+)
+
+// partColumns are the archive's double columns the comparison reads, in
+// the order of the part* indexes below.
+var partColumns = []string{
+	doubleColumn("cpuCost"), doubleColumn("cpuCostAdjustment"),
+	doubleColumn("ramCost"), doubleColumn("ramCostAdjustment"),
+	doubleColumn("gpuCost"), doubleColumn("gpuCostAdjustment"),
+	doubleColumn("pvCost"), doubleColumn("pvCostAdjustment"),
+	doubleColumn("networkCost"), doubleColumn("networkCostAdjustment"),
+	doubleColumn("loadBalancerCost"), doubleColumn("loadBalancerCostAdjustment"),
+	doubleColumn("sharedCost"), doubleColumn("externalCost"),
+	// Idle shared into an allocation (with shareIdle): appended columns
+	// of schema version 2, not in schema.DoubleNames.
+	"cpuCostIdle", "ramCostIdle", "gpuCostIdle",
+}
+
+// KubecostCost is Kubecost's side of one row; each part includes its
+// adjustment.
+type KubecostCost struct {
+	CPU, RAM, GPU    float64
+	Idle             float64 // an __idle__ row's compute, else the idle shared into the row
+	PV, Network, LB  float64
+	Shared, External float64
+	Total            float64 // totalCost
+	rows             int64
+}
+
+// Compute is what compares with the bill: CPU + RAM + GPU.
+func (k KubecostCost) Compute() float64 { return k.CPU + k.RAM + k.GPU }
+
+// OnlyKubecost is what the bill does not split: PV + network + load balancers.
+func (k KubecostCost) OnlyKubecost() float64 { return k.PV + k.Network + k.LB }
+
+func (k *KubecostCost) addRow(p []float64, total float64, idle bool) {
+	k.CPU += p[0] + p[1]
+	k.RAM += p[2] + p[3]
+	k.GPU += p[4] + p[5]
+	if idle {
+		k.Idle += p[0] + p[1] + p[2] + p[3] + p[4] + p[5]
+	} else {
+		k.Idle += p[14] + p[15] + p[16]
+	}
+	k.PV += p[6] + p[7]
+	k.Network += p[8] + p[9]
+	k.LB += p[10] + p[11]
+	k.Shared += p[12]
+	k.External += p[13]
+	k.Total += total
+	k.rows++
+}
+
+func (k *KubecostCost) merge(o KubecostCost) {
+	k.CPU += o.CPU
+	k.RAM += o.RAM
+	k.GPU += o.GPU
+	k.Idle += o.Idle
+	k.PV += o.PV
+	k.Network += o.Network
+	k.LB += o.LB
+	k.Shared += o.Shared
+	k.External += o.External
+	k.Total += o.Total
+	k.rows += o.rows
+}
+
+// BillCost is the bill's side of one row, from the pod lines of the CUR
+// (exporter/cur's measures): amortized split and unused cost, their net
+// variants (after discounts), and both at public on-demand prices.
+type BillCost struct {
+	Split, Unused, NetSplit, NetUnused float64
+	PublicOnDemand                     float64
+	Lines                              int64
+}
+
+// Cost is what compares with Kubecost's compute: split + unused.
+func (b BillCost) Cost() float64 { return b.Split + b.Unused }
+
+// Net is Cost after discounts.
+func (b BillCost) Net() float64 { return b.NetSplit + b.NetUnused }
+
+func (b *BillCost) merge(o BillCost) {
+	b.Split += o.Split
+	b.Unused += o.Unused
+	b.NetSplit += o.NetSplit
+	b.NetUnused += o.NetUnused
+	b.PublicOnDemand += o.PublicOnDemand
+	b.Lines += o.Lines
+}
+
+// ClusterRef names a cluster as both sides can: account, region, EKS name.
+type ClusterRef struct {
+	Account, Region, Name string
+}
+
+func (c ClusterRef) compare(o ClusterRef) int {
+	return cmp.Or(cmp.Compare(c.Name, o.Name), cmp.Compare(c.Account, o.Account), cmp.Compare(c.Region, o.Region))
+}
+
+// CompareKey is one row of the comparison. A zero Day is a total over the
+// report's days.
+type CompareKey struct {
+	Cluster   ClusterRef
+	Namespace string
+	Day       time.Time
+}
+
+// CompareRow is Kubecost next to the bill for one key.
+type CompareRow struct {
+	CompareKey
+	Kubecost KubecostCost
+	Bill     BillCost
+	Present  Present
+}
+
+// Difference is Kubecost's compute less the bill's cost: positive where
+// Kubecost prices higher than the bill (the view's difference).
+func (r CompareRow) Difference() float64 { return r.Kubecost.Compute() - r.Bill.Cost() }
+
+// Comparison is the report's section on the bill.
+type Comparison struct {
+	Source string // the CUR export's location as the user gave it
+	// Files and Lines are what was read of the export: Parquet files, and
+	// the pod lines counted; RowGroups and Skipped its row groups, and
+	// those skipped by their date statistics.
+	Files, Lines, RowGroups, Skipped int64
+	Clusters                         []ClusterComparison
+}
+
+// ClusterComparison is one cluster's rows.
+type ClusterComparison struct {
+	Cluster    ClusterRef
+	Total      CompareRow   // over every namespace and day
+	Namespaces []CompareRow // per namespace over the days, largest first
+	Daily      []CompareRow // per namespace and day, by day then namespace
+}
+
+// compareSides joins Kubecost's and the bill's rows (per cluster,
+// namespace and day) into the section's tables. Rows only one side has
+// are kept and marked.
+func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCost) []ClusterComparison {
+	byCluster := map[ClusterRef]*ClusterComparison{}
+	rows := map[CompareKey]*CompareRow{}
+	get := func(k CompareKey) *CompareRow {
+		r := rows[k]
+		if r == nil {
+			r = &CompareRow{CompareKey: k}
+			rows[k] = r
+		}
+		return r
+	}
+	for k, v := range kube {
+		get(k).Kubecost = *v
+	}
+	for k, v := range bill {
+		get(k).Bill = *v
+	}
+	for k, r := range rows {
+		r.Present = presence(r.Kubecost.rows > 0, r.Bill.Lines > 0)
+		c := byCluster[k.Cluster]
+		if c == nil {
+			c = &ClusterComparison{Cluster: k.Cluster, Total: CompareRow{CompareKey: CompareKey{Cluster: k.Cluster}}}
+			byCluster[k.Cluster] = c
+		}
+		c.Daily = append(c.Daily, *r)
+	}
+	out := make([]ClusterComparison, 0, len(byCluster))
+	for _, c := range byCluster {
+		slices.SortFunc(c.Daily, func(a, b CompareRow) int {
+			return cmp.Or(a.Day.Compare(b.Day), cmp.Compare(a.Namespace, b.Namespace))
+		})
+		byNS := map[string]*CompareRow{}
+		var order []string
+		for _, r := range c.Daily {
+			n := byNS[r.Namespace]
+			if n == nil {
+				n = &CompareRow{CompareKey: CompareKey{Cluster: c.Cluster, Namespace: r.Namespace}}
+				byNS[r.Namespace] = n
+				order = append(order, r.Namespace)
+			}
+			addRow(n, r)
+			addRow(&c.Total, r)
+		}
+		for _, ns := range order {
+			n := byNS[ns]
+			n.Present = presence(n.Kubecost.rows > 0, n.Bill.Lines > 0)
+			c.Namespaces = append(c.Namespaces, *n)
+		}
+		c.Total.Present = presence(c.Total.Kubecost.rows > 0, c.Total.Bill.Lines > 0)
+		slices.SortFunc(c.Namespaces, func(a, b CompareRow) int {
+			return cmp.Or(cmp.Compare(max(b.Kubecost.Compute(), b.Bill.Cost()), max(a.Kubecost.Compute(), a.Bill.Cost())),
+				cmp.Compare(a.Namespace, b.Namespace))
+		})
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b ClusterComparison) int { return a.Cluster.compare(b.Cluster) })
+	return out
+}
+
+func addRow(dst *CompareRow, r CompareRow) {
+	dst.Kubecost.merge(r.Kubecost)
+	dst.Bill.merge(r.Bill)
+}
+
+func presence(kube, bill bool) Present {
+	switch {
+	case kube && bill:
+		return Both
+	case kube:
+		return KubecostOnly
+	}
+	return BillOnly
+}
