@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -19,8 +18,11 @@ func openBill(ctx context.Context, rc *config.Report, lookup func(string) (strin
 	if rc.CUR == nil {
 		return nil, nil
 	}
+	// As config loads the archive's settings: the variables the location
+	// must honour (AWS_MAX_ATTEMPTS, the endpoints) come from the lookup.
+	rc.CUR.Load(lookup)
 	a, err := destination.Open(ctx, rc.CUR, destination.Env{
-		Lookup: lookup, Region: cmp.Or(rc.CURRegion, rc.Region), Session: "report", ReadOnly: true, Logger: log,
+		Lookup: lookup, Session: "report", ReadOnly: true, Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("the bill at %s: %w", rc.CURLocation, err)

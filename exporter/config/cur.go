@@ -57,6 +57,10 @@ func billRules() []rule[Report] {
 				}
 			}
 			if ok {
+				// The bill's bucket is described like the archive's: its
+				// region (-cur-region, else -region) and the report's
+				// request timeout travel in its settings, not beside them.
+				s.Region, s.RequestTimeout = cmp.Or(r.CURRegion, r.Region), r.RequestTimeout
 				r.CUR = s
 			}
 		}},
