@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/awsauth"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/s3rec"
 )
@@ -19,7 +21,7 @@ import (
 // a run checks them: every rule must pass.
 func apSettings(t *testing.T, bucket, file string) *Settings {
 	t.Helper()
-	s := &Settings{S3BucketName: bucket, S3PartSizeMiB: 5, RequestTimeout: 60}
+	s := &Settings{S3BucketName: bucket, S3PartSizeMiB: 5, RequestTimeout: exporter.Seconds(time.Minute)}
 	if file != "" {
 		s.S3BucketName = ""
 		s.ObjectStoreConfigFile = filepath.Join(t.TempDir(), "object-store.yaml")

@@ -13,7 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/s3rec"
 )
@@ -78,7 +80,7 @@ func TestOpenAccessPoint(t *testing.T) {
 			// is only a warning.
 			env := map[string]string{"AWS_ENDPOINT_URL_STS": "http://" + closedAddr(t)}
 			lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-			s := &destination.Settings{S3BucketName: tc.bucket, S3PartSizeMiB: 5}
+			s := &destination.Settings{S3BucketName: tc.bucket, S3PartSizeMiB: 5, RequestTimeout: exporter.Seconds(time.Minute)}
 			if tc.file != "" {
 				s.ObjectStoreConfigFile = filepath.Join(t.TempDir(), "object-store.yaml")
 				if err := os.WriteFile(s.ObjectStoreConfigFile, []byte(tc.file), 0o600); err != nil {
@@ -87,12 +89,13 @@ func TestOpenAccessPoint(t *testing.T) {
 			}
 			s.Load(lookup)
 			for _, r := range destination.Rules() {
-				r.Check(s, destination.Scope{Partition: "aws"}, func(v, format string, args ...any) {
+				// The cluster's region, us-east-2, is the default of Region.
+				r.Check(s, destination.Scope{Partition: "aws", Region: "us-east-2"}, func(v, format string, args ...any) {
 					t.Fatalf("%s=%q refused: %s", r.Var, v, fmt.Sprintf(format, args...))
 				})
 			}
 			a, err := destination.Open(context.Background(), s, destination.Env{
-				Lookup: lookup, Region: "us-east-2", Session: "prod", Home: "111122223333",
+				Lookup: lookup, Session: "prod", Home: "111122223333",
 			})
 			if err != nil {
 				t.Fatal(err)
