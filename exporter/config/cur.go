@@ -19,22 +19,9 @@ type BillLocation struct {
 	CUR *destination.Settings
 }
 
-// parseCURLocation reads s3://bucket/prefix or a directory.
-func parseCURLocation(loc string) *destination.Settings {
-	rest, ok := strings.CutPrefix(loc, "s3://")
-	if !ok {
-		return &destination.Settings{OutputDir: loc}
-	}
-	bucket, prefix, _ := strings.Cut(rest, "/")
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
-	return &destination.Settings{S3BucketName: bucket, S3Prefix: prefix}
-}
-
 // billRules check the location with the destination's own rules for a
-// bucket name and a prefix, so the CUR's bucket is held to what the
-// archive's is.
+// bucket name and a prefix (destination.ParseLocation), so the CUR's
+// bucket is held to what the archive's is.
 func billRules() []rule[Report] {
 	return []rule[Report]{
 		{"CUR_EXPORT_LOCATION", func(r *Report, bad badFunc) {
@@ -42,21 +29,8 @@ func billRules() []rule[Report] {
 			if loc == "" {
 				return
 			}
-			s := parseCURLocation(loc)
-			if !s.IsDir() && s.S3BucketName == "" {
-				bad(r.CURLocation, "accepted: s3://bucket/prefix/ or a local directory")
-				return
-			}
-			ok := true
-			for _, dr := range destination.Rules() {
-				if dr.Var == "S3_BUCKET_NAME" && !s.IsDir() || dr.Var == "S3_PREFIX" {
-					dr.Check(s, destination.Scope{}, func(_, format string, args ...any) {
-						ok = false
-						bad(r.CURLocation, format, args...)
-					})
-				}
-			}
-			if ok {
+			s := destination.ParseLocation(loc, func(format string, args ...any) { bad(r.CURLocation, format, args...) })
+			if s != nil {
 				// The bill's bucket is described like the archive's: its
 				// region (-cur-region, else -region) and the report's
 				// request timeout travel in its settings, not beside them.

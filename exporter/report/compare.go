@@ -37,8 +37,8 @@ import (
 
 // Namespaces of the comparison for rows without one, as the view names them.
 const (
-	BillIdle        = "__idle__"
-	BillUnallocated = "__unallocated__"
+	BillIdle        = schema.IdleName
+	BillUnallocated = schema.UnallocatedName
 )
 
 // billNamespace is the comparison's namespace of a report namespace
