@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -68,16 +66,17 @@ func Read(ctx context.Context, o Options) (*Summary, error) {
 	}
 	a := NewAggregator(o.From, o.To)
 	for _, key := range keys {
-		ra, size, done, err := openFile(ctx, o, key, &a.sum.Stats)
+		obj, err := exporter.OpenAt(ctx, o.Store, key, o.TempDir, "kubecost-s3-exporter-cur-*.parquet")
 		if err != nil {
 			return nil, fmt.Errorf("cur: open %s: %w", key, err)
 		}
-		err = a.ReadFile(ctx, ra, size)
-		done()
+		a.sum.Stats.BytesSpooled += obj.Spooled
+		err = a.ReadFile(ctx, obj, obj.Size)
+		obj.Close()
 		if err != nil {
 			return nil, fmt.Errorf("cur: read %s: %w", key, err)
 		}
-		log.Debug("cur: read", "key", key, "size", size)
+		log.Debug("cur: read", "key", key, "size", obj.Size)
 	}
 	return a.Summary(), nil
 }
@@ -97,44 +96,6 @@ func BillingPeriod(key string) (time.Time, bool) {
 func (o Options) periodInRange(period time.Time) bool {
 	end := period.AddDate(0, 1, -1)
 	return (o.From.IsZero() || !end.Before(o.From)) && (o.To.IsZero() || !period.After(o.To))
-}
-
-// randomAccess is what *os.File offers and parquet needs.
-type randomAccess interface {
-	io.ReadCloser
-	io.ReaderAt
-	Stat() (fs.FileInfo, error)
-}
-
-// openFile opens key for random access, as exporter/report does: a store
-// that hands out files is read in place, anything else (S3) is spooled to
-// a temp file, so memory does not grow with the object.
-func openFile(ctx context.Context, o Options, key string, st *Stats) (io.ReaderAt, int64, func(), error) {
-	rc, err := o.Store.Open(ctx, key)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if f, ok := rc.(randomAccess); ok {
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, 0, nil, err
-		}
-		return f, fi.Size(), func() { f.Close() }, nil
-	}
-	defer rc.Close()
-	tmp, err := os.CreateTemp(o.TempDir, "kubecost-s3-exporter-cur-*.parquet")
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	n, err := io.Copy(tmp, rc)
-	if err != nil {
-		cleanup()
-		return nil, 0, nil, err
-	}
-	st.BytesSpooled += n
-	return tmp, n, cleanup, nil
 }
 
 // ErrNotSCAD is returned for a Parquet file without the columns of a CUR

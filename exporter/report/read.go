@@ -12,10 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -219,56 +217,19 @@ type row struct {
 	parts []float64
 }
 
-// randomAccess is what *os.File offers and parquet needs.
-type randomAccess interface {
-	io.ReadCloser
-	io.ReaderAt
-	Stat() (fs.FileInfo, error)
-}
-
-// openFile opens key for random access. A store that hands out files (the
-// directory store) is read in place; anything else (S3) is spooled to a
-// temp file first, so memory does not grow with the object.
-func openFile(ctx context.Context, o Options, key string) (io.ReaderAt, int64, func(), error) {
-	rc, err := o.Store.Open(ctx, key)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if f, ok := rc.(randomAccess); ok {
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, 0, nil, err
-		}
-		return f, st.Size(), func() { f.Close() }, nil
-	}
-	defer rc.Close()
-	tmp, err := os.CreateTemp(o.TempDir, "kubecost-s3-exporter-report-*.parquet")
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	n, err := io.Copy(tmp, rc)
-	if err != nil {
-		cleanup()
-		return nil, 0, nil, err
-	}
-	return tmp, n, cleanup, nil
-}
-
 // scanFile calls fn for every row of the file at key, reading only the
 // report's columns, one row group at a time.
 func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []string, r *row)) (int64, error) {
-	ra, size, done, err := openFile(ctx, o, key)
+	obj, err := exporter.OpenAt(ctx, o.Store, key, o.TempDir, "kubecost-s3-exporter-report-*.parquet")
 	if err != nil {
 		return 0, err
 	}
-	defer done()
+	defer obj.Close()
 	var parts []string
 	if o.Bill != nil {
 		parts = partColumns
 	}
-	return scan(ctx, ra, size, parts, fn)
+	return scan(ctx, obj, obj.Size, parts, fn)
 }
 
 // NamespaceCosts adds the totalCost of every row of the Parquet file in ra
