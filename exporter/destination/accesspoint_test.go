@@ -57,31 +57,12 @@ func apSettings(t *testing.T, bucket, file string) *Settings {
 //     (access-points-restrictions-limitations-naming-rules.html: access
 //     points take Signature Version 4 and virtual-hosted-style requests).
 func TestAccessPointRequests(t *testing.T) {
-	const (
-		alias = "cost-ap-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias"
-		arn   = "arn:aws:s3:eu-west-1:444455556666:accesspoint/cost-ap"
-	)
-	for _, tc := range []struct {
-		name, bucket, file, wantHost, wantRegion string
-	}{
-		{"alias in S3_BUCKET_NAME", alias, "", alias + ".s3.us-east-2.amazonaws.com", "us-east-2"},
-		{"arn in S3_BUCKET_NAME", arn, "", "cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com", "eu-west-1"},
-		{"alias in config.bucket", "", "type: S3\nconfig:\n  bucket: " + alias + "\n  endpoint: s3.eu-central-1.amazonaws.com\n  part_size: 5242880\n",
-			alias + ".s3.eu-central-1.amazonaws.com", "eu-central-1"},
-		{"arn in config.bucket", "", "type: S3\nconfig:\n  bucket: " + arn + "\n  endpoint: s3.amazonaws.com\n  part_size: 5242880\n",
-			"cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com", "eu-west-1"},
-		// A PrivateLink interface endpoint for access points is a custom
-		// endpoint, before which the SDK names the access point
-		// (endpoints_test.go "SDK::Host + access point ARN@us-west-2").
-		{"arn in config.bucket through privatelink", "", "type: S3\nconfig:\n  bucket: " + arn +
-			"\n  endpoint: accesspoint.vpce-1a2b3c4d-5e6f.s3.eu-west-1.vpce.amazonaws.com\n  part_size: 5242880\n",
-			"cost-ap-444455556666.accesspoint.vpce-1a2b3c4d-5e6f.s3.eu-west-1.vpce.amazonaws.com", "eu-west-1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range s3rec.Cases() {
+		t.Run(tc.Name, func(t *testing.T) {
 			var rec s3rec.Recorder
 			client := rec.NewClient()
 			defer client.Close()
-			s := apSettings(t, tc.bucket, tc.file)
+			s := apSettings(t, tc.Bucket, tc.File)
 			// The run's configuration: the cluster's region, which is
 			// neither the alias's bucket's (a file names that) nor the
 			// ARN's.
@@ -99,7 +80,7 @@ func TestAccessPointRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			s3rec.Exercise(t, store)
-			s3rec.Check(t, rec.Take(), tc.wantHost, tc.wantRegion)
+			s3rec.Check(t, rec.Take(), tc.WantHost, tc.WantRegion)
 		})
 	}
 }

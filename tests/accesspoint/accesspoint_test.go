@@ -61,29 +61,16 @@ func TestMain(m *testing.M) {
 // are in exporter/destination's TestAccessPointRequests and in
 // docs/object-store-config.md, "Access points").
 func TestOpenAccessPoint(t *testing.T) {
-	const (
-		alias = "cost-ap-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias"
-		arn   = "arn:aws:s3:eu-west-1:444455556666:accesspoint/cost-ap"
-	)
-	for _, tc := range []struct {
-		name, bucket, file, wantHost, wantRegion string
-	}{
-		{"alias in S3_BUCKET_NAME", alias, "", alias + ".s3.us-east-2.amazonaws.com", "us-east-2"},
-		{"arn in S3_BUCKET_NAME", arn, "", "cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com", "eu-west-1"},
-		{"alias in config.bucket", "", "type: S3\nconfig:\n  bucket: " + alias + "\n  endpoint: s3.eu-central-1.amazonaws.com\n  part_size: 5242880\n",
-			alias + ".s3.eu-central-1.amazonaws.com", "eu-central-1"},
-		{"arn in config.bucket", "", "type: S3\nconfig:\n  bucket: " + arn + "\n  endpoint: s3.amazonaws.com\n  part_size: 5242880\n",
-			"cost-ap-444455556666.s3-accesspoint.eu-west-1.amazonaws.com", "eu-west-1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range s3rec.Cases() {
+		t.Run(tc.Name, func(t *testing.T) {
 			// Nothing listens at STS: the identity check fails at once and
 			// is only a warning.
 			env := map[string]string{"AWS_ENDPOINT_URL_STS": "http://" + closedAddr(t)}
 			lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-			s := &destination.Settings{S3BucketName: tc.bucket, S3PartSizeMiB: 5, RequestTimeout: exporter.Seconds(time.Minute)}
-			if tc.file != "" {
+			s := &destination.Settings{S3BucketName: tc.Bucket, S3PartSizeMiB: 5, RequestTimeout: exporter.Seconds(time.Minute)}
+			if tc.File != "" {
 				s.ObjectStoreConfigFile = filepath.Join(t.TempDir(), "object-store.yaml")
-				if err := os.WriteFile(s.ObjectStoreConfigFile, []byte(tc.file), 0o600); err != nil {
+				if err := os.WriteFile(s.ObjectStoreConfigFile, []byte(tc.File), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -102,7 +89,7 @@ func TestOpenAccessPoint(t *testing.T) {
 			}
 			rec.Take()
 			s3rec.Exercise(t, a.Store)
-			s3rec.Check(t, rec.Take(), tc.wantHost, tc.wantRegion)
+			s3rec.Check(t, rec.Take(), tc.WantHost, tc.WantRegion)
 		})
 	}
 }
