@@ -11,36 +11,60 @@ import (
 	"testing"
 )
 
-// fakeGH stands in for `gh attestation verify FILE --signer-workflow W
-// --source-ref R ...` the way GitHub's CLI decides it: it succeeds when
-// $ATTESTATIONS has a line "HEX WORKFLOW REF" for the file's SHA-256 that
-// the flags given allow (a flag not given allows any), and with --format
-// json prints every such attestation, its bundle standing for the line. So
-// a step that forgets --source-ref takes another tag's attestation for
-// this tag's.
+// fakeGH stands in for `gh attestation verify FILE ...` the way GitHub's
+// CLI decides it: it succeeds when an attestation of the file's SHA-256
+// passes every flag given (a flag not given allows any, but the predicate
+// type, which defaults to SLSA provenance v1 as gh does since 2.67.0). The
+// attestations are the lines "HEX WORKFLOW REF [RUNNER [PREDICATE]]" of
+// $ATTESTATIONS (runner github-hosted and predicate SLSA v1 unless said),
+// or with --bundle FILE the JSON lines of that file, each the bundle this
+// fake prints with --format json. --signer-workflow matches as gh 2.97.0
+// does: the certificate's workflow URI
+// https://github.com/WORKFLOW@REF must start with
+// https://github.com/VALUE (matched literally, anchored at the start
+// only), so a value without @REF also admits build.yml-copy.yml. So a step
+// that forgets --source-ref takes another tag's attestation for this
+// tag's. `gh --version` prints $FAKE_GH_VERSION (2.97.0 unless set).
 const fakeGH = `#!/bin/bash
+if [ "$1" = --version ] || [ "$1" = version ]; then
+  v=${FAKE_GH_VERSION:-2.97.0}
+  printf 'gh version %s (2026-08-27)\nhttps://github.com/cli/cli/releases/tag/v%s\n' "$v" "$v"; exit 0
+fi
 [ "$1 $2" = "attestation verify" ] || { echo "fake gh: $* is not modelled" >&2; exit 2; }
 file=$3; shift 3
-wf= ref= format=
+wf= ref= format= bundle= deny= pred=https://slsa.dev/provenance/v1
 while [ $# -gt 0 ]; do
   case $1 in
   --signer-workflow) wf=$2; shift 2 ;;
   --source-ref) ref=$2; shift 2 ;;
   --format) format=$2; shift 2 ;;
-  --repo|--predicate-type) shift 2 ;;
-  *) shift ;;
+  --predicate-type) pred=$2; shift 2 ;;
+  --bundle) bundle=$2; shift 2 ;;
+  --repo) shift 2 ;;
+  --deny-self-hosted-runners) deny=1; shift ;;
+  *) echo "fake gh: flag $1 is not modelled" >&2; exit 2 ;;
   esac
 done
-hex=$(sha256sum "$file" | cut -d' ' -f1)
+hex=$(sha256sum "$file" | cut -d' ' -f1) || exit 1
+if [ -n "$bundle" ]; then
+  candidates=$(jq -r '[.subject, .workflow, .ref, .runner, .predicate] | @tsv' "$bundle") || { echo "fake gh: $bundle is not JSON lines" >&2; exit 1; }
+else
+  candidates=$(cat "$ATTESTATIONS")
+fi
 found=
-while read -r h w r; do
+while read -r h w r run p; do
   [ "$h" = "$hex" ] || continue
-  [ -z "$wf" ] || [ "$w" = "$wf" ] || continue
+  run=${run:-github-hosted} p=${p:-https://slsa.dev/provenance/v1}
+  san="https://github.com/$w@$r"
+  [ -z "$wf" ] || [ "${san#"https://github.com/$wf"}" != "$san" ] || continue
   [ -z "$ref" ] || [ "$r" = "$ref" ] || continue
-  found="$found${found:+,}{\"attestation\":{\"bundle\":{\"subject\":\"$h\",\"workflow\":\"$w\",\"ref\":\"$r\"}}}"
-done <"$ATTESTATIONS"
+  [ -z "$deny" ] || [ "$run" = github-hosted ] || continue
+  [ "$p" = "$pred" ] || continue
+  # FAKE_GH_JSON_REF: a gh whose JSON is not what it verified.
+  found="$found${found:+,}{\"attestation\":{\"bundle\":{\"subject\":\"$h\",\"workflow\":\"$w\",\"ref\":\"${FAKE_GH_JSON_REF:-$r}\",\"runner\":\"$run\",\"predicate\":\"$p\"}}}"
+done <<<"$candidates"
 if [ -z "$found" ]; then
-  echo "fake gh: no attestation of $file for ${wf:-any workflow} at ${ref:-any ref}" >&2
+  echo "fake gh: no attestation of $file for ${wf:-any workflow} at ${ref:-any ref}${bundle:+ in $bundle}" >&2
   exit 1
 fi
 if [ "$format" = json ]; then echo "[$found]"; fi
@@ -57,8 +81,8 @@ release-plan) exec "$KSE_RELEASE" plan -dir bin/release -state "$STATE" -scope "
 esac
 `
 
-// stepRunner runs a step's run: script with bash as GitHub's runner does
-// (bash -e -o pipefail), the fakes first on PATH, in dir.
+// stepRunner runs a step's run: script with exactly the shell GitHub's
+// runner uses for it (shellCommand), the fakes first on PATH, in dir.
 type stepRunner struct {
 	fakes, kseRelease string
 }
@@ -81,8 +105,10 @@ func (r stepRunner) run(s workflowStep, dir string, ctx map[string]string, extra
 	if err := os.WriteFile(ghOut, nil, 0o644); err != nil {
 		return nil, "", err
 	}
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
-	cmd.Dir = dir
+	cmd, err := stepCommand(s, dir)
+	if err != nil {
+		return nil, "", err
+	}
 	cmd.Env = append(os.Environ(), "PATH="+r.fakes+":"+os.Getenv("PATH"), "GITHUB_OUTPUT="+ghOut, "KSE_RELEASE="+r.kseRelease,
 		"GITHUB_REF=refs/tags/"+version, "GITHUB_REF_NAME="+version, "GITHUB_REPOSITORY=o/r", "VERSION="+version)
 	for k, v := range s.Env {
@@ -98,7 +124,7 @@ func (r stepRunner) run(s workflowStep, dir string, ctx map[string]string, extra
 	cmd.Env = append(cmd.Env, extra...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
 	data, rerr := os.ReadFile(ghOut)
 	if rerr != nil {
 		return nil, out.String(), rerr
@@ -290,11 +316,15 @@ func TestAttestHoldsSubjectsToTheRebuild(t *testing.T) {
 }
 
 // TestPublishAttachesThisTagsProvenance runs the publish job's provenance
-// step for real (gh faked): the .intoto.jsonl it leaves for the release
-// holds the bundles of build.yml's attestations for this tag, one per
-// subject, and none of another tag's or another workflow's; a subject
-// without provenance for this tag fails the step, so the release is not
-// published without it.
+// step for real (gh faked), under the shell GitHub uses for it: the
+// .intoto.jsonl it leaves for the release holds the bundles of build.yml's
+// attestations for this tag, one per subject, and none of another tag's or
+// another workflow's. The step fails, so the release is not published,
+// when a subject has no provenance for this tag, when what gh printed is
+// not a bundle that verifies for the subject (each subject is verified
+// again against the file and counted), and when SHA256SUMS cannot be read
+// (under bash -e without pipefail, `cut | sed` would pass, leaving the
+// two manifests as the only subjects).
 func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -312,7 +342,20 @@ func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 		t.Fatal("release.yml's publish job has no step collecting the provenance bundles")
 	}
 	runner := newStepRunner(t, "")
-	for _, missing := range []int{-1, 0, 6} {
+	for _, c := range []struct {
+		name    string
+		missing int      // the subject without provenance for this tag, or -1
+		env     []string // for the fake gh
+		noSums  bool     // SHA256SUMS unreadable
+		stop    string   // what the failing step says, "" for a pass
+	}{
+		{"every subject attested", -1, nil, false, ""},
+		{"the first file without provenance", 0, nil, false, "no attestation of bin/release/THIRD_PARTY_NOTICES"},
+		{"the chart without provenance", 6, nil, false, "no attestation of bin/release/chart.manifest.json"},
+		{"the SBOM without provenance", 4, nil, false, "no attestation of bin/release/kubecost-s3-exporter_" + version + ".spdx.json"},
+		{"gh printing bundles other than the ones it verified", -1, []string{"FAKE_GH_JSON_REF=refs/tags/v9.8.7-rc.0"}, false, "holds no verified bundle of"},
+		{"SHA256SUMS unreadable", -1, nil, true, "SHA256SUMS"},
+	} {
 		work := t.TempDir()
 		files := releaseDir(t, filepath.Join(work, "bin/release"))
 		var subjects []string
@@ -322,8 +365,12 @@ func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 		subjects = append(subjects, hexSum(files["image.manifest.json"]), hexSum(files["chart.manifest.json"]))
 		var store strings.Builder
 		for i, d := range subjects {
+			// Neither the release candidate's, release.yml's, a look-alike
+			// workflow's nor a self-hosted runner's attestation counts.
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/v9.8.7-rc.0\n%s o/r/.github/workflows/release.yml refs/tags/%s\n", d, d, version)
-			if i != missing {
+			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s self-hosted\n", d, version)
+			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s github-hosted https://spdx.dev/Document/v2.3\n", d, version)
+			if i != c.missing {
 				fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s\n", d, version)
 			}
 		}
@@ -331,15 +378,20 @@ func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 		if err := os.WriteFile(attestations, []byte(store.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, log, err := runner.run(step, work, githubContext(), "ATTESTATIONS="+attestations)
-		if missing >= 0 {
-			if err == nil {
-				t.Errorf("subject %d without provenance for %s: the step passed\n%s", missing, version, log)
+		if c.noSums {
+			if err := os.Remove(filepath.Join(work, "bin/release/SHA256SUMS")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, log, err := runner.run(step, work, githubContext(), append(c.env, "ATTESTATIONS="+attestations)...)
+		if c.stop != "" {
+			if err == nil || !strings.Contains(log, c.stop) {
+				t.Errorf("%s: the step returned %v; want a failure saying %q\n%s", c.name, err, c.stop, log)
 			}
 			continue
 		}
 		if err != nil {
-			t.Fatalf("the step: %v\n%s", err, log)
+			t.Fatalf("%s: the step: %v\n%s", c.name, err, log)
 		}
 		data, err := os.ReadFile(filepath.Join(work, "bin/release/kubecost-s3-exporter_"+version+".intoto.jsonl"))
 		if err != nil {
@@ -348,17 +400,20 @@ func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		got := map[string]bool{}
 		for _, l := range lines {
-			var b struct{ Subject, Workflow, Ref string }
+			var b struct{ Subject, Workflow, Ref, Runner, Predicate string }
 			if err := json.Unmarshal([]byte(l), &b); err != nil {
 				t.Fatalf("line %q: %v", l, err)
 			}
-			if b.Workflow != "o/r/.github/workflows/build.yml" || b.Ref != "refs/tags/"+version {
-				t.Errorf("the release's provenance holds %+v, not build.yml's for %s", b, version)
+			if b.Workflow != "o/r/.github/workflows/build.yml" || b.Ref != "refs/tags/"+version || b.Runner != "github-hosted" || b.Predicate != "https://slsa.dev/provenance/v1" {
+				t.Errorf("the release's provenance holds %+v, not build.yml's SLSA provenance for %s on a GitHub-hosted runner", b, version)
 			}
 			got[b.Subject] = true
 		}
 		if len(lines) != len(subjects) || len(got) != len(subjects) {
 			t.Errorf("%d bundles for %d subjects:\n%s", len(lines), len(subjects), data)
+		}
+		if !strings.Contains(log, fmt.Sprintf("each of the %d subjects verified against it", len(subjects))) {
+			t.Errorf("the step does not report its count:\n%s", log)
 		}
 	}
 }

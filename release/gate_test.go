@@ -49,8 +49,10 @@ func TestTagMustBeOnMain(t *testing.T) {
 	git("tag", "v1.0.2")
 	git("tag", "-a", "-m", "annotated", "v1.0.3")
 	for tag, ok := range map[string]bool{"v1.0.0": true, "v1.0.1": true, "v1.0.2": false, "v1.0.3": false} {
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", steps[gate].Run)
-		cmd.Dir = repo
+		cmd, err := stepCommand(steps[gate], repo)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cmd.Env = append(os.Environ(), "GITHUB_REF=refs/tags/"+tag, "GITHUB_REF_NAME="+tag, "GITHUB_SHA="+git("rev-parse", tag), "GIT_CONFIG_GLOBAL=/dev/null")
 		out, err := cmd.CombinedOutput()
 		switch {

@@ -1,6 +1,7 @@
 package release_test
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -36,11 +37,17 @@ func (p published) stateLines() string {
 }
 
 // workflowStep is a step of a job, as the dry run reads it from the
-// workflow file.
+// workflow file. Shell is the step's shell: key, or else the job's or the
+// workflow's defaults.run.shell, as GitHub resolves it ("" when none
+// says: GitHub's default).
 type workflowStep struct {
-	Name, If, Run, Uses string
-	Env                 map[string]string
-	With                map[string]string
+	Name, If, Run, Uses, Shell string
+	Env                        map[string]string
+	With                       map[string]string
+}
+
+type runDefaults struct {
+	Run struct{ Shell string } `json:"run"`
 }
 
 func jobSteps(t *testing.T, file, job string) []workflowStep {
@@ -57,7 +64,11 @@ func jobSteps(t *testing.T, file, job string) []workflowStep {
 
 func parseJobSteps(data []byte, job string) ([]workflowStep, error) {
 	var wf struct {
-		Jobs map[string]struct{ Steps []workflowStep }
+		Defaults runDefaults `json:"defaults"`
+		Jobs     map[string]struct {
+			Defaults runDefaults `json:"defaults"`
+			Steps    []workflowStep
+		}
 	}
 	if err := yaml.Unmarshal(data, &wf); err != nil {
 		return nil, err
@@ -65,6 +76,13 @@ func parseJobSteps(data []byte, job string) ([]workflowStep, error) {
 	steps := wf.Jobs[job].Steps
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("no job %s", job)
+	}
+	// The most specific default wins: the step's shell:, the job's, the
+	// workflow's (GitHub's "defaults.run" and "jobs.<job_id>.defaults.run").
+	for i := range steps {
+		if steps[i].Run != "" && steps[i].Shell == "" {
+			steps[i].Shell = cmp.Or(wf.Jobs[job].Defaults.Run.Shell, wf.Defaults.Run.Shell)
+		}
 	}
 	return steps, nil
 }
@@ -116,7 +134,7 @@ func expand(s string, ctx map[string]string) (string, error) {
 // githubContext is the part of the github context the steps read.
 func githubContext() map[string]string {
 	return map[string]string{"github.repository": "o/r", "github.token": "token", "secrets.GITHUB_TOKEN": "token",
-		"github.ref_name": version, "github.actor": "someone"}
+		"github.ref_name": version, "github.ref": "refs/tags/" + version, "github.actor": "someone"}
 }
 
 // releaseDir is what `make release-build` leaves, with made-up bytes; the
