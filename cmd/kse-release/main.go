@@ -185,6 +185,9 @@ func githubState(ctx context.Context, args []string, getenv func(string) string,
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := releaseplan.CheckTag(c.tag); err != nil {
+		return err
+	}
 	want, err := releaseplan.LoadWant(c.dir)
 	if err != nil {
 		return err
@@ -210,8 +213,8 @@ func publish(ctx context.Context, args []string, getenv func(string) string, std
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if c.tag == "" {
-		return errors.New("publish: give -tag")
+	if err := releaseplan.CheckTag(c.tag); err != nil {
+		return err
 	}
 	want, err := releaseplan.LoadWant(c.dir)
 	if err != nil {

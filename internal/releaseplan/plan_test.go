@@ -98,8 +98,31 @@ func TestLoadWant(t *testing.T) {
 	}
 }
 
+// tagCases are release tags and not (SemVer 2.0.0 with a v, no build
+// metadata): true for a release tag; release/tag_test.go runs the
+// workflow's check on the same table.
+var tagCases = map[string]bool{
+	"v1.2.3": true, "v0.1.0": true, "v10.20.30": true, "v1.2.3-rc.1": true, "v1.2.3-beta": true, "v10.0.0-0": true,
+	"v1.0.0-alpha.beta.1": true, "v1.0.0-x-y-z.--": true, "v1.0.0-0A.is.legal": true,
+	"v1.2.3rc1": false, "v1.2.3.4": false, "1.2.3": false, "V1.2.3": false, "v1.2": false, "v01.2.3": false, "v1.02.3": false,
+	"v1.2.03": false, "v1.2.3-": false, "v1.2.3-rc..1": false, "v1.2.3-01": false, "v1.2.3-rc.01": false, "v1.2.3+build.5": false,
+	"v1.2.3-rc.1+b": false, "v1.2.3-rc_1": false, "v1.2.3 ": false, "v1.2.3\n": false, "": false, "v1.2.3-é": false,
+}
+
+func TestCheckTag(t *testing.T) {
+	for tag, ok := range tagCases {
+		if err := CheckTag(tag); (err == nil) != ok {
+			t.Errorf("CheckTag(%q) = %v, want a release tag %v", tag, err, ok)
+		}
+	}
+	if err := CheckTag("v1.2.3rc1"); err == nil || !strings.Contains(err.Error(), "vMAJOR.MINOR.PATCH-PRERELEASE") {
+		t.Errorf("the refusal does not say what a tag is: %v", err)
+	}
+}
+
 func TestPrerelease(t *testing.T) {
-	for tag, want := range map[string]bool{"v1.2.3": false, "v1.2.3-rc.1": true, "v1.2.3-beta": true, "v10.0.0-0": true, "v1.2.3+build.5": false} {
+	for tag, want := range map[string]bool{"v1.2.3": false, "v1.2.3-rc.1": true, "v1.2.3-beta": true, "v10.0.0-0": true,
+		"v1.0.0-alpha.beta.1": true, "v2.0.0-x-y": true, "v1.2.3rc1": false} {
 		if Prerelease(tag) != want {
 			t.Errorf("Prerelease(%q) = %v", tag, !want)
 		}

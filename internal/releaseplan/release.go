@@ -31,11 +31,34 @@ type BlobVerifier interface {
 	VerifyBlob(ctx context.Context, file, bundle string) error
 }
 
-var preRelease = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+-`)
+// TagPattern is a release tag: "v" and a SemVer 2.0.0 version
+// (https://semver.org/spec/v2.0.0.html, items 2 and 9: no leading zeros in
+// a number, dot-separated identifiers of [0-9A-Za-z-] after a "-" for a
+// pre-release), without build metadata ("+..."), which neither an image
+// tag nor an OCI chart tag can hold. release.yml's first step refuses any
+// other tag with the same expression (release/tag_test.go holds the two
+// equal); it is POSIX ERE and RE2 alike.
+const TagPattern = `^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	`(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?$`
+
+var tagPattern = regexp.MustCompile(TagPattern)
+
+// CheckTag refuses a tag that is not a release tag (TagPattern), saying
+// what one is.
+func CheckTag(tag string) error {
+	if !tagPattern.MatchString(tag) {
+		return fmt.Errorf("releaseplan: tag %q is not a release tag: want v and a SemVer version, vMAJOR.MINOR.PATCH or vMAJOR.MINOR.PATCH-PRERELEASE (no leading zeros, no +build metadata)", tag)
+	}
+	return nil
+}
 
 // Prerelease says whether tag is a SemVer pre-release (v1.2.3-rc.1, any
-// -suffix): marked pre-release on GitHub, never Latest.
-func Prerelease(tag string) bool { return preRelease.MatchString(tag) }
+// -suffix): marked pre-release on GitHub, never Latest. A tag that is not
+// a release tag is not a release at all; callers refuse it with CheckTag.
+func Prerelease(tag string) bool {
+	m := tagPattern.FindStringSubmatch(tag)
+	return m != nil && m[4] != ""
+}
 
 // ReleaseFacts is what the tag's GitHub release holds, by content: every
 // asset's SHA-256 is of the bytes downloaded from it, and the signature
@@ -147,6 +170,9 @@ func verifyBundle(ctx context.Context, v BlobVerifier, dir string, data []byte) 
 // never Latest. The signature bundle uploaded is dir's, made by this run's
 // `make sign SIGN=sums`, and must verify before it is uploaded.
 func PublishRelease(ctx context.Context, gh GitHub, v BlobVerifier, log io.Writer, tag, dir string, want map[string]File) error {
+	if err := CheckTag(tag); err != nil {
+		return err
+	}
 	pre := Prerelease(tag)
 	facts, r, err := GatherRelease(ctx, gh, v, tag, dir, want)
 	if err != nil {
