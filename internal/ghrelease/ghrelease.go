@@ -8,6 +8,13 @@
 //     releases only; drafts are listed by GET /repos/{owner}/{repo}/releases
 //     to a token with push access. So a tag's release is looked up in the
 //     list, or a re-run takes its own draft for "no release".
+//   - Drafts do not hold a tag: one tag may have several drafts, and a
+//     published release besides (a second published release of a tag is
+//     refused, 422 already_exists). So every release of the tag is
+//     returned, and the caller decides.
+//   - An asset's state is "uploaded" once its bytes are in; an upload that
+//     failed half-way leaves it in another state ("starter"), holding its
+//     name, so the same name cannot be uploaded again until it is deleted.
 //   - Assets are uploaded to the release's upload_url (uploads.github.com)
 //     and read back from GET /repos/{owner}/{repo}/releases/assets/{id} with
 //     Accept: application/octet-stream, which works for drafts (the
@@ -49,16 +56,23 @@ type Release struct {
 
 // Asset is one release asset. Digest ("sha256:...") is absent for assets
 // uploaded before GitHub recorded digests; nothing here trusts it over the
-// bytes.
+// bytes. State is "uploaded" for an asset whose upload completed.
 type Asset struct {
 	ID     int64  `json:"id"`
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`
 	Digest string `json:"digest"`
+	State  string `json:"state"`
 }
 
-// Find returns the release of tag, draft or published, or nil.
-func (c *Client) Find(ctx context.Context, tag string) (*Release, error) {
+// Uploaded says whether the asset's upload completed.
+func (a Asset) Uploaded() bool { return a.State == "uploaded" }
+
+// Releases returns every release of tag, drafts and published, in the
+// list's order (newest first): the whole list is read, so a newer draft
+// does not hide a published release.
+func (c *Client) Releases(ctx context.Context, tag string) ([]*Release, error) {
+	var out []*Release
 	for page := 1; ; page++ {
 		var list []Release
 		path := fmt.Sprintf("/repos/%s/releases?per_page=100&page=%d", c.Repo, page)
@@ -67,11 +81,11 @@ func (c *Client) Find(ctx context.Context, tag string) (*Release, error) {
 		}
 		for i := range list {
 			if list[i].TagName == tag {
-				return &list[i], nil
+				out = append(out, &list[i])
 			}
 		}
 		if len(list) < 100 {
-			return nil, nil
+			return out, nil
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/ghrelease"
 )
@@ -17,7 +18,7 @@ import (
 // GitHub is the part of the releases API the publish step uses
 // (*ghrelease.Client).
 type GitHub interface {
-	Find(ctx context.Context, tag string) (*ghrelease.Release, error)
+	Releases(ctx context.Context, tag string) ([]*ghrelease.Release, error)
 	CreateDraft(ctx context.Context, tag string, prerelease bool) (*ghrelease.Release, error)
 	Upload(ctx context.Context, r *ghrelease.Release, name string, data []byte) error
 	Delete(ctx context.Context, a ghrelease.Asset) error
@@ -63,21 +64,26 @@ func Prerelease(tag string) bool {
 // ReleaseFacts is what the tag's GitHub release holds, by content: every
 // asset's SHA-256 is of the bytes downloaded from it, and the signature
 // bundle counts only when it verifies against this build's SHA256SUMS
-// under the release identity.
+// under the release identity. Unknown are the assets that are no file of
+// this build (install.sh, Bin beside bin), Broken the assets whose upload
+// did not complete (state "starter"): neither is downloaded.
 type ReleaseFacts struct {
 	Exists, Draft, Immutable, Prerelease bool
 	Assets                               map[string]string // name -> SHA-256 hex of its bytes
 	SumsSigned                           bool
+	Unknown, Broken                      []string
 }
 
 func (f ReleaseFacts) published() bool { return f.Exists && !f.Draft }
 
 // ReleaseActions is what the publish step does to the GitHub release, in
 // this order: create a draft, delete the draft's assets with other bytes,
-// upload, check every asset, publish.
+// those that are no file of this build and those whose upload did not
+// complete, upload, check every asset, publish.
 type ReleaseActions struct {
 	CreateDraft bool
-	Replace     []string // assets of the draft whose bytes are not this build's
+	Delete      []string // assets of the draft that are no file of this build, or half-uploaded ones of no file
+	Replace     []string // assets whose bytes are not this build's (a draft's), or whose upload did not complete
 	Upload      []string // in name order, Replace included
 	SignSums    bool     // no bundle of the release verifies: sign SHA256SUMS
 	Publish     bool     // the release is a draft (or absent) or wrongly not a pre-release
@@ -85,13 +91,30 @@ type ReleaseActions struct {
 
 // DecideRelease compares the release with want (file name -> this build's
 // SHA-256; the signature bundle is not in want: it counts by verifying).
-// A draft is nobody's download yet: what is wrong in it is replaced. A
-// published release is: an asset there with other bytes, or a bundle that
-// does not verify, stops the run rather than change what users may have
-// pulled; so does a missing asset of an immutable release, which nothing
-// can add to.
+// A draft is nobody's download yet: what is wrong in it is replaced, and
+// what is no file of this build is deleted, so it does not ship. A
+// published release is: an asset there with other bytes, one that is no
+// file of this build, or a bundle that does not verify, stops the run
+// rather than change what users may have pulled; so does a missing asset
+// of an immutable release, which nothing can add to. An asset whose
+// upload did not complete was never downloadable: it is deleted and
+// uploaded again, in a draft or a mutable published release (an
+// immutable one stops the run).
 func DecideRelease(want map[string]File, f ReleaseFacts, prerelease bool) (ReleaseActions, error) {
 	var a ReleaseActions
+	if f.published() && len(f.Unknown) > 0 {
+		return a, fmt.Errorf("releaseplan: the published release holds %s, which %s no file of this build; it is not deleted, since users may have downloaded it: delete it by hand, or tag a new version", strings.Join(f.Unknown, ", "), map[bool]string{true: "is", false: "are"}[len(f.Unknown) == 1])
+	}
+	if f.published() && f.Immutable && len(f.Broken) > 0 {
+		return a, fmt.Errorf("releaseplan: the published release is immutable and holds %s, whose upload did not complete: GitHub changes nothing in it; tag a new version", strings.Join(f.Broken, ", "))
+	}
+	for _, name := range f.Broken {
+		if _, ok := want[name]; !ok && name != BundleFile {
+			a.Delete = append(a.Delete, name)
+		}
+	}
+	a.Delete = append(a.Delete, f.Unknown...)
+	slices.Sort(a.Delete)
 	a.CreateDraft = !f.Exists
 	a.SignSums = !f.SumsSigned
 	a.Publish = !f.published() || (prerelease && !f.Prerelease)
@@ -102,6 +125,8 @@ func DecideRelease(want map[string]File, f ReleaseFacts, prerelease bool) (Relea
 	for _, name := range names {
 		have, ok := f.Assets[name]
 		switch {
+		case slices.Contains(f.Broken, name):
+			a.Replace = append(a.Replace, name)
 		case ok && name != BundleFile && have == want[name].SHA256:
 			continue
 		case ok && f.published() && name == BundleFile:
@@ -123,13 +148,24 @@ func DecideRelease(want map[string]File, f ReleaseFacts, prerelease bool) (Relea
 // against dir's SHA256SUMS. It returns nil for a tag without a release.
 func GatherRelease(ctx context.Context, gh GitHub, v BlobVerifier, tag, dir string, want map[string]File) (ReleaseFacts, *ghrelease.Release, error) {
 	f := ReleaseFacts{Assets: map[string]string{}}
-	r, err := gh.Find(ctx, tag)
+	all, err := gh.Releases(ctx, tag)
+	if err != nil {
+		return f, nil, err
+	}
+	r, err := pickRelease(tag, all)
 	if err != nil || r == nil {
 		return f, r, err
 	}
 	f.Exists, f.Draft, f.Immutable, f.Prerelease = true, r.Draft, r.Immutable, r.Prerelease
 	for _, asset := range r.Assets {
-		if _, ok := want[asset.Name]; !ok && asset.Name != BundleFile {
+		_, known := want[asset.Name]
+		known = known || asset.Name == BundleFile
+		switch {
+		case !asset.Uploaded():
+			f.Broken = append(f.Broken, asset.Name)
+			continue
+		case !known:
+			f.Unknown = append(f.Unknown, asset.Name)
 			continue
 		}
 		data, err := gh.Download(ctx, asset)
@@ -142,7 +178,42 @@ func GatherRelease(ctx context.Context, gh GitHub, v BlobVerifier, tag, dir stri
 			f.SumsSigned = verifyBundle(ctx, v, dir, data) == nil
 		}
 	}
+	slices.Sort(f.Unknown)
+	slices.Sort(f.Broken)
 	return f, r, nil
+}
+
+// pickRelease is the release of tag to check among all of them: the
+// published one whenever there is one (a newer draft must not hide it:
+// its bytes are the ones users have), else the one draft. Several drafts
+// stop the run: which one a maintainer meant is theirs to say.
+func pickRelease(tag string, all []*ghrelease.Release) (*ghrelease.Release, error) {
+	var published, drafts []*ghrelease.Release
+	for _, r := range all {
+		if r.TagName != tag {
+			continue
+		}
+		if r.Draft {
+			drafts = append(drafts, r)
+		} else {
+			published = append(published, r)
+		}
+	}
+	switch {
+	case len(published) > 1:
+		return nil, fmt.Errorf("releaseplan: tag %s has %d published releases; GitHub allows one: check the repository's releases by hand", tag, len(published))
+	case len(published) == 1:
+		return published[0], nil
+	case len(drafts) > 1:
+		ids := make([]string, len(drafts))
+		for i, d := range drafts {
+			ids[i] = fmt.Sprint(d.ID)
+		}
+		return nil, fmt.Errorf("releaseplan: tag %s has %d draft releases (ids %s): delete all but one by hand, then run again", tag, len(drafts), strings.Join(ids, ", "))
+	case len(drafts) == 1:
+		return drafts[0], nil
+	}
+	return nil, nil
 }
 
 // verifyBundle writes the release's bundle beside nothing of the build's
@@ -195,11 +266,20 @@ func PublishRelease(ctx context.Context, gh GitHub, v BlobVerifier, log io.Write
 		}
 	}
 	for _, a := range r.Assets {
-		if slices.Contains(acts.Replace, a.Name) {
-			fmt.Fprintf(log, "release %s: deleting the draft's %s (other bytes)\n", tag, a.Name)
-			if err := gh.Delete(ctx, a); err != nil {
-				return err
-			}
+		why := ""
+		switch {
+		case !a.Uploaded() && (slices.Contains(acts.Replace, a.Name) || slices.Contains(acts.Delete, a.Name)):
+			why = "its upload did not complete, state " + a.State
+		case slices.Contains(acts.Replace, a.Name):
+			why = "other bytes"
+		case slices.Contains(acts.Delete, a.Name):
+			why = "no file of this build"
+		default:
+			continue
+		}
+		fmt.Fprintf(log, "release %s: deleting %s (%s)\n", tag, a.Name, why)
+		if err := gh.Delete(ctx, a); err != nil {
+			return err
 		}
 	}
 	for _, name := range acts.Upload {
@@ -219,8 +299,8 @@ func PublishRelease(ctx context.Context, gh GitHub, v BlobVerifier, log io.Write
 	if r == nil {
 		return fmt.Errorf("releaseplan: release %s: gone after the uploads", tag)
 	}
-	if left, err := DecideRelease(want, facts, pre); err != nil || len(left.Upload) > 0 {
-		return fmt.Errorf("releaseplan: release %s: after the uploads, still not this build's: %v %v", tag, left.Upload, err)
+	if left, err := DecideRelease(want, facts, pre); err != nil || len(left.Upload) > 0 || len(left.Delete) > 0 {
+		return fmt.Errorf("releaseplan: release %s: after the uploads, still not this build's: upload %v, delete %v, %v", tag, left.Upload, left.Delete, err)
 	}
 	if !r.Draft && (!pre || r.Prerelease) {
 		fmt.Fprintf(log, "release %s: published, every asset checked\n", tag)

@@ -93,6 +93,20 @@ func TestDecideRelease(t *testing.T) {
 			"the published release is immutable and lacks bin"},
 		{"published, immutable, missing bundle", ReleaseFacts{Exists: true, Immutable: true, Assets: with(BundleFile, "")}, false, ReleaseActions{},
 			"immutable and lacks " + BundleFile},
+		{"draft, assets of no file of the build", ReleaseFacts{Exists: true, Draft: true, Assets: all, SumsSigned: true, Unknown: []string{"install.sh", "Bin"}}, false,
+			ReleaseActions{Publish: true, Delete: []string{"Bin", "install.sh"}}, ""},
+		{"published, an asset of no file of the build", ReleaseFacts{Exists: true, Assets: all, SumsSigned: true, Unknown: []string{"install.sh"}}, false, ReleaseActions{},
+			"the published release holds install.sh, which is no file of this build; it is not deleted, since users may have downloaded it"},
+		{"draft, a half-uploaded file", ReleaseFacts{Exists: true, Draft: true, Assets: with("bin", ""), SumsSigned: true, Broken: []string{"bin"}}, false,
+			ReleaseActions{Publish: true, Replace: []string{"bin"}, Upload: []string{"bin"}}, ""},
+		{"draft, a half-uploaded asset of no file", ReleaseFacts{Exists: true, Draft: true, Assets: all, SumsSigned: true, Broken: []string{"notes.txt"}}, false,
+			ReleaseActions{Publish: true, Delete: []string{"notes.txt"}}, ""},
+		{"draft, a half-uploaded bundle", ReleaseFacts{Exists: true, Draft: true, Assets: with(BundleFile, ""), Broken: []string{BundleFile}}, false,
+			ReleaseActions{Publish: true, SignSums: true, Replace: []string{BundleFile}, Upload: []string{BundleFile}}, ""},
+		{"published, mutable, a half-uploaded file", ReleaseFacts{Exists: true, Assets: with("bin", ""), SumsSigned: true, Broken: []string{"bin"}}, false,
+			ReleaseActions{Replace: []string{"bin"}, Upload: []string{"bin"}}, ""},
+		{"published, immutable, a half-uploaded file", ReleaseFacts{Exists: true, Immutable: true, Assets: with("bin", ""), SumsSigned: true, Broken: []string{"bin"}}, false,
+			ReleaseActions{}, "immutable and holds bin, whose upload did not complete"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := DecideRelease(want, c.facts, c.pre)
@@ -103,7 +117,7 @@ func TestDecideRelease(t *testing.T) {
 				return
 			}
 			if err != nil || got.CreateDraft != c.want.CreateDraft || got.SignSums != c.want.SignSums || got.Publish != c.want.Publish ||
-				!slices.Equal(got.Replace, c.want.Replace) || !slices.Equal(got.Upload, c.want.Upload) {
+				!slices.Equal(got.Replace, c.want.Replace) || !slices.Equal(got.Upload, c.want.Upload) || !slices.Equal(got.Delete, c.want.Delete) {
 				t.Errorf("got %+v, %v; want %+v", got, err, c.want)
 			}
 		})
@@ -170,6 +184,11 @@ func (f *releaseFixture) complete(t *testing.T, tag string) {
 	for n, d := range f.files {
 		if got[n] != string(d) {
 			t.Errorf("asset %s = %q, want %q", n, got[n], d)
+		}
+	}
+	for _, a := range r.Assets {
+		if _, ok := f.files[a.Name]; !ok || a.State != "uploaded" {
+			t.Errorf("the release holds %s (state %s), which is no file of this build", a.Name, a.State)
 		}
 	}
 	if pre := Prerelease(tag); r.Prerelease != pre || (pre && latest) {
@@ -245,6 +264,8 @@ func TestPublishRelease(t *testing.T) {
 		{"published with wrong bytes", false, map[string][]byte{"bin": []byte("other")}, "users may have downloaded it"},
 		{"published with a garbage bundle", false, map[string][]byte{BundleFile: []byte("garbage")}, "does not verify"},
 		{"published immutable, missing a file", true, map[string][]byte{"bin": []byte("binary")}, "immutable and lacks"},
+		{"published with an asset of no file of the build", false, map[string][]byte{"install.sh": []byte("curl | sh")}, "holds install.sh, which is no file of this build"},
+		{"published with Bin beside bin", false, map[string][]byte{"bin": []byte("binary"), "Bin": []byte("binary")}, "holds Bin, which is no file of this build"},
 	} {
 		t.Run(c.name+": stops, changes nothing", func(t *testing.T) {
 			f := newFixture(t, "v1.0.0")
@@ -259,6 +280,77 @@ func TestPublishRelease(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a draft's assets of no file of the build are deleted, a half-uploaded one is uploaded again", func(t *testing.T) {
+		f := newFixture(t, "v1.0.0")
+		r := f.gh.Add("v1.0.0", true, false, map[string][]byte{"install.sh": []byte("curl | sh"), "Bin": []byte("binary"), SumsFile: f.files[SumsFile]})
+		f.gh.AddStarter(r, "bin", f.files["bin"])
+		if err := f.publish(t, "v1.0.0"); err != nil {
+			t.Fatal(err)
+		}
+		f.complete(t, "v1.0.0")
+		for _, want := range []string{"delete v1.0.0 Bin", "delete v1.0.0 install.sh", "delete v1.0.0 bin", "upload v1.0.0 bin"} {
+			if !slices.Contains(f.gh.Log, want) {
+				t.Errorf("no %q in %q", want, f.gh.Log)
+			}
+		}
+	})
+	t.Run("a published mutable release's half-uploaded file is uploaded again", func(t *testing.T) {
+		f := newFixture(t, "v1.0.0")
+		r := f.gh.Add("v1.0.0", false, false, map[string][]byte{SumsFile: f.files[SumsFile], BundleFile: f.files[BundleFile], "NOTICES": f.files["NOTICES"]})
+		f.gh.AddStarter(r, "bin", f.files["bin"])
+		if err := f.publish(t, "v1.0.0"); err != nil {
+			t.Fatal(err)
+		}
+		f.complete(t, "v1.0.0")
+	})
+	t.Run("a published release with a newer draft of its tag: the published one is checked", func(t *testing.T) {
+		f := newFixture(t, "v1.0.0")
+		f.gh.Add("v1.0.0", false, false, map[string][]byte{"bin": []byte("other")})
+		f.gh.Add("v1.0.0", true, false, nil) // newer: first in the list
+		if err := f.publish(t, "v1.0.0"); err == nil || !strings.Contains(err.Error(), "bin (sha256 "+sum("other")+") is not this build's") || len(f.gh.Log) > 0 {
+			t.Errorf("got %v, wrote %q; want a stop on the published release's bin", err, f.gh.Log)
+		}
+		// Complete and published: the draft beside it changes nothing.
+		g := newFixture(t, "v1.0.0")
+		g.gh.Add("v1.0.0", false, false, g.files)
+		g.gh.Add("v1.0.0", true, false, map[string][]byte{"bin": []byte("other")})
+		if err := g.publish(t, "v1.0.0"); err != nil || len(g.gh.Log) > 0 {
+			t.Errorf("got %v, wrote %q", err, g.gh.Log)
+		}
+		g.complete(t, "v1.0.0")
+	})
+	t.Run("two drafts of the tag stop the run, naming them", func(t *testing.T) {
+		f := newFixture(t, "v1.0.0")
+		a := f.gh.Add("v1.0.0", true, false, nil)
+		b := f.gh.Add("v1.0.0", true, false, nil)
+		err := f.publish(t, "v1.0.0")
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("2 draft releases (ids %d, %d)", b.ID, a.ID)) || len(f.gh.Log) > 0 {
+			t.Errorf("got %v, wrote %q", err, f.gh.Log)
+		}
+	})
+	t.Run("another tag's release is not this tag's", func(t *testing.T) {
+		f := newFixture(t, "v1.0.0")
+		f.gh.Add("v1.0.0-rc.1", true, true, map[string][]byte{"bin": []byte("rc")})
+		f.gh.Add("v1.0.00", false, false, map[string][]byte{"bin": []byte("x")})
+		if err := f.publish(t, "v1.0.0"); err != nil {
+			t.Fatal(err)
+		}
+		f.complete(t, "v1.0.0")
+		if rs := f.gh.Releases("v1.0.0-rc.1"); len(rs) != 1 || !rs[0].Draft || len(rs[0].Assets) != 1 {
+			t.Errorf("the release candidate's draft changed: %+v", rs)
+		}
+	})
+	t.Run("a backport does not take Latest from a newer version", func(t *testing.T) {
+		f := newFixture(t, "v1.0.1")
+		f.gh.Add("v1.1.0", false, false, nil)
+		if err := f.publish(t, "v1.0.1"); err != nil {
+			t.Fatal(err)
+		}
+		f.complete(t, "v1.0.1")
+		if got := f.gh.Latest(); got != "v1.1.0" {
+			t.Errorf("Latest is %s after publishing the backport v1.0.1; want v1.1.0", got)
+		}
+	})
 	t.Run("an upload stored with other bytes stops the run before publishing", func(t *testing.T) {
 		f := newFixture(t, "v1.0.0")
 		f.gh.Mangle = func(name string, data []byte) []byte {

@@ -12,8 +12,16 @@
 //     (422 "Cannot upload assets to an immutable release"); a draft stays
 //     mutable
 //     (https://docs.github.com/en/code-security/supply-chain-security/understanding-your-software-supply-chain/immutable-releases);
-//   - make_latest "false" leaves Latest where it was; a pre-release is
-//     never Latest.
+//   - an asset is "uploaded" once its bytes are in; AddStarter leaves one
+//     as a failed upload does, state "starter": it holds its name (another
+//     upload of it is refused) and cannot be downloaded;
+//   - several drafts of one tag may exist, and a published release
+//     besides; the list is newest first;
+//   - make_latest "false" leaves Latest where it was; "true" makes the
+//     release Latest; "legacy" makes Latest the full release with the
+//     highest version (GitHub: by creation date and version), so a
+//     backport published after a newer version does not take the mark; a
+//     pre-release is never Latest.
 package ghfake
 
 import (
@@ -31,11 +39,13 @@ import (
 	"sync"
 )
 
-// Asset is a stored release asset.
+// Asset is a stored release asset; State is "uploaded" or, for a failed
+// upload, "starter".
 type Asset struct {
-	ID   int64
-	Name string
-	Data []byte
+	ID    int64
+	Name  string
+	Data  []byte
+	State string
 }
 
 // Release is a stored release.
@@ -78,24 +88,98 @@ func (s *Server) Add(tag string, draft, prerelease bool, assets map[string][]byt
 	defer s.mu.Unlock()
 	r := &Release{ID: s.id(), Tag: tag, Draft: draft, Prerelease: prerelease, Immutable: !draft && s.ImmutableReleases}
 	for _, name := range sortedKeys(assets) {
-		r.Assets = append(r.Assets, &Asset{ID: s.id(), Name: name, Data: assets[name]})
+		r.Assets = append(r.Assets, &Asset{ID: s.id(), Name: name, Data: assets[name], State: "uploaded"})
 	}
 	s.releases = append(s.releases, r)
+	if !draft && !prerelease {
+		s.latest = s.legacyLatest()
+	}
 	return r
 }
 
-// Get returns a copy of tag's release (nil if none) and whether it is
-// Latest.
-func (s *Server) Get(tag string) (*Release, bool) {
+// AddStarter adds to r an asset left by a failed upload: state "starter",
+// part of data.
+func (s *Server) AddStarter(r *Release, name string, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.Assets = append(r.Assets, &Asset{ID: s.id(), Name: name, Data: data[:len(data)/2], State: "starter"})
+}
+
+// Releases returns copies of every release of tag, oldest first.
+func (s *Server) Releases(tag string) []Release {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Release
+	for _, r := range s.releases {
+		if r.Tag == tag {
+			out = append(out, *r)
+		}
+	}
+	return out
+}
+
+// Latest returns the tag of the release marked Latest, or "".
+func (s *Server) Latest() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.releases {
-		if r.Tag == tag {
+		if r.ID == s.latest {
+			return r.Tag
+		}
+	}
+	return ""
+}
+
+// Get returns a copy of tag's release (nil if none; the published one if
+// the tag has one) and whether it is Latest.
+func (s *Server) Get(tag string) (*Release, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, pass := range []bool{false, true} {
+		for _, r := range s.releases {
+			if r.Tag != tag || (r.Draft && !pass) {
+				continue
+			}
 			c := *r
 			return &c, s.latest == r.ID
 		}
 	}
 	return nil, false
+}
+
+// legacyLatest is GitHub's "legacy" choice: the published full release
+// with the highest version (vMAJOR.MINOR.PATCH; others lose).
+func (s *Server) legacyLatest() int64 {
+	var best *Release
+	for _, r := range s.releases {
+		if r.Draft || r.Prerelease {
+			continue
+		}
+		if best == nil || versionLess(best.Tag, r.Tag) {
+			best = r
+		}
+	}
+	if best == nil {
+		return 0
+	}
+	return best.ID
+}
+
+var version = regexp.MustCompile(`^v([0-9]+)\.([0-9]+)\.([0-9]+)$`)
+
+func versionLess(a, b string) bool {
+	ma, mb := version.FindStringSubmatch(a), version.FindStringSubmatch(b)
+	if ma == nil || mb == nil {
+		return ma == nil && mb != nil
+	}
+	for i := 1; i <= 3; i++ {
+		x, _ := strconv.Atoi(ma[i])
+		y, _ := strconv.Atoi(mb[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return false
 }
 
 func (s *Server) id() int64 { s.next++; return s.next }
@@ -211,11 +295,15 @@ func (s *Server) patch(w http.ResponseWriter, req *http.Request, id string) {
 }
 
 // publish marks r published: immutable when the repository says so, and
-// Latest unless it is a pre-release or make_latest is "false" (legacy and
-// true both make the newest full release Latest here).
+// Latest as make_latest says (absent is "true" in GitHub's API for a
+// create; here absent and "legacy" both take GitHub's legacy rule).
 func (s *Server) publish(r *Release, makeLatest string) {
 	r.Immutable = s.ImmutableReleases
-	if !r.Prerelease && makeLatest != "false" {
+	switch {
+	case r.Prerelease || makeLatest == "false":
+	case makeLatest == "legacy" || makeLatest == "":
+		s.latest = s.legacyLatest()
+	default:
 		s.latest = r.ID
 	}
 }
@@ -248,7 +336,7 @@ func (s *Server) upload(w http.ResponseWriter, req *http.Request, id string) {
 	if s.Mangle != nil {
 		data = s.Mangle(name, data)
 	}
-	a := &Asset{ID: s.id(), Name: name, Data: data}
+	a := &Asset{ID: s.id(), Name: name, Data: data, State: "uploaded"}
 	r.Assets = append(r.Assets, a)
 	s.Log = append(s.Log, "upload "+r.Tag+" "+name)
 	s.json(w, http.StatusCreated, assetView(a))
@@ -272,6 +360,10 @@ func (s *Server) asset(w http.ResponseWriter, req *http.Request, id string) {
 			}
 			if req.Header.Get("Accept") != "application/octet-stream" {
 				s.json(w, http.StatusOK, assetView(a))
+				return
+			}
+			if a.State != "uploaded" {
+				s.fail(w, http.StatusNotFound, "Not Found")
 				return
 			}
 			w.Header().Set("Content-Type", "application/octet-stream")
@@ -305,7 +397,7 @@ func (s *Server) view(r *Release) map[string]any {
 
 func assetView(a *Asset) map[string]any {
 	sum := sha256.Sum256(a.Data)
-	return map[string]any{"id": a.ID, "name": a.Name, "size": len(a.Data), "digest": "sha256:" + hex.EncodeToString(sum[:])}
+	return map[string]any{"id": a.ID, "name": a.Name, "size": len(a.Data), "digest": "sha256:" + hex.EncodeToString(sum[:]), "state": a.State}
 }
 
 func (s *Server) json(w http.ResponseWriter, code int, v any) {
