@@ -250,6 +250,10 @@ func TestBuilderDryRun(t *testing.T) {
 			// The same bytes attested for the release candidate, and by
 			// release.yml for this tag: neither counts.
 			fmt.Fprintf(&store, "%s %s refs/tags/v9.8.7-rc.0\n%s o/r/.github/workflows/release.yml refs/tags/%s\n", d, builder, d, version)
+			// A look-alike workflow, which gh matches by prefix without @ref;
+			// a self-hosted runner; another predicate.
+			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml-copy.yml refs/tags/%s\n", d, version)
+			fmt.Fprintf(&store, "%s %s refs/tags/%s self-hosted\n%s %s refs/tags/%s github-hosted https://spdx.dev/Document/v2.3\n", d, builder, version, d, builder, version)
 			if bits&(1<<i) != 0 {
 				have[d] = true
 				fmt.Fprintf(&store, "%s %s refs/tags/%s\n", d, builder, version)
@@ -369,6 +373,7 @@ func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 			// workflow's nor a self-hosted runner's attestation counts.
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/v9.8.7-rc.0\n%s o/r/.github/workflows/release.yml refs/tags/%s\n", d, d, version)
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s self-hosted\n", d, version)
+			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml-copy.yml refs/tags/%s\n", d, version)
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s github-hosted https://spdx.dev/Document/v2.3\n", d, version)
 			if i != c.missing {
 				fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s\n", d, version)

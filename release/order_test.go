@@ -1,0 +1,77 @@
+package release_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writer says whether a publish step writes anything users see: pushes,
+// signs, uploads. Every other step only reads or checks, and may stop the
+// run.
+func writer(s workflowStep) bool {
+	return slices.ContainsFunc(makeInvocations(s.Run), func(t string) bool {
+		return t == "image-push" || t == "chart-push" || t == "sign" || t == "release-publish"
+	})
+}
+
+// TestPublishChecksComeFirst: in release.yml's publish job, every step
+// that can stop the run (the gh version, the rebuild compared with the
+// builder's, the provenance bundles verified and counted, the registry's
+// and the GitHub release's state) comes before the first step that
+// pushes, signs or uploads; so a run that stops has changed nothing.
+func TestPublishChecksComeFirst(t *testing.T) {
+	steps := jobSteps(t, workflowPath("release.yml"), "publish")
+	first := slices.IndexFunc(steps, writer)
+	if first < 0 {
+		t.Fatal("the publish job has no step that pushes, signs or uploads")
+	}
+	for i, s := range steps[first:] {
+		if !writer(s) {
+			t.Errorf("step %d %q checks or gathers after step %d %q has written: a stop there leaves the registry changed", first+i+1, s.Name, first+1, steps[first].Name)
+		}
+	}
+	for _, want := range []string{"gh --version", "make release-build", "gh attestation verify", "make release-check", "make release-github-state"} {
+		if !slices.ContainsFunc(steps[:first], func(s workflowStep) bool { return strings.Contains(s.Run, want) }) {
+			t.Errorf("no step before the first write runs %q", want)
+		}
+	}
+}
+
+// TestGhVersionChecked runs the gh version check of release.yml's publish
+// job and build.yml's build job for real: it comes before any step that
+// runs gh attestation verify, and passes only a gh at or after the one
+// that matches --signer-workflow literally. That gh (2.97.0) anchors the
+// match at the start only, so the signer workflow given is
+// build.yml@<the tag's ref>: TestBuilderDryRun and
+// TestPublishAttachesThisTagsProvenance hold a look-alike
+// build.yml-copy.yml attestation to it.
+func TestGhVersionChecked(t *testing.T) {
+	runner := newStepRunner(t, "")
+	for file, job := range map[string]string{"release.yml": "publish", "build.yml": "build"} {
+		steps := jobSteps(t, workflowPath(file), job)
+		check := slices.IndexFunc(steps, func(s workflowStep) bool { return strings.Contains(s.Run, "gh --version") })
+		verify := slices.IndexFunc(steps, func(s workflowStep) bool { return strings.Contains(s.Run, "gh attestation verify") })
+		if check < 0 || verify < 0 || check > verify {
+			t.Errorf("%s job %s: the gh version check (step %d) must come before the first gh attestation verify (step %d)", file, job, check+1, verify+1)
+			continue
+		}
+		if steps[check].Env["GH_MIN"] != "2.97.0" {
+			t.Errorf("%s: GH_MIN %q, want 2.97.0 (the first gh that matches --signer-workflow literally)", file, steps[check].Env["GH_MIN"])
+		}
+		for v, ok := range map[string]bool{"2.97.0": true, "2.97.1": true, "2.100.0": true, "3.0.0": true, "2.96.9": false, "2.60.0": false, "2.9.0": false, "unknown": false} {
+			_, log, err := runner.run(steps[check], t.TempDir(), githubContext(), "FAKE_GH_VERSION="+v)
+			if ok != (err == nil) || (!ok && !strings.Contains(log, "older than 2.97.0")) {
+				t.Errorf("%s: gh %s: %v; want pass %v\n%s", file, v, err, ok, log)
+			}
+		}
+		for _, s := range steps {
+			for _, m := range regexp.MustCompile(`--signer-workflow "\$([A-Z_]+)"`).FindAllStringSubmatch(s.Run, -1) {
+				if !strings.HasSuffix(s.Env[m[1]], "/.github/workflows/build.yml@${{ github.ref }}") {
+					t.Errorf("%s step %q: --signer-workflow $%s is %q: without @<ref> gh matches it as a prefix", file, s.Name, m[1], s.Env[m[1]])
+				}
+			}
+		}
+	}
+}
