@@ -175,10 +175,12 @@ release-check:
 # The tag's GitHub release, a draft too (GITHUB_API_URL, GH_TOKEN): whether
 # its SHA256SUMS.sigstore.json verifies against this build's SHA256SUMS
 # under the release identity; fails when the release holds what the
-# publish step must not replace. Appends to RELEASE_DIR/state.
+# publish step must not replace, or an asset that is neither a release
+# file nor PROVENANCE. Appends to RELEASE_DIR/state.
+PROVENANCE ?=
 release-github-state:
 	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
-	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release github-state $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" >>$(RELEASE_DIR)/state && \
+	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release github-state $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" -attach '$(PROVENANCE)' >>$(RELEASE_DIR)/state && \
 	cat $(RELEASE_DIR)/state
 
 # What a release run must still publish, as step outputs (cmd/kse-release):
@@ -194,7 +196,6 @@ release-plan:
 # (SHA256SUMS, the files it lists, the signature bundle, PROVENANCE), reads
 # every asset back and checks it, then publishes; a pre-release tag
 # (-rc.N, any -suffix) is marked pre-release, never Latest.
-PROVENANCE ?=
 release-publish:
 	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
 	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release publish $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" -attach '$(PROVENANCE)'

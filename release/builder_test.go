@@ -15,8 +15,10 @@ import (
 // CLI decides it: it succeeds when an attestation of the file's SHA-256
 // passes every flag given (a flag not given allows any, but the predicate
 // type, which defaults to SLSA provenance v1 as gh does since 2.67.0). The
-// attestations are the lines "HEX WORKFLOW REF [RUNNER [PREDICATE]]" of
-// $ATTESTATIONS (runner github-hosted and predicate SLSA v1 unless said),
+// attestations are the lines "HEX WORKFLOW REF [RUNNER [PREDICATE
+// [SOURCE]]]" of $ATTESTATIONS (runner github-hosted, predicate SLSA v1
+// and source ref REF unless said: SOURCE differs from REF when a
+// workflow of another ref calls build.yml at REF),
 // or with --bundle FILE the JSON lines of that file, each the bundle this
 // fake prints with --format json. --signer-workflow matches as gh 2.97.0
 // does: the certificate's workflow URI
@@ -47,21 +49,21 @@ while [ $# -gt 0 ]; do
 done
 hex=$(sha256sum "$file" | cut -d' ' -f1) || exit 1
 if [ -n "$bundle" ]; then
-  candidates=$(jq -r '[.subject, .workflow, .ref, .runner, .predicate] | @tsv' "$bundle") || { echo "fake gh: $bundle is not JSON lines" >&2; exit 1; }
+  candidates=$(jq -r '[.subject, .workflow, .ref, .runner, .predicate, .source] | @tsv' "$bundle") || { echo "fake gh: $bundle is not JSON lines" >&2; exit 1; }
 else
   candidates=$(cat "$ATTESTATIONS")
 fi
 found=
-while read -r h w r run p; do
+while read -r h w r run p src; do
   [ "$h" = "$hex" ] || continue
-  run=${run:-github-hosted} p=${p:-https://slsa.dev/provenance/v1}
+  run=${run:-github-hosted} p=${p:-https://slsa.dev/provenance/v1} src=${src:-$r}
   san="https://github.com/$w@$r"
   [ -z "$wf" ] || [ "${san#"https://github.com/$wf"}" != "$san" ] || continue
-  [ -z "$ref" ] || [ "$r" = "$ref" ] || continue
+  [ -z "$ref" ] || [ "$src" = "$ref" ] || continue
   [ -z "$deny" ] || [ "$run" = github-hosted ] || continue
   [ "$p" = "$pred" ] || continue
   # FAKE_GH_JSON_REF: a gh whose JSON is not what it verified.
-  found="$found${found:+,}{\"attestation\":{\"bundle\":{\"subject\":\"$h\",\"workflow\":\"$w\",\"ref\":\"${FAKE_GH_JSON_REF:-$r}\",\"runner\":\"$run\",\"predicate\":\"$p\"}}}"
+  found="$found${found:+,}{\"attestation\":{\"bundle\":{\"subject\":\"$h\",\"workflow\":\"$w\",\"ref\":\"${FAKE_GH_JSON_REF:-$r}\",\"runner\":\"$run\",\"predicate\":\"$p\",\"source\":\"$src\"}}}"
 done <<<"$candidates"
 if [ -z "$found" ]; then
   echo "fake gh: no attestation of $file for ${wf:-any workflow} at ${ref:-any ref}${bundle:+ in $bundle}" >&2
@@ -254,6 +256,8 @@ func TestBuilderDryRun(t *testing.T) {
 			// a self-hosted runner; another predicate.
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml-copy.yml refs/tags/%s\n", d, version)
 			fmt.Fprintf(&store, "%s %s refs/tags/%s self-hosted\n%s %s refs/tags/%s github-hosted https://spdx.dev/Document/v2.3\n", d, builder, version, d, builder, version)
+			// build.yml at this tag, called by a branch's workflow: its source ref is the branch.
+			fmt.Fprintf(&store, "%s %s refs/tags/%s github-hosted https://slsa.dev/provenance/v1 refs/heads/elsewhere\n", d, builder, version)
 			if bits&(1<<i) != 0 {
 				have[d] = true
 				fmt.Fprintf(&store, "%s %s refs/tags/%s\n", d, builder, version)
@@ -374,6 +378,7 @@ func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/v9.8.7-rc.0\n%s o/r/.github/workflows/release.yml refs/tags/%s\n", d, d, version)
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s self-hosted\n", d, version)
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml-copy.yml refs/tags/%s\n", d, version)
+			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s github-hosted https://slsa.dev/provenance/v1 refs/heads/elsewhere\n", d, version)
 			fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s github-hosted https://spdx.dev/Document/v2.3\n", d, version)
 			if i != c.missing {
 				fmt.Fprintf(&store, "%s o/r/.github/workflows/build.yml refs/tags/%s\n", d, version)
@@ -405,11 +410,11 @@ func TestPublishAttachesThisTagsProvenance(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		got := map[string]bool{}
 		for _, l := range lines {
-			var b struct{ Subject, Workflow, Ref, Runner, Predicate string }
+			var b struct{ Subject, Workflow, Ref, Runner, Predicate, Source string }
 			if err := json.Unmarshal([]byte(l), &b); err != nil {
 				t.Fatalf("line %q: %v", l, err)
 			}
-			if b.Workflow != "o/r/.github/workflows/build.yml" || b.Ref != "refs/tags/"+version || b.Runner != "github-hosted" || b.Predicate != "https://slsa.dev/provenance/v1" {
+			if b.Workflow != "o/r/.github/workflows/build.yml" || b.Ref != "refs/tags/"+version || b.Source != b.Ref || b.Runner != "github-hosted" || b.Predicate != "https://slsa.dev/provenance/v1" {
 				t.Errorf("the release's provenance holds %+v, not build.yml's SLSA provenance for %s on a GitHub-hosted runner", b, version)
 			}
 			got[b.Subject] = true

@@ -66,7 +66,7 @@ func (c *contentRun) kse(sub string, extra ...string) (string, error) {
 
 // state is github-state's sums-signature line, or its error.
 func (c *contentRun) state(t *testing.T) (string, string, error) {
-	out, err := c.kse("github-state")
+	out, err := c.kse("github-state", "-attach", provenanceAsset)
 	for _, line := range strings.Split(out, "\n") {
 		if v, ok := strings.CutPrefix(line, "sums-signature="); ok {
 			return v, out, err
@@ -164,6 +164,11 @@ func TestReleaseContent(t *testing.T) {
 		{"published with a bundle by another identity", false, func(c *contentRun) map[string][]byte {
 			return map[string][]byte{"SHA256SUMS.sigstore.json": fulcio.bundle(t, releaseIdentity("o/r", "v0.0.1"), []byte(c.files["SHA256SUMS"]))}
 		}, "does not verify as a signature of this build's SHA256SUMS by the release workflow"},
+		{"published with an asset that is no file of the build", false, func(c *contentRun) map[string][]byte {
+			all := c.assets(fulcio.bundle(t, id, []byte(c.files["SHA256SUMS"])))
+			all["install.sh"] = []byte("curl | sh")
+			return all
+		}, "holds install.sh, which is no file of this build"},
 		{"published, immutable, without its bundle", true, func(c *contentRun) map[string][]byte {
 			all := c.assets(nil)
 			delete(all, "SHA256SUMS.sigstore.json")

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,7 +43,7 @@ var mutations = []mutation{
 		edits: [][2]string{{"if acts.SignSums {\n\t\tbundle :=", "if acts.SignSums && false {\n\t\tbundle :="}},
 		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
 	{name: "the assets are not read back before publishing", file: "internal/releaseplan/release.go",
-		edits: [][2]string{{"err != nil || len(left.Upload) > 0 {", "(err != nil || len(left.Upload) > 0) && false {"}},
+		edits: [][2]string{{"err != nil || len(left.Upload) > 0 || len(left.Delete) > 0 {", "false {"}},
 		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
 	{name: "a draft reads as no release", file: "internal/ghrelease/ghrelease.go",
 		edits: [][2]string{{"if list[i].TagName == tag {", "if list[i].TagName == tag && !list[i].Draft {"}},
@@ -53,8 +55,38 @@ var mutations = []mutation{
 		edits: [][2]string{{`body := map[string]any{"draft": false, "prerelease": prerelease,`, `body := map[string]any{"draft": false, "prerelease": false,`}},
 		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
 	{name: "only -rc tags are pre-releases", file: "internal/releaseplan/release.go",
-		edits: [][2]string{{`[0-9]+\.[0-9]+\.[0-9]+-` + "`", `[0-9]+\.[0-9]+\.[0-9]+-rc` + "`"}},
+		edits: [][2]string{{"`(-(0|[1-9][0-9]*|", "`(-rc\\.(0|[1-9][0-9]*|"}},
 		pkg:   "./internal/releaseplan", test: "TestPrerelease"},
+	{name: "a tag that is not SemVer is released", file: "internal/releaseplan/release.go",
+		edits: [][2]string{{"if !tagPattern.MatchString(tag) {", "if false {"}},
+		pkg:   "./internal/releaseplan", test: "TestCheckTag"},
+	{name: "a backport takes Latest (make_latest true)", file: "internal/ghrelease/ghrelease.go",
+		edits: [][2]string{{`latest := "legacy"`, `latest := "true"`}},
+		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
+	{name: "the tag filter is loosened to a prefix", file: "internal/ghrelease/ghrelease.go",
+		edits: [][2]string{{"if list[i].TagName == tag {", "if strings.HasPrefix(list[i].TagName, tag) {"}},
+		pkg:   "./internal/ghrelease", test: "TestReleases"},
+	{name: "the first release of the tag is taken (a newer draft hides the published one)", file: "internal/ghrelease/ghrelease.go",
+		edits: [][2]string{{"out = append(out, &list[i])", "return []*Release{&list[i]}, nil"}},
+		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
+	{name: "of several drafts the first is taken", file: "internal/releaseplan/release.go",
+		edits: [][2]string{{"case len(drafts) > 1:", "case false:"}},
+		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
+	{name: "assets that are no file of the build are not read", file: "internal/releaseplan/release.go",
+		edits: [][2]string{{"case !known:\n\t\t\tf.Unknown = append(f.Unknown, asset.Name)\n", "case !known:\n"}},
+		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
+	{name: "a draft's assets that are no file of the build ship", file: "internal/releaseplan/release.go",
+		edits: [][2]string{{"a.Delete = append(a.Delete, f.Unknown...)", ""}},
+		pkg:   "./internal/releaseplan", test: "TestDecideRelease|TestPublishRelease"},
+	{name: "a published release's assets that are no file of the build pass", file: "internal/releaseplan/release.go",
+		edits: [][2]string{{"if f.published() && len(f.Unknown) > 0 {", "if false {"}},
+		pkg:   "./internal/releaseplan", test: "TestDecideRelease|TestPublishRelease"},
+	{name: "a half-uploaded asset counts as uploaded", file: "internal/releaseplan/release.go",
+		edits: [][2]string{{"case !asset.Uploaded():", "case false:"}},
+		pkg:   "./internal/releaseplan", test: "TestPublishRelease"},
+	{name: "a half-uploaded file is not uploaded again", file: "internal/releaseplan/release.go",
+		edits: [][2]string{{"case slices.Contains(f.Broken, name):\n\t\t\ta.Replace = append(a.Replace, name)\n", ""}},
+		pkg:   "./internal/releaseplan", test: "TestDecideRelease|TestPublishRelease"},
 	{name: "SHA256SUMS counts as signed by the plan without its bundle verifying", file: "internal/releaseplan/plan.go",
 		edits: [][2]string{{`{"sums", st.SumsSignature}`, `{"sums", true}`}},
 		pkg:   "./internal/releaseplan", test: "TestDecideFromScratch"},
@@ -72,6 +104,46 @@ var mutations = []mutation{
 		edits: [][2]string{{`--signer-workflow "$SIGNER" --source-ref`, `--source-ref`}}, pkg: "release", test: "TestBuilderDryRun"},
 	{name: "the publish job's provenance bundles are of any tag", file: ".github/workflows/release.yml",
 		edits: [][2]string{{`--source-ref "$GITHUB_REF" \`, `\`}}, pkg: "release", test: "TestPublishAttachesThisTagsProvenance"},
+	{name: "the publish job's provenance bundles are of any runner", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"--deny-self-hosted-runners --format json", "--format json"}}, pkg: "release", test: "TestPublishAttachesThisTagsProvenance"},
+	{name: "the publish job's provenance bundles are of any predicate", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"--predicate-type https://slsa.dev/provenance/v1 --deny-self-hosted-runners --format json", "--deny-self-hosted-runners --format json"}},
+		pkg:   "release", test: "TestWorkflowRules"},
+	{name: "the publish job's signer is matched as a prefix (no @ref)", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"/.github/workflows/build.yml@${{ github.ref }}", "/.github/workflows/build.yml"}},
+		pkg:   "release", test: "TestPublishAttachesThisTagsProvenance"},
+	{name: "the publish job does not verify the bundles file it wrote", file: ".github/workflows/release.yml",
+		edits: [][2]string{{`if ! gh attestation verify "$f" --bundle "$out"`, `if false && ! gh attestation verify "$f" --bundle "$out"`}},
+		pkg:   "release", test: "TestPublishAttachesThisTagsProvenance"},
+	{name: "the publish job runs without pipefail", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"defaults:\n  run:\n    shell: bash\n", ""}}, pkg: "release", test: "TestPipeStepsRunWithPipefail"},
+	{name: "build.yml runs without pipefail", file: ".github/workflows/build.yml",
+		edits: [][2]string{{"defaults:\n  run:\n    shell: bash\n", ""}}, pkg: "release", test: "TestPipeStepsRunWithPipefail"},
+	{name: "the builder's skip counts a self-hosted runner's provenance", file: ".github/workflows/build.yml",
+		edits: [][2]string{{"--deny-self-hosted-runners >/dev/null", ">/dev/null"}}, pkg: "release", test: "TestBuilderDryRun"},
+	{name: "the builder's skip counts any predicate", file: ".github/workflows/build.yml",
+		edits: [][2]string{{"--predicate-type https://slsa.dev/provenance/v1 --deny-self-hosted-runners >/dev/null", "--deny-self-hosted-runners >/dev/null"}},
+		pkg:   "release", test: "TestWorkflowRules"},
+	{name: "the builder's signer is matched as a prefix (no @ref)", file: ".github/workflows/build.yml",
+		edits: [][2]string{{"/.github/workflows/build.yml@${{ github.ref }}", "/.github/workflows/build.yml"}}, pkg: "release", test: "TestBuilderDryRun"},
+	{name: "an old gh verifies the provenance (publish)", file: ".github/workflows/release.yml",
+		edits: [][2]string{{`GH_MIN: "2.97.0"`, `GH_MIN: "2.0.0"`}}, pkg: "release", test: "TestGhVersionChecked"},
+	{name: "gh's version is printed, not checked (build)", file: ".github/workflows/build.yml",
+		edits: [][2]string{{"nothing is verified with it\"\n            exit 1", "nothing is verified with it\""}}, pkg: "release", test: "TestGhVersionChecked"},
+	{name: "the provenance bundles are checked after the push", file: ".github/workflows/release.yml",
+		move: func(s string) string {
+			i := strings.Index(s, "      # The provenance build.yml made for this tag, verified")
+			j := strings.Index(s, "      - name: Log in to GHCR")
+			k := strings.Index(s, "      - name: The GitHub release, published last")
+			if i < 0 || j < i || k < j {
+				return s
+			}
+			return s[:i] + s[j:k] + s[i:j] + s[k:]
+		}, pkg: "release", test: "TestPublishChecksComeFirst"},
+	{name: "a tag that is not SemVer is built", file: ".github/workflows/release.yml",
+		edits: [][2]string{{`if ! [[ "$GITHUB_REF_NAME" =~ $semver ]]; then`, `if false; then`}}, pkg: "release", test: "TestTagMustBeSemVer"},
+	{name: "the workflow's tag expression is not anchored at the end", file: ".github/workflows/release.yml",
+		edits: [][2]string{{`*))*)?$'`, `*))*)?'`}}, pkg: "release", test: "TestTagMustBeSemVer"},
 	{name: "the attest job does not hold the files to the rebuild", file: ".github/workflows/build.yml",
 		edits: [][2]string{{"! diff -u rebuilt.sha256 built.sha256", "false"}, {`grep -qxF -- "$line" rebuilt.sha256 ||`, "true ||"}},
 		pkg:   "release", test: "TestAttestHoldsSubjectsToTheRebuild"},
@@ -191,6 +263,28 @@ func copyDir(t *testing.T, from, to string) {
 		}
 		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestMutationsFailWithoutToolsInCI: with CI set, an entry of
+// TestReleaseMutations whose tool is missing fails, rather than skipping:
+// CI must never pass a mutation it did not run. Without CI it skips.
+func TestMutationsFailWithoutToolsInCI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	i := slices.IndexFunc(mutations, func(m mutation) bool { return m.cosign })
+	if i < 0 {
+		t.Fatal("no mutation needs cosign")
+	}
+	name := strings.ReplaceAll(mutations[i].name, " ", "_")
+	for ci, want := range map[string]string{"true": "--- FAIL", "": "--- SKIP"} {
+		cmd := exec.Command("go", "test", "-count=1", "-v", "-run", "^TestReleaseMutations$/^"+regexp.QuoteMeta(name)+"$", ".")
+		cmd.Env = append(os.Environ(), "CI="+ci, "COSIGN_BIN="+filepath.Join(t.TempDir(), "no-cosign"))
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), want+": TestReleaseMutations/"+name) {
+			t.Errorf("CI=%q and no cosign: want %s of %s\n%s", ci, want, name, tail(string(out), 1500))
 		}
 	}
 }

@@ -32,6 +32,23 @@ func TestPublishChecksComeFirst(t *testing.T) {
 			t.Errorf("step %d %q checks or gathers after step %d %q has written: a stop there leaves the registry changed", first+i+1, s.Name, first+1, steps[first].Name)
 		}
 	}
+	// github-state must expect the provenance bundles publish attaches, or
+	// it reads them as assets of no file of the build.
+	provenance := regexp.MustCompile(`PROVENANCE="([^"]+)"`)
+	var named []string
+	for _, s := range steps {
+		if strings.Contains(s.Run, "make release-github-state") || strings.Contains(s.Run, "make release-publish") {
+			m := provenance.FindStringSubmatch(s.Run)
+			if m == nil {
+				t.Errorf("step %q runs release-github-state or release-publish without PROVENANCE", s.Name)
+				continue
+			}
+			named = append(named, m[1])
+		}
+	}
+	if len(named) != 2 || named[0] != named[1] {
+		t.Errorf("release-github-state and release-publish must name the same PROVENANCE: %q", named)
+	}
 	for _, want := range []string{"gh --version", "make release-build", "gh attestation verify", "make release-check", "make release-github-state"} {
 		if !slices.ContainsFunc(steps[:first], func(s workflowStep) bool { return strings.Contains(s.Run, want) }) {
 			t.Errorf("no step before the first write runs %q", want)

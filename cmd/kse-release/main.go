@@ -4,7 +4,7 @@
 //	kse-release plan -dir bin/release -state bin/release/state -scope publish >>"$GITHUB_OUTPUT"
 //	kse-release plan -dir bin/release -state bin/release/provenance.state -scope provenance >>"$GITHUB_OUTPUT"
 //	kse-release registry-state -dir bin/release -image REPO -chart REPO/NAME
-//	kse-release github-state -dir bin/release -tag vX.Y.Z
+//	kse-release github-state -dir bin/release -tag vX.Y.Z -attach NAME.intoto.jsonl
 //	kse-release publish -dir bin/release -tag vX.Y.Z -attach NAME.intoto.jsonl
 //
 // plan reads the facts the workflow gathered and needs no network.
@@ -182,6 +182,7 @@ func (c *common) github(getenv func(string) string) *ghrelease.Client {
 // release holds what the publish step must not replace.
 func githubState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, c := flags("github-state", getenv, stderr)
+	attach := fs.String("attach", "", "space-separated files of -dir the release holds besides SHA256SUMS and what it lists (the provenance bundles): any other asset is no file of this build")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -190,6 +191,9 @@ func githubState(ctx context.Context, args []string, getenv func(string) string,
 	}
 	want, err := releaseplan.LoadWant(c.dir)
 	if err != nil {
+		return err
+	}
+	if err := releaseplan.LoadFiles(c.dir, strings.Fields(*attach), want.Files); err != nil {
 		return err
 	}
 	facts, _, err := releaseplan.GatherRelease(ctx, c.github(getenv), c.verifier(getenv, stderr), c.tag, c.dir, want.Files)
