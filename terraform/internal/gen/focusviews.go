@@ -48,11 +48,11 @@ const (
 	focusSum                    // summable metric: origin value times the share
 )
 
-// focusColumn is one column of AWS's FOCUS 1.2 export, by the FOCUS 1.2
+// FocusColumn is one column of AWS's FOCUS 1.2 export, by the FOCUS 1.2
 // with AWS columns table dictionary
 // (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-focus-1-2-aws-columns.html):
 // string, double, timestamp_milliseconds, and Tags as a map.
-type focusColumn struct {
+type FocusColumn struct {
 	Name string // FOCUS column id (Athena lowercases it)
 	Type string // string, double, timestamp, map
 	Kind focusKind
@@ -61,12 +61,12 @@ type focusColumn struct {
 // FocusExportColumns are the export's columns the views carry, in the
 // dictionary's order. x_Discounts is left out: a map of amounts that
 // Athena and DuckDB cannot scale by a share with the same SQL.
-func FocusExportColumns() []focusColumn {
-	s := func(n string) focusColumn { return focusColumn{n, "string", focusDim} }
-	ts := func(n string) focusColumn { return focusColumn{n, "timestamp", focusDim} }
-	sum := func(n string) focusColumn { return focusColumn{n, "double", focusSum} }
-	price := func(n string) focusColumn { return focusColumn{n, "double", focusPrice} }
-	return []focusColumn{
+func FocusExportColumns() []FocusColumn {
+	s := func(n string) FocusColumn { return FocusColumn{n, "string", focusDim} }
+	ts := func(n string) FocusColumn { return FocusColumn{n, "timestamp", focusDim} }
+	sum := func(n string) FocusColumn { return FocusColumn{n, "double", focusSum} }
+	price := func(n string) FocusColumn { return FocusColumn{n, "double", focusPrice} }
+	return []FocusColumn{
 		s("AvailabilityZone"), sum("BilledCost"), s("BillingAccountId"), s("BillingAccountName"),
 		s("BillingAccountType"), s("BillingCurrency"), ts("BillingPeriodEnd"), ts("BillingPeriodStart"),
 		s("CapacityReservationId"), s("CapacityReservationStatus"), s("ChargeCategory"), s("ChargeClass"),
@@ -85,7 +85,7 @@ func FocusExportColumns() []focusColumn {
 	}
 }
 
-func (c focusColumn) viewColumn(doc string) ViewColumn {
+func (c FocusColumn) viewColumn(doc string) ViewColumn {
 	switch c.Type {
 	case "double":
 		return ViewColumn{strings.ToLower(c.Name), "double", "double", "DECIMAL", doc}
@@ -103,14 +103,14 @@ func (c focusColumn) viewColumn(doc string) ViewColumn {
 // split cost allocation columns, then the Kubernetes context FOCUS has no
 // column for (x_ prefixed, as FOCUS allows custom columns).
 func focusAddedColumns() []struct {
-	Col focusColumn
+	Col FocusColumn
 	Doc string
 } {
 	type cd = struct {
-		Col focusColumn
+		Col FocusColumn
 		Doc string
 	}
-	s := func(n, doc string) cd { return cd{focusColumn{n, "string", focusDim}, doc} }
+	s := func(n, doc string) cd { return cd{FocusColumn{n, "string", focusDim}, doc} }
 	return []cd{
 		s("ServiceProviderName", "FOCUS 1.3: the provider of the service (the export's ProviderName)"),
 		s("HostProviderName", "FOCUS 1.3: the provider hosting the resource (the export's ProviderName)"),
@@ -126,7 +126,7 @@ func focusAddedColumns() []struct {
 		s("x_Controller", "workload: the controller name, or the pod name"),
 		s("x_Node", "Kubernetes node of the origin resource (for a volume, the node Kubecost names)"),
 		s("x_ResourceKind", "instance, volume, data_transfer or load_balancer: the split's resource kind"),
-		{focusColumn{"x_AllocatedShare", "double", focusPrice}, "the share of the origin charge (AllocatedRatio), null when not allocated"},
+		{FocusColumn{"x_AllocatedShare", "double", focusPrice}, "the share of the origin charge (AllocatedRatio), null when not allocated"},
 	}
 }
 
@@ -181,4 +181,10 @@ func FocusViewFiles() ([]File, error) {
 		files = append(files, File{FocusViewTemplatePath(v.Name), []byte(v.SQL)})
 	}
 	return files, nil
+}
+
+// KindName is how an allocated charge carries the column: dim (copied),
+// price (a unit price, copied) or sum (times the share).
+func (c FocusColumn) KindName() string {
+	return [...]string{"dim", "price", "sum"}[c.Kind]
 }
