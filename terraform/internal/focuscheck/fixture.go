@@ -92,6 +92,10 @@ func CanonicalSplit() []SplitRow {
 		idle("i-0bbb", "ip-b", 0.4, "both"),
 		pod("vol-0ccc", "volume", "ip-a", "search", "statefulset", "idx", "idx-0", 1, 0.1),
 		idle("i-0ddd", "", 1, "bill_only"),
+		// Shares that do not add up to 1: the views leave i-0fff's charges
+		// as the export has them.
+		pod("i-0fff", "instance", "ip-f", "payments", "deployment", "worker", "worker-1", 0.5, 0.3),
+		pod("i-0fff", "instance", "ip-f", "search", "deployment", "crawler", "crawler-1", 0.4, 0.2),
 		fargate,
 	}
 }
@@ -99,7 +103,8 @@ func CanonicalSplit() []SplitRow {
 // CanonicalFocus is the organisation's FOCUS export of that day: three
 // hours of each cluster instance (one on demand, one under a Savings
 // Plan), the volume, the instance only the bill has, and lines that are
-// not the cluster's (another account's instance, S3, a tax and a credit).
+// not the cluster's (another account's instance, S3, a tax and a credit),
+// a credit on a cluster instance, and an instance whose split is broken.
 func CanonicalFocus() []curfixture.FocusRow {
 	var rows []curfixture.FocusRow
 	for h := 0; h < 3; h++ {
@@ -115,7 +120,13 @@ func CanonicalFocus() []curfixture.FocusRow {
 		rows = append(rows, vol)
 		rows = append(rows, curfixture.FocusLine(account, "i-0ddd", "Amazon Elastic Compute Cloud", "t3.large", at, 0.0832, 0.0832, 0.0832))
 		rows = append(rows, curfixture.FocusLine("444455556666", "i-0eee", "Amazon Elastic Compute Cloud", "c6i.large", at, 0.085, 0.085, 0.085))
+		rows = append(rows, curfixture.FocusLine(account, "i-0fff", "Amazon Elastic Compute Cloud", "m6i.large", at, 0.096, 0.096, 0.096))
 	}
+	// A credit against a cluster instance is not an origin charge: only
+	// usage lines are split.
+	icredit := curfixture.FocusLine(account, "i-0aaa", "Amazon Elastic Compute Cloud", "Credit", Day, -0.05, -0.05, -0.05)
+	icredit.ChargeCategory, icredit.ListUnitPrice, icredit.ContractedUnitPrice = curfixture.S("Credit"), nil, nil
+	rows = append(rows, icredit)
 	s3 := curfixture.FocusLine(account, "arn:aws:s3:::logs-bucket", "Amazon Simple Storage Service", "S3-Storage", Day, 2.3, 2.3, 2.3)
 	tax := curfixture.FocusLine(account, "", "Amazon Elastic Compute Cloud", "Tax", Day, 0.5, 0.5, 0.5)
 	tax.ResourceId, tax.ChargeCategory, tax.ListUnitPrice, tax.PricingQuantity = nil, curfixture.S("Tax"), nil, nil
