@@ -20,11 +20,12 @@ func TestViewsMeetFOCUS13(t *testing.T) {
 		}
 	}
 	// 3 hours of: i-0aaa (api, whose two pods are one workload, idx,
-	// debug and the idle), i-0bbb (auth and the idle), the
+	// debug and the idle) and its data transfer (api and idx), i-0bbb (auth
+	// and the idle), the
 	// volume (1), the bill-only instance (1 unallocated row).
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM main."` + views["focus"].Name + `"`).Scan(&n); err != nil || n != 3*(4+2+1+1) {
-		t.Errorf("focus has %d allocated charges (%v), want %d", n, err, 3*8)
+	if err := db.QueryRow(`SELECT count(*) FROM main."` + views["focus"].Name + `"`).Scan(&n); err != nil || n != 3*(4+2+2+1+1) {
+		t.Errorf("focus has %d allocated charges (%v), want %d", n, err, 3*10)
 	}
 }
 

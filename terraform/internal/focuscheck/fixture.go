@@ -77,7 +77,8 @@ func idle(resource, node string, share float64, presentIn string) SplitRow {
 // CanonicalSplit is the split of that day: an on-demand node shared by
 // two pods of one Deployment, a StatefulSet pod, a bare pod and its idle;
 // a Savings Plan node with one workload and its idle; a volume of the
-// StatefulSet's claim; an instance only the bill has (one unallocated
+// StatefulSet's claim; the first node's data transfer, split by its own
+// shares; an instance only the bill has (one unallocated
 // row); and a Fargate pod only Kubecost has (no bill resource).
 func CanonicalSplit() []SplitRow {
 	fargate := pod("", "instance", "fargate-ip-9", "batch", "job", "nightly", "nightly-x1", 0, 0.4)
@@ -90,6 +91,8 @@ func CanonicalSplit() []SplitRow {
 		idle("i-0aaa", "ip-a", 0.2, "both"),
 		pod("i-0bbb", "instance", "ip-b", "identity", "deployment", "auth", "auth-1", 0.6, 2.0),
 		idle("i-0bbb", "ip-b", 0.4, "both"),
+		pod("i-0aaa", "data_transfer", "ip-a", "payments", "deployment", "api", "api-7d9-1", 0.7, 0.02),
+		pod("i-0aaa", "data_transfer", "ip-a", "search", "statefulset", "idx", "idx-0", 0.3, 0.01),
 		pod("vol-0ccc", "volume", "ip-a", "search", "statefulset", "idx", "idx-0", 1, 0.1),
 		idle("i-0ddd", "", 1, "bill_only"),
 		// Shares that do not add up to 1: the views leave i-0fff's charges
@@ -101,8 +104,8 @@ func CanonicalSplit() []SplitRow {
 }
 
 // CanonicalFocus is the organisation's FOCUS export of that day: three
-// hours of each cluster instance (one on demand, one under a Savings
-// Plan), the volume, the instance only the bill has, and lines that are
+// hours of each cluster instance (one on demand with its data transfer,
+// one under a Savings Plan), the volume, the instance only the bill has, and lines that are
 // not the cluster's (another account's instance, S3, a tax and a credit),
 // a credit on a cluster instance, and an instance whose split is broken.
 func CanonicalFocus() []curfixture.FocusRow {
@@ -110,6 +113,9 @@ func CanonicalFocus() []curfixture.FocusRow {
 	for h := 0; h < 3; h++ {
 		at := Day.Add(time.Duration(h) * time.Hour)
 		rows = append(rows, curfixture.FocusLine(account, "i-0aaa", "Amazon Elastic Compute Cloud", "m6i.xlarge", at, 0.192, 0.192, 0.192))
+		dt := curfixture.FocusLine(account, "i-0aaa", "Amazon Elastic Compute Cloud", "DataTransfer-Out", at, 0.09, 0.09, 0.09)
+		dt.PricingUnit, dt.ConsumedUnit, dt.ServiceCategory = curfixture.S("GB"), curfixture.S("GB"), curfixture.S("Networking")
+		rows = append(rows, dt)
 		sp := curfixture.FocusLine(account, "i-0bbb", "Amazon Elastic Compute Cloud", "m6i.2xlarge", at, 0.384, 0, 0.25)
 		sp.CommitmentDiscountId = curfixture.S("arn:aws:savingsplans::999988887777:savingsplan/sp-1")
 		sp.CommitmentDiscountStatus, sp.CommitmentDiscountType = curfixture.S("Used"), curfixture.S("Compute Savings Plan")

@@ -17,7 +17,7 @@ func TestViewMutantsAreKilled(t *testing.T) {
 		{"quantity not split", "focus", "o.PricingQuantity * w.share", "o.PricingQuantity", "CAU-ListCost-C-011-C"},
 		{"idle given a resource", "focus", "CASE WHEN w.is_idle THEN NULL ELSE w.cluster_arn", "CASE WHEN false THEN NULL ELSE w.cluster_arn", "CAU-AllocatedResourceId-C-005-C"},
 		{"unit price split", "focus", "o.ListUnitPrice AS", "o.ListUnitPrice * w.share AS", "DataGeneratorCalculatedSplitCostAllocationHandling-A-004-M"},
-		{"non-usage lines split", "focus", "WHERE o.ChargeCategory = 'Usage'", "WHERE true", "replaced-total"},
+		{"kinds not matched", "focus", "END) = w.resource_kind", "END) IS NOT NULL OR true", "DataGeneratorCalculatedSplitCostAllocationHandling-A-003-M"},
 		{"shares not checked", "focus", "HAVING abs(SUM(share) - 1) <= 1e-9", "HAVING true", "DataGeneratorCalculatedSplitCostAllocationHandling-A-003-M"},
 		{"origin kept beside its allocation", "focus_replaced", "WHERE m.resource_id IS NULL", "WHERE true", "replaced-total"},
 		{"tags dropped", "focus", "o.Tags AS", "CAST(NULL AS MAP(VARCHAR, VARCHAR)) AS", "DataGeneratorCalculatedSplitCostAllocationHandling-A-005-M"},

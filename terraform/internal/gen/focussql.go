@@ -3,6 +3,8 @@ package gen
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
 )
 
 // The FOCUS views' SQL, Athena engine 3 (Trino) that runs unchanged on
@@ -41,7 +43,7 @@ func focusSplitCTEs() string {
 		"  WHERE resource_id IS NOT NULL AND share IS NOT NULL AND present_in <> 'kubecost_only'\n" +
 		"  GROUP BY cluster_arn, cluster, usage_date, resource_kind, resource_id, namespace, is_idle, " +
 		focusWorkloadKind + ", " + focusWorkloadName + "\n),\n" +
-		"matched AS (\n  SELECT resource_id, usage_date\n  FROM workloads\n  GROUP BY resource_id, usage_date\n" +
+		"matched AS (\n  SELECT resource_id, usage_date, resource_kind\n  FROM workloads\n  GROUP BY resource_id, usage_date, resource_kind\n" +
 		"  HAVING abs(SUM(share) - 1) <= " + focusMatchTolerance + "\n)"
 }
 
@@ -88,12 +90,14 @@ func focusAllocatedItems() [][2]string {
 }
 
 // focusOrigin is the join of the export's origin charges (usage lines of a
-// resource, by its id and the UTC day of the charge period) with the
-// split's workloads of that resource-day.
-const focusOrigin = "FROM \"${focus_database}\".\"${focus_table}\" o\n" +
+// resource, by its id, the UTC day of the charge period and its kind by
+// exporter/cur's FocusKindOf, which only usage lines have: an instance's hours and its data transfer
+// share the instance's id and are split apart) with the split's workloads
+// of that resource-day and kind.
+var focusOrigin = "FROM \"${focus_database}\".\"${focus_table}\" o\n" +
 	"JOIN workloads w ON o.ResourceId = w.resource_id AND CAST(o.ChargePeriodStart AS DATE) = w.usage_date\n" +
-	"JOIN matched m ON m.resource_id = w.resource_id AND m.usage_date = w.usage_date\n" +
-	"WHERE o.ChargeCategory = 'Usage'\n"
+	"  AND " + cur.FocusKindSQL("o.") + " = w.resource_kind\n" +
+	"JOIN matched m ON m.resource_id = w.resource_id AND m.usage_date = w.usage_date AND m.resource_kind = w.resource_kind\n"
 
 func focusSQL() string {
 	return "WITH\n" + focusSplitCTEs() + "\nSELECT\n" + selectList(focusAllocatedItems()) + focusOrigin
@@ -125,7 +129,8 @@ func focusReplacedSQL() string {
 	}
 	return "WITH\n" + focusSplitCTEs() + "\nSELECT\n" + selectList(items) +
 		"FROM \"${focus_database}\".\"${focus_table}\" e\n" +
-		"LEFT JOIN matched m ON e.ChargeCategory = 'Usage' AND e.ResourceId = m.resource_id AND CAST(e.ChargePeriodStart AS DATE) = m.usage_date\n" +
+		"LEFT JOIN matched m ON e.ResourceId = m.resource_id AND CAST(e.ChargePeriodStart AS DATE) = m.usage_date\n" +
+		"  AND " + cur.FocusKindSQL("e.") + " = m.resource_kind\n" +
 		"WHERE m.resource_id IS NULL\n" +
 		"UNION ALL\nSELECT " + strings.Join(names, ", ") + "\nFROM \"${database}\".\"${prefix}_focus\"\n"
 }
