@@ -2,11 +2,14 @@ package focuscheck
 
 import (
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 )
 
 // focusLine is the reader's projection of a fixture row.
@@ -84,5 +87,30 @@ func TestFocusExportAsBill(t *testing.T) {
 	a := want[cur.FocusResourceKey{Account: account, Region: "eu-west-1", ResourceID: "i-0bbb", Kind: "instance", Day: Day}]
 	if a == nil || math.Abs(a.Amortized-0.75) > 1e-12 || a.Billed != 0 || math.Abs(a.PublicOnDemand-3*0.384) > 1e-12 {
 		t.Errorf("the Savings Plan instance-day: %+v", a)
+	}
+}
+
+// TestFixtureHasTheViewsColumns holds the fixture's Parquet columns (AWS's
+// dictionary, written in curfixture) against the columns the views read
+// (written again in gen): a name one side spells differently fails here.
+func TestFixtureHasTheViewsColumns(t *testing.T) {
+	tags := map[string]bool{}
+	typ := reflect.TypeOf(curfixture.FocusRow{})
+	for i := 0; i < typ.NumField(); i++ {
+		tags[strings.Split(typ.Field(i).Tag.Get("parquet"), ",")[0]] = true
+	}
+	for _, c := range gen.FocusExportColumns() {
+		if !tags[c.Name] {
+			t.Errorf("the FOCUS fixture has no column %s", c.Name)
+		}
+	}
+	for _, c := range FocusMinimumColumns {
+		found := false
+		for tag := range tags {
+			found = found || strings.ToLower(tag) == c
+		}
+		if !found {
+			t.Errorf("the FOCUS fixture lacks the consolidation's minimum column %s", c)
+		}
 	}
 }
