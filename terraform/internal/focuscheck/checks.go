@@ -127,6 +127,10 @@ func allocationChecks() []Check {
 	foreignKey := fmt.Sprintf("len(list_filter(json_keys(AllocatedTags), k -> NOT starts_with(k, '%s'))) > 0", gen.FocusTagPrefix)
 	return []Check{
 		typeCheck("CAU-AllocatedResourceId-C-001-M", "AllocatedResourceId", "String", srcResID),
+		{"CAU-AllocatedResourceId-C-002-M", "AllocatedResourceId keeps the split's names as they are (StringHandling: original casing and spacing).", srcResID + " and " + srcModel + "attributes/stringhandling.json@1b509dc5b31832c4f3b2175d5f8988b6aafd2fb5 (A-003-M)",
+			"SELECT count(*) FROM $F a WHERE a.AllocatedResourceId IS NOT NULL AND NOT EXISTS (SELECT 1 FROM $S s WHERE " +
+				"a.AllocatedResourceId = s.cluster_arn || '/' || s.namespace || '/' || a.x_ControllerKind || '/' || " +
+				"CASE WHEN coalesce(s.controller, '') <> '' THEN s.controller ELSE s.pod END)", false},
 		where("CAU-AllocatedResourceId-C-004-C", "AllocatedResourceId is null on charges the split did not make.", srcResID,
 			"NOT ("+related+") AND AllocatedResourceId IS NOT NULL"),
 		where("CAU-AllocatedResourceId-C-005-C", "AllocatedResourceId is null on the unallocated portion (the node's idle).", srcResID,

@@ -13,7 +13,7 @@ func TestViewsMeetFOCUS13(t *testing.T) {
 	db, views := open(t, CanonicalSplit(), CanonicalFocus())
 	for _, kind := range Kinds {
 		rel := `main."` + views[kind].Name + `"`
-		for _, r := range Run(db, rel, ExportTable, kind == "focus_replaced") {
+		for _, r := range Run(db, Relations{rel, ExportTable, SplitTable, kind == "focus_replaced"}) {
 			if r.Failed() {
 				t.Errorf("%s: %s (%s): %d violations, %v", kind, r.ID, r.Says, r.Violations, r.Err)
 			}
@@ -72,6 +72,7 @@ func mutations() []mutation {
 		retype("InvoiceIssuerName-C-001-M", "InvoiceIssuerName", "BLOB"),
 		set("InvoiceIssuerName-C-003-M", "InvoiceIssuerName = NULL", s3),
 		retype("CAU-AllocatedResourceId-C-001-M", "AllocatedResourceId", "BLOB"),
+		set("CAU-AllocatedResourceId-C-002-M", "AllocatedResourceId = upper(AllocatedResourceId)", auth),
 		set("CAU-AllocatedResourceId-C-004-C", "AllocatedResourceId = 'i-0eee/x', AllocatedResourceName = 'x'", other),
 		set("CAU-AllocatedResourceId-C-005-C", "AllocatedResourceId = 'idle', AllocatedResourceName = 'idle'", " WHERE x_ControllerKind = '__idle__'"),
 		set("CAU-AllocatedResourceId-C-006-C", "AllocatedResourceId = NULL, AllocatedResourceName = NULL", auth),
@@ -113,7 +114,7 @@ func TestBrokenFixturesFail(t *testing.T) {
 			exec(t, db, mu.sql...)
 			var fired []string
 			found := false
-			for _, r := range Run(db, "f", ExportTable, true) {
+			for _, r := range Run(db, Relations{"f", ExportTable, SplitTable, true}) {
 				if r.ID == mu.rule {
 					found = true
 					if !r.Failed() {

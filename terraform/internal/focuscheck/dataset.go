@@ -86,16 +86,24 @@ type Result struct {
 	Err        error
 }
 
-// Run runs the checks on dataset against export (both SQL relation
-// names); replaced says whether dataset is a replaced view, which its
-// totals must then show.
-func Run(db *sql.DB, dataset, export string, replaced bool) []Result {
+// Relations name what the checks read, as SQL relations: the dataset
+// checked ($F), the AWS FOCUS export it was made from ($E) and the
+// split's row view ($S).
+type Relations struct {
+	Dataset, Export, Split string
+	// Replaced says whether Dataset is a replaced view, whose totals must
+	// then be the export's.
+	Replaced bool
+}
+
+// Run runs the checks on rel.Dataset.
+func Run(db *sql.DB, rel Relations) []Result {
 	var out []Result
 	for _, c := range Checks() {
-		if c.Replaced && !replaced {
+		if c.Replaced && !rel.Replaced {
 			continue
 		}
-		q := strings.NewReplacer("$F", dataset, "$E", export).Replace(c.SQL)
+		q := strings.NewReplacer("$F", rel.Dataset, "$E", rel.Export, "$S", rel.Split).Replace(c.SQL)
 		r := Result{Check: c}
 		if err := db.QueryRow(q).Scan(&r.Violations); err != nil {
 			r.Err = fmt.Errorf("focuscheck: %s: %w", c.ID, err)

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestViewMutantsAreKilled changes the rendered views' SQL in one place
-// each, as a slip in gen/focussql.go would, and shows that a check fails.
+// TestViewMutantsAreKilled makes one change to the rendered views' SQL
+// at a time, as a slip in gen/focussql.go would, and shows that a check
+// fails.
 func TestViewMutantsAreKilled(t *testing.T) {
 	db, views := open(t, CanonicalSplit(), CanonicalFocus())
 	cases := []struct {
@@ -20,6 +21,7 @@ func TestViewMutantsAreKilled(t *testing.T) {
 		{"kinds not matched", "focus", "END) = w.resource_kind", "END) IS NOT NULL OR true", "DataGeneratorCalculatedSplitCostAllocationHandling-A-003-M"},
 		{"shares not checked", "focus", "HAVING abs(SUM(share) - 1) <= 1e-9", "HAVING true", "DataGeneratorCalculatedSplitCostAllocationHandling-A-003-M"},
 		{"origin kept beside its allocation", "focus_replaced", "WHERE m.resource_id IS NULL", "WHERE true", "replaced-total"},
+		{"workload named by its kind", "focus", "THEN controller ELSE pod END", "THEN controller_kind ELSE pod END", "CAU-AllocatedResourceId-C-002-M"},
 		{"tags dropped", "focus", "o.Tags AS", "CAST(NULL AS MAP(VARCHAR, VARCHAR)) AS", "DataGeneratorCalculatedSplitCostAllocationHandling-A-005-M"},
 	}
 	for i, c := range cases {
@@ -33,14 +35,14 @@ func TestViewMutantsAreKilled(t *testing.T) {
 				if !strings.Contains(s, c.from) {
 					t.Fatalf("%s SQL lacks %q", kind, c.from)
 				}
-				return strings.Replace(s, c.from, c.to, 1)
+				return strings.ReplaceAll(s, c.from, c.to)
 			}
 			exec(t, db, fmt.Sprintf("CREATE VIEW main.%q AS\n%s", focus, sqlOf("focus")),
 				fmt.Sprintf("CREATE VIEW main.%q AS\n%s", replaced, sqlOf("focus_replaced")))
 			failed := false
 			for _, kind := range Kinds {
 				rel := map[string]string{"focus": focus, "focus_replaced": replaced}[kind]
-				for _, r := range Run(db, `main."`+rel+`"`, ExportTable, kind == "focus_replaced") {
+				for _, r := range Run(db, Relations{`main."` + rel + `"`, ExportTable, SplitTable, kind == "focus_replaced"}) {
 					failed = failed || (r.ID == c.rule && r.Failed())
 				}
 			}
