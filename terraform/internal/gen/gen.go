@@ -29,7 +29,7 @@ const (
 
 // ModuleDirs and ExampleDirs are the Terraform modules and examples.
 func ModuleDirs() []string {
-	return []string{"modules/pipeline", "modules/exporter", "modules/quicksight", "modules/bill", "modules/cur-export"}
+	return []string{"modules/pipeline", "modules/exporter", "modules/quicksight", "modules/bill", "modules/bill-focus", "modules/cur-export"}
 }
 
 // ExampleDirs are the Terraform examples.
@@ -65,6 +65,11 @@ func Files() ([]File, error) {
 		return nil, err
 	}
 	files = append(files, bill...)
+	focus, err := FocusViewFiles()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, focus...)
 	for _, dir := range append(ModuleDirs(), ExampleDirs()...) {
 		b, err := README(dir)
 		if err != nil {

@@ -1,0 +1,151 @@
+package cur
+
+import (
+	"time"
+)
+
+// AWS's FOCUS 1.2 export as the bill (issue 47). Many organisations have
+// the Data Export FOCUS_1_2_AWS and not CUR 2.0; where it carries what the
+// split needs, its usage lines give the same resource-day costs as CUR's
+// resource lines. Columns by AWS's table dictionary,
+// https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-focus-1-2-aws-columns.html
+// (DocFocus12), and FOCUS's own definitions of the costs.
+//
+// What it carries: ResourceId, ChargePeriodStart, ChargeCategory and, per
+// line, BilledCost (invoiced), EffectiveCost (amortized, after every
+// discount) and ListCost (at public prices). What it lacks, against CUR
+// 2.0:
+//   - an amortized cost before negotiated discounts (CUR's
+//     savings_plan_savings_plan_effective_cost and reservation_effective_cost
+//     next to their net_ variants): EffectiveCost is the net one, so the
+//     amortized and the net variants are both EffectiveCost, and the
+//     waterfall's discounts and negotiated steps cannot be told apart;
+//   - the usage type (line_item_usage_type; x_UsageType is among FOCUS 1.0's
+//     AWS columns, not 1.2's): an instance's hours and its data transfer
+//     share its ResourceId, so they are told apart by PricingUnit here;
+//   - split cost allocation data (SCAD): no pod lines, so the SCAD steps
+//     need CUR 2.0.
+
+// DocFocus12 is AWS's table dictionary of the FOCUS 1.2 export.
+const DocFocus12 = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-focus-1-2-aws-columns.html"
+
+// FocusLine is the projection of one FOCUS 1.2 line the rules read; a null
+// string reads as "".
+type FocusLine struct {
+	SubAccountID, RegionID, ResourceID  string
+	ChargeCategory, PricingUnit         string
+	ServiceCode                         string // x_ServiceCode
+	ChargePeriodStart                   time.Time
+	BilledCost, EffectiveCost, ListCost NullFloat
+}
+
+// Kinds of FOCUS resource lines: the split's resource_kind values.
+const (
+	focusKindInstance     = "instance"
+	focusKindVolume       = "volume"
+	focusKindDataTransfer = "data_transfer"
+	focusKindLoadBalancer = "load_balancer"
+)
+
+// Patterns of resource ids and units (LIKE patterns, Like in Go).
+const (
+	focusInstanceID = "i-%"
+	focusVolumeID   = "vol-%"
+	focusLBID       = "arn:%:elasticloadbalancing:%"
+	focusHours      = "Hours" // FOCUS's unit; CUR says Hrs
+	focusHrs        = "Hrs"
+	focusGB         = "GB"
+)
+
+// FocusKindOf is the resource kind of a FOCUS line: usage lines
+// (ChargeCategory Usage) of an EC2 instance priced by the hour
+// (instance) or by the GB (data_transfer), of an EBS volume, or of a load
+// balancer's ARN; "" for every other line. The split's rows name the same
+// kinds, so an origin charge meets the split rows of its own kind.
+func FocusKindOf(l *FocusLine) string {
+	if l.ChargeCategory != "Usage" || l.ChargePeriodStart.IsZero() {
+		return ""
+	}
+	switch id := l.ResourceID; {
+	case Like(id, focusInstanceID) && (l.PricingUnit == focusHours || l.PricingUnit == focusHrs):
+		return focusKindInstance
+	case Like(id, focusInstanceID) && l.PricingUnit == focusGB:
+		return focusKindDataTransfer
+	case Like(id, focusVolumeID):
+		return focusKindVolume
+	case Like(id, focusLBID):
+		return focusKindLoadBalancer
+	}
+	return ""
+}
+
+// FocusKindSQL is FocusKindOf over a FOCUS table's columns, qualified by
+// alias ("o." reads o.ResourceId; "" the bare names).
+func FocusKindSQL(alias string) string {
+	c := func(name string) string { return alias + name }
+	return `(CASE WHEN COALESCE(` + c("ChargeCategory") + `, '') <> 'Usage' OR ` + c("ChargePeriodStart") + ` IS NULL THEN NULL` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + focusInstanceID + `' AND ` + c("PricingUnit") + ` IN ('` + focusHours + `', '` + focusHrs + `') THEN '` + focusKindInstance + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + focusInstanceID + `' AND ` + c("PricingUnit") + ` = '` + focusGB + `' THEN '` + focusKindDataTransfer + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + focusVolumeID + `' THEN '` + focusKindVolume + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + focusLBID + `' THEN '` + focusKindLoadBalancer + `' END)`
+}
+
+// FocusResourceKey is a resource-day of the FOCUS bill.
+type FocusResourceKey struct {
+	Account, Region, ResourceID, Kind string
+	Day                               time.Time
+}
+
+// FocusResourceCost sums a resource-day's FOCUS lines: EffectiveCost as
+// both the amortized and the net amortized cost, ListCost as the public
+// on-demand cost, and BilledCost. A sum of nulls is 0.
+type FocusResourceCost struct {
+	Amortized, Net, PublicOnDemand, Billed float64
+	Lines                                  int64
+}
+
+// FocusResourceDays sums lines per resource-day (the UTC day of
+// ChargePeriodStart), as FocusResourceDaySQL does.
+func FocusResourceDays(lines []FocusLine) map[FocusResourceKey]*FocusResourceCost {
+	out := map[FocusResourceKey]*FocusResourceCost{}
+	for i := range lines {
+		l := &lines[i]
+		kind := FocusKindOf(l)
+		if kind == "" {
+			continue
+		}
+		s := l.ChargePeriodStart.UTC()
+		k := FocusResourceKey{l.SubAccountID, l.RegionID, l.ResourceID, kind, time.Date(s.Year(), s.Month(), s.Day(), 0, 0, 0, 0, time.UTC)}
+		c := out[k]
+		if c == nil {
+			c = &FocusResourceCost{}
+			out[k] = c
+		}
+		c.Amortized += l.EffectiveCost.or0()
+		c.Net += l.EffectiveCost.or0()
+		c.PublicOnDemand += l.ListCost.or0()
+		c.Billed += l.BilledCost.or0()
+		c.Lines++
+	}
+	return out
+}
+
+// FocusResourceDayColumns are the columns of FocusResourceDaySQL: the
+// resource-day columns of the CUR 2.0 reader, and billed_cost.
+var FocusResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
+	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "billed_cost", "line_count"}
+
+// FocusResourceDaySQL sums the resource lines of a FOCUS 1.2 table per
+// account, region, resource, kind and UTC day (Athena and DuckDB alike).
+func FocusResourceDaySQL(table string) string {
+	return "SELECT account_id, region, resource_id, resource_kind, usage_date,\n" +
+		"  COALESCE(SUM(EffectiveCost), 0E0) AS amortized_cost,\n" +
+		"  COALESCE(SUM(EffectiveCost), 0E0) AS net_amortized_cost,\n" +
+		"  COALESCE(SUM(ListCost), 0E0) AS public_on_demand_cost,\n" +
+		"  COALESCE(SUM(BilledCost), 0E0) AS billed_cost,\n" +
+		"  COUNT(*) AS line_count\nFROM (SELECT SubAccountId AS account_id, RegionId AS region, ResourceId AS resource_id,\n" +
+		"    " + FocusKindSQL("") + " AS resource_kind,\n" +
+		"    CAST(ChargePeriodStart AS DATE) AS usage_date, EffectiveCost, ListCost, BilledCost\n" +
+		"  FROM " + table + ") AS focus_lines\n" +
+		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
+}

@@ -1,0 +1,69 @@
+# What a reader of the FOCUS views needs beyond the bill module's reader
+# policy (the split view's sources): read-only on the FOCUS export's files
+# (list and get under its prefix, decrypt when SSE-KMS) and the Glue
+# entries Athena resolves. Athena's guide lists these actions:
+# https://docs.aws.amazon.com/athena/latest/ug/fine-grained-access-to-glue-resources.html
+
+locals {
+  focus_bucket_arn = "arn:${local.partition}:s3:::${var.focus_bucket_name}"
+  glue_arn         = "arn:${local.partition}:glue:${local.region}:${local.account_id}"
+}
+
+data "aws_iam_policy_document" "reader" {
+  statement {
+    sid       = "ListTheFOCUSPrefix"
+    actions   = ["s3:ListBucket", "s3:GetBucketLocation"]
+    resources = [local.focus_bucket_arn]
+
+    dynamic "condition" {
+      for_each = var.focus_s3_prefix == "" ? [] : [var.focus_s3_prefix]
+      content {
+        test     = "StringLike"
+        variable = "s3:prefix"
+        values   = ["${condition.value}*"]
+      }
+    }
+  }
+
+  statement {
+    sid       = "ReadTheFOCUSFiles"
+    actions   = ["s3:GetObject"]
+    resources = ["${local.focus_bucket_arn}/${var.focus_s3_prefix}*"]
+  }
+
+  dynamic "statement" {
+    for_each = var.focus_kms_key_arn == null ? [] : [var.focus_kms_key_arn]
+    content {
+      sid       = "DecryptTheFOCUSFiles"
+      actions   = ["kms:Decrypt"]
+      resources = [statement.value]
+    }
+  }
+
+  statement {
+    sid = "ReadTheCatalog"
+    actions = [
+      "glue:GetDatabase",
+      "glue:GetTable",
+      "glue:GetTables",
+      "glue:GetPartition",
+      "glue:GetPartitions",
+      "glue:BatchGetPartition",
+    ]
+    resources = [
+      "${local.glue_arn}:catalog",
+      "${local.glue_arn}:database/${var.focus_database_name}",
+      "${local.glue_arn}:table/${var.focus_database_name}/${var.focus_table_name}",
+      "${local.glue_arn}:database/${var.database_name}",
+      "${local.glue_arn}:table/${var.database_name}/*",
+    ]
+  }
+}
+
+resource "aws_iam_role_policy" "reader" {
+  for_each = toset(var.reader_role_names)
+
+  name   = "${var.view_name_prefix}-focus-reader"
+  role   = each.value
+  policy = data.aws_iam_policy_document.reader.json
+}

@@ -1,0 +1,13 @@
+terraform {
+  required_version = ">= 1.3.0"
+
+  required_providers {
+    aws = {
+      source = "hashicorp/aws"
+      # Tested range: 5.40 and later 5.x, and 6.x. The resources and data
+      # sources used were checked against the provider's v6 upgrade guide
+      # (docs/deployment.md, "AWS provider v6"); 7.0 is unknown.
+      version = ">= 5.40.0, < 7.0.0"
+    }
+  }
+}
