@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command duckjoin is the DuckDB side of `make bench-cur`
 // (.ci/bench-cur.sh): over the same CUR 2.0 files the report reads, DuckDB
 // sums each instance's own lines per resource-day at the amortized rule of
@@ -77,24 +79,39 @@ func main() {
 	fmt.Printf("duckjoin: in %s\n", time.Since(start).Round(time.Millisecond))
 }
 
+// joined is the join's result.
+type joined struct {
+	instanceDays, rows int64
+	pods, instances    float64
+}
+
 func run(glob, filter string, threads int) error {
-	db, err := sql.Open("duckdb", "")
+	j, err := join(glob, filter, threads)
 	if err != nil {
 		return err
+	}
+	fmt.Printf("duckjoin: %d instance-days, %d instance-day-namespace rows, pods' split+unused %.2f, instances' amortized %.2f\n",
+		j.instanceDays, j.rows, j.pods, j.instances)
+	return nil
+}
+
+func join(glob, filter string, threads int) (joined, error) {
+	var j joined
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return j, err
 	}
 	defer db.Close()
 	if threads > 0 {
 		if _, err := db.Exec(fmt.Sprintf("SET threads = %d", threads)); err != nil {
-			return err
+			return j, err
 		}
 	}
-	var instanceDays, rows int64
 	var pods, instances sql.NullFloat64
 	q := fmt.Sprintf(joinSQL, strings.ReplaceAll(glob, "'", "''"), filter)
-	if err := db.QueryRow(q).Scan(&instanceDays, &rows, &pods, &instances); err != nil {
-		return fmt.Errorf("join: %w", err)
+	if err := db.QueryRow(q).Scan(&j.instanceDays, &j.rows, &pods, &instances); err != nil {
+		return j, fmt.Errorf("join: %w", err)
 	}
-	fmt.Printf("duckjoin: %d instance-days, %d instance-day-namespace rows, pods' split+unused %.2f, instances' amortized %.2f\n",
-		instanceDays, rows, pods.Float64, instances.Float64)
-	return nil
+	j.pods, j.instances = pods.Float64, instances.Float64
+	return j, nil
 }
