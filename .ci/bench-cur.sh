@@ -91,7 +91,7 @@ if [[ "${BENCH_MINIO:-1}" != 0 ]]; then
 	log "putting the export into MinIO and reading one week of it through a counting proxy"
 	eval "$(bash .ci/install-tools.sh minio)"
 	echo
-	echo "| run | export | GETs | bytes fetched (of the export) | wall | bill read |"
-	echo "|---|---|--:|--:|--:|---|"
+	echo "| run | export | GETs | bytes fetched (of the export) | wall | peak RSS MiB | bill read |"
+	echo "|---|---|--:|--:|--:|--:|---|"
 	bin/kse-bench cur-s3 -dir "$dir" -minio "$MINIO_BIN" -from 2026-10-24 -to 2026-10-30
 fi

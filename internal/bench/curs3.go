@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -25,7 +26,8 @@ import (
 // bucket, and runs `report -cur s3://...` for the days asked through a
 // proxy that counts what the report GETs (internal/testkit/bytecount):
 // object GETs, how many asked for a byte range, and the bytes sent, next
-// to the export's size. It prints a markdown row.
+// to the export's size, and the report's wall time and peak RSS. It prints
+// a markdown row.
 func curS3Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kse-bench cur-s3", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -85,6 +87,10 @@ func curS3(ctx context.Context, dir, minioBin, exporterBin, from, to string) (st
 		return "", fmt.Errorf("report: %w\n%s", err, errOut.String())
 	}
 	wall := time.Since(start)
+	rss := 0.0 // MiB; Linux reports ru_maxrss in KiB
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = float64(ru.Maxrss) / 1024
+	}
 	bill := ""
 	for line := range strings.SplitSeq(out.String(), "\n") {
 		if strings.HasPrefix(line, "Kubecost and the bill") {
@@ -92,9 +98,9 @@ func curS3(ctx context.Context, dir, minioBin, exporterBin, from, to string) (st
 		}
 	}
 	gets, ranged, got := proxy.GETs.Load(), proxy.Ranged.Load(), proxy.Bytes.Load()
-	return fmt.Sprintf("| -cur s3://, %s..%s | %d objects, %.1f MB | %d (%d ranged) | %.1f MB (%.1f%%) | %s | %s |",
+	return fmt.Sprintf("| -cur s3://, %s..%s | %d objects, %.1f MB | %d (%d ranged) | %.1f MB (%.1f%%) | %s | %.1f | %s |",
 		from, to, files, float64(size)/1e6, gets, ranged, float64(got)/1e6, 100*float64(got)/float64(max(size, 1)),
-		wall.Round(10*time.Millisecond), bill), nil
+		wall.Round(10*time.Millisecond), rss, bill), nil
 }
 
 // putTree uploads every file under root as prefix + its relative path.
