@@ -6,9 +6,12 @@
 # ("current" in the plan) and writes nothing. Change LABELS below and run
 # again: every stored day is exported again ("config-changed").
 # The simulator also writes its cluster's bill, a CUR 2.0 export with split
-# cost allocation data, into ./demo-cur-export, priced at 0.72x Kubecost's
-# prices (a Savings Plan); the report puts Kubecost next to it and the demo
-# prints the comparison. No AWS account is involved.
+# cost allocation data, into ./demo-cur-export: each node's instance lines
+# at a known rate of Kubecost's list price (a Savings Plan node at 0.72, Spot
+# nodes at 0.30, on demand at 1; the simulator prints them as CUR_NODE
+# lines), gp3 volume lines, and pod lines split as AWS's split cost
+# allocation data splits an instance. The report puts Kubecost next to it
+# and the demo prints the comparison. No AWS account is involved.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -92,9 +95,11 @@ if [ -n "$federated" ]; then
 	bin/kubecost-s3-exporter report -dir "$out" -o "$out/report.html" >/dev/null
 else
 	echo "== Kubecost next to the bill: the simulated CUR 2.0 export in ./$cur (report -cur), per namespace over the archived days"
-	echo "   The bill is priced at 0.72x Kubecost's prices and gives each node's unused capacity (Kubecost's idle) to its pods;"
-	echo "   Kubecost counts PV, network and load balancers, which the bill does not split (only Kubecost)."
-	echo "   So the TOTAL row should read about +38.9% of the bill (1/0.72), idle and unused included."
+	echo "   The bill prices each node's instance at a known rate of Kubecost's list price (public on demand = list):"
+	sed -n 's/^CUR_NODE /     /p' "$tmp/sim.out"
+	echo "   Its pod lines split each instance-hour as AWS's split cost allocation data does (max of request and usage,"
+	echo "   vCPU:memory weights 9:1) and give each node's unused capacity (Kubecost's idle) to its pods;"
+	echo "   Kubecost counts PV, network and load balancers, which the bill's pod lines do not split (only Kubecost)."
 	if ! bin/kubecost-s3-exporter report -dir "$out" -cur "$cur" -o "$out/report.html" >"$tmp/report.out" 2>"$tmp/report.log"; then
 		cat "$tmp/report.log" >&2
 		exit 1

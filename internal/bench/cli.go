@@ -35,6 +35,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "cur-month" { // the report's bench input (curmonth.go)
 		return curMonthMain(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "cur-s3" { // what the report GETs from S3 (curs3.go)
+		return curS3Main(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("kse-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg Config

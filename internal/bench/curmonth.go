@@ -19,11 +19,15 @@ import (
 // `kse-bench cur-month` writes the synthetic month the report's bench
 // (.ci/bench-cur.sh, docs/performance.md "The report and the bill") reads:
 // a CUR 2.0 export with split cost allocation data of Clusters EKS clusters
-// × Pods pods, a CPU and a memory line per pod and hour for Days days
-// (10 × 300 × 24 × 30 × 2 = 4.32M pod lines by default), plus each node's
-// own hourly line, which is not a pod line; and the archive of the same
-// clusters and days, a row per pod and day and an idle row per node and
-// day, with Kubecost's costs at list price (the bill is 0.72 of it).
+// × Pods pods on 30 nodes, a CPU and a memory line per pod and hour for
+// Days days (10 × 300 × 24 × 30 × 2 = 4.32M pod lines by default), plus
+// each node's own hourly line (Savings Plan covered), which is not a pod
+// line, plus Other times as many lines of the organisation's other
+// services (curfixture.OtherServices: storage, databases, functions, data
+// transfer; 20× by default, 90.7M lines), which the bill's reader must
+// skip; and the archive of the same clusters and days, a row per pod and
+// day and an idle row per node and day, with Kubecost's costs at list
+// price (the bill is 0.72 of it).
 //
 // Files are written as a Data Export writes a large billing period: lines
 // in time order across numbered files of LinesPerFile lines.
@@ -32,6 +36,7 @@ import (
 type CURMonth struct {
 	Clusters, Namespaces, PodsPerNamespace, PodsPerNode, Days int
 	LinesPerFile, RowGroupRows                                int
+	Other                                                     int       // lines of other services per cluster line
 	Start                                                     time.Time // first day (UTC)
 }
 
@@ -84,6 +89,7 @@ func (m CURMonth) writeCUR(dir string) (lines int64, err error) {
 		}
 	}
 	usage := [2]string{"USE1-EKS-EC2-vCPU-Hours", "USE1-EKS-EC2-GB-Hours"}
+	other := &curfixture.OtherServices{}
 	for h := range m.Days * 24 {
 		start := m.Start.Add(time.Duration(h) * time.Hour)
 		for c := range m.Clusters {
@@ -108,6 +114,9 @@ func (m CURMonth) writeCUR(dir string) (lines int64, err error) {
 					ProductCode: "AmazonEC2", UsageType: "USE1-BoxUsage:m5.4xlarge", ResourceID: fmt.Sprintf("i-0%08x%08x", c, n),
 					Start: start, End: start.Add(time.Hour), UsageAmount: 1, Unblended: curfixture.F(1.1 * used),
 					SPEffective: curfixture.F(0.72 * 1.1 * used)})
+			}
+			for i := range m.Other * (2*m.pods() + m.nodes()) {
+				rows = append(rows, other.Line(account, c*1_000_000+i, start))
 			}
 		}
 		if len(rows) >= m.LinesPerFile {
@@ -192,14 +201,15 @@ func curMonthMain(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&m.Clusters, "clusters", 10, "EKS clusters")
 	fs.IntVar(&m.Namespaces, "namespaces", 20, "namespaces per cluster")
 	fs.IntVar(&m.PodsPerNamespace, "pods-per-namespace", 15, "pods per namespace")
-	fs.IntVar(&m.PodsPerNode, "pods-per-node", 12, "pods per node")
+	fs.IntVar(&m.PodsPerNode, "pods-per-node", 10, "pods per node")
+	fs.IntVar(&m.Other, "other", 20, "lines of other services per line of the clusters")
 	fs.IntVar(&m.Days, "days", 30, "days, from 2026-10-01")
-	fs.IntVar(&m.LinesPerFile, "lines-per-file", 250_000, "CUR lines per Parquet file (about)")
+	fs.IntVar(&m.LinesPerFile, "lines-per-file", 1_000_000, "CUR lines per Parquet file (about)")
 	fs.IntVar(&m.RowGroupRows, "row-group-rows", 131_072, "CUR lines per row group")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if m.Clusters < 1 || m.pods() < 1 || m.PodsPerNode < 1 || m.Days < 1 || m.Days > 31 {
+	if m.Clusters < 1 || m.pods() < 1 || m.PodsPerNode < 1 || m.Days < 1 || m.Days > 31 || m.Other < 0 {
 		fmt.Fprintln(stderr, "kse-bench cur-month: sizes must be positive, days at most 31")
 		return 2
 	}
@@ -215,7 +225,8 @@ func curMonthMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	podLines := int64(m.Clusters * m.pods() * 2 * 24 * m.Days)
-	fmt.Fprintf(stdout, "cur-month: %d CUR lines (%d pod lines of %d clusters x %d pods x 24 h x %d days x cpu+memory, %d node lines), %d archive files, in %s\n",
-		lines, podLines, m.Clusters, m.pods(), m.Days, lines-podLines, files, time.Since(start).Round(time.Second))
+	nodeLines := int64(m.Clusters * m.nodes() * 24 * m.Days)
+	fmt.Fprintf(stdout, "cur-month: %d CUR lines (%d pod lines of %d clusters x %d pods x 24 h x %d days x cpu+memory, %d node lines of %d nodes, %d lines of other services), %d archive files, in %s\n",
+		lines, podLines, m.Clusters, m.pods(), m.Days, nodeLines, m.Clusters*m.nodes(), lines-podLines-nodeLines, files, time.Since(start).Round(time.Second))
 	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,8 +43,8 @@ func billRows(page string) map[string]string {
 
 // TestReportBillSection: with -cur, the report of the archive of prod and
 // prod-eu adds the section: prod's namespaces are in both, prod-eu (no
-// bill) is Kubecost's only, and the simulated bill is 0.72 of Kubecost's
-// compute with its idle, as the simulator prices it. Without -cur the
+// bill) is Kubecost's only, and the simulated bill is Kubecost's compute
+// with its idle at the rates of the simulator's purchase mix. Without -cur the
 // page and the summary line are the report's as before.
 func TestReportBillSection(t *testing.T) {
 	dir := archive(t)
@@ -77,10 +78,16 @@ func TestReportBillSection(t *testing.T) {
 		counts["111122223333/us-east-1/prod-eu both"] != 0 || counts["111122223333/us-east-1/prod-eu bill_only"] != 0 {
 		t.Errorf("rows by cluster and presence: %v", counts)
 	}
-	// Hourly idle (the bill's unused) is at least the daily idle Kubecost
-	// reports, so the ratio is 0.72 or a little above.
-	if r := bill / kube; r < 0.72-1e-9 || r > 0.74 {
-		t.Errorf("prod: bill / Kubecost = %.4f, want the simulator's 0.72 (a little more for hourly idle)", r)
+	// The bill prices each node at its purchase's rate of Kubecost's list
+	// price (kubecostsim's CURMix: Savings Plan 0.72, Spot 0.30, on demand
+	// 1), so the ratio is the mix's, up to Kubecost's daily adjustments
+	// and hourly against daily idle.
+	var list, paid float64
+	for _, m := range sim.CURMix() {
+		list, paid = list+m.HourlyOnDemand, paid+m.HourlyAmortized
+	}
+	if r, want := bill/kube, paid/list; math.Abs(r-want) > 0.03*want {
+		t.Errorf("prod: bill / Kubecost = %.4f, want the simulator's mix %.4f within 3%%", r, want)
 	}
 }
 

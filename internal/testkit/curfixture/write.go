@@ -50,6 +50,7 @@ type Row struct {
 	PODSplit, PODUnused, SplitUsageRatio       *float64
 	Tags, Product                              map[string]string
 	NullStrings                                []string // column names written as null
+	Extra                                      *Extra   // written with Options.Extra (extra.go)
 }
 
 // F is a number for Row's nullable fields.
@@ -138,11 +139,16 @@ type Options struct {
 	// file. Rows are written sorted by start, so row groups cover
 	// successive hours and their statistics can be used to skip them.
 	RowGroupRows int64
+	// Extra adds the columns of Extra (extra.go) after the others.
+	Extra bool
 }
 
 // WriteParquet writes rows as one CUR 2.0 Parquet file (snappy, as Data
 // Exports compress Parquet), in their order.
 func WriteParquet(w io.Writer, rows []Row, o Options) error {
+	if o.Extra {
+		return writeExtra(w, rows, o)
+	}
 	opts := []parquet.WriterOption{parquet.Compression(&parquet.Snappy)}
 	if o.RowGroupRows > 0 {
 		opts = append(opts, parquet.MaxRowsPerRowGroup(o.RowGroupRows))

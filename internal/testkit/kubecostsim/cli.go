@@ -277,6 +277,15 @@ func writeCURExport(ctx context.Context, sim *Sim, fl *cliFlags, stdout io.Write
 		return 1
 	}
 	fmt.Fprintf(stdout, "CUR_EXPORT=%s\n", fl.curExport)
+	// The bill's known mix (cur.go), for the demo to print next to the
+	// waterfall: one line per node and per volume.
+	for _, m := range sim.CURMix() {
+		fmt.Fprintf(stdout, "CUR_NODE node=%s instance=%s type=%s purchase=%s on_demand_hourly=%.6f amortized_hourly=%.6f\n",
+			m.Node, m.InstanceID, m.InstanceType, m.Purchase, m.HourlyOnDemand, m.HourlyAmortized)
+	}
+	for _, v := range sim.CURVolumes() {
+		fmt.Fprintf(stdout, "CUR_VOLUME volume=%s pv=%s namespace=%s gib=%g hourly=%.6f\n", v.VolumeID, v.PV, v.Namespace, v.GiB, v.HourlyCost)
+	}
 	log.Info("wrote the CUR 2.0 export", "dir", fl.curExport, "files", len(keys), "elapsed", time.Since(start).Round(time.Millisecond))
 	return 0
 }

@@ -76,6 +76,8 @@ type node struct {
 	gpuPrice           float64 // USD per GPU-hour
 	labels             []byte  // JSON object members, sanitized keys, no braces
 	seed               uint64
+	instanceType       string // the catalog's name, for the bill (cur.go)
+	spot               bool   // its capacity type label says spot
 }
 
 type namespace struct {
@@ -229,7 +231,7 @@ func (c *cluster) addIdleNodes(seed int64, n int) {
 		it := pick(r, general)
 		name := fmt.Sprintf("ip-10-255-%d-%d.%s.compute.internal", i/250, 1+i%250, c.region)
 		nd := node{name: name, providerID: "i-0" + hex16(r.next()), cpu: float64(it.cpu),
-			ramBytes: float64(it.ramGiB) * (1 << 30), seed: r.next()}
+			ramBytes: float64(it.ramGiB) * (1 << 30), seed: r.next(), instanceType: it.name}
 		wCPU, wRAM := float64(it.cpu)*0.031611, float64(it.ramGiB)*0.004237
 		nd.cpuPrice = it.price * wCPU / (wCPU + wRAM) / float64(it.cpu)
 		nd.ramPrice = it.price * wRAM / (wCPU + wRAM) / nd.ramBytes
@@ -276,7 +278,7 @@ func (c *cluster) buildNodes(r *rng, n int) {
 		name := fmt.Sprintf("ip-10-%d-%d-%d%s", ip/256, ip%256, 1+i%250, suffix)
 		id := "i-0" + hex16(r.next())
 		nd := node{name: name, providerID: id, cpu: float64(it.cpu), ramBytes: float64(it.ramGiB) * (1 << 30),
-			gpu: float64(it.gpu), seed: r.next()}
+			gpu: float64(it.gpu), seed: r.next(), instanceType: it.name, spot: spot}
 		if r.chance(0.3) {
 			nd.providerID = "aws:///" + zone + "/" + id
 		}

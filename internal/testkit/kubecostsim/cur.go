@@ -11,36 +11,68 @@ import (
 
 // The simulated bill: the AWS CUR 2.0 export with split cost allocation
 // data (SCAD) that the simulated cluster would have, for the same cluster,
-// namespaces, pods, nodes and hours as the allocations it serves, so that
-// the report and the Athena views can put Kubecost next to a bill without
-// an AWS account.
+// namespaces, pods, nodes, volumes and hours as the allocations it serves,
+// so that the report and the Athena views can put Kubecost next to a bill
+// without an AWS account.
 //
-// How its numbers relate to Kubecost's, known in advance:
-//   - Every pod line is priced at SavingsPlanRate (0.72) times Kubecost's
-//     price of the same resource and hour: split_line_item_split_cost is
-//     0.72 × (cpuCost + cpuCostAdjustment) for the vCPU line, the same of
-//     ramCost for the memory line and of gpuCost for the accelerator line,
-//     as a Compute Savings Plan covering the whole fleet at a 28% discount
-//     would bill it. split_line_item_public_on_demand_split_cost is
-//     Kubecost's price itself (the simulator prices nodes at on-demand
-//     list prices, spot nodes at their spot price).
-//   - split_line_item_unused_cost is Kubecost's idle cost of the pod's
-//     node in that hour (its "<cluster>/<node>/__idle__" allocation), times
-//     0.72, shared among the pods on the node by their split cost of the
-//     same resource, as SCAD shares an instance's unused capacity
-//     (https://docs.aws.amazon.com/cur/latest/userguide/sca-eks.html). So
-//     a cluster's unused cost is 0.72 × Kubecost's idle, hour by hour; a
-//     node that ran no pod in an hour has no pod line to carry its idle.
-//   - No discount beyond the Savings Plan: the net columns are null, as
-//     CUR leaves them without discounts.
-//   - Kubecost's PV, network and load balancer costs have no pod line:
-//     SCAD splits compute only.
-//   - Every node hour also has its instance's own line (RunInstances,
-//     SavingsPlanCoveredUsage), which is not a pod line and must be
-//     ignored by the bill's readers.
-
-// SavingsPlanRate is the simulated bill's price as a share of Kubecost's.
-const SavingsPlanRate = 0.72
+// What each number is, known in advance (cur_mix.go computes it):
+//   - The public on-demand price of a node's instance is the simulator's
+//     own list price of the node, the one Kubecost prices it at: vCPUs ×
+//     the node's CPU price + memory × its RAM price + GPUs × its GPU price,
+//     per hour. So Kubecost's split at the bill's public on-demand prices
+//     is Kubecost's own cost up to its daily adjustments (cpuCostAdjustment
+//     and ramCostAdjustment, -5% to +2%): the "pricing" step is about 0.
+//   - Each node is bought one way (CURMix): a node whose capacity-type
+//     label says spot is Spot (line type Usage, SpotUsage:<type>, cost
+//     SpotRate = 0.30 of on demand: 70% off); the other nodes, in node
+//     order, alternate between a Compute Savings Plan (the first, third,
+//     ...: SavingsPlanCoveredUsage with savings_plan_savings_plan_effective_cost
+//     = SavingsPlanRate = 0.72 of on demand, 28% off, and its
+//     SavingsPlanNegation line) and on demand (the second, fourth, ...:
+//     Usage, BoxUsage:<type>, at the list price). The plan's commitment is
+//     exactly what its instances use each hour: one SavingsPlanRecurringFee
+//     line per hour whose cost, total commitment and used commitment are
+//     the covered instances' effective cost (no unused commitment), as
+//     https://docs.aws.amazon.com/cur/latest/userguide/cur-sp.html lays the
+//     three line types out. The amortized cost of an instance-hour (the
+//     Cloud Intelligence Dashboards' summary_view rule) is therefore 0.72,
+//     1 or 0.30 of its list price, and its unblended cost the same once the
+//     negation and the fee are added.
+//   - No other discount: every net column is null, as CUR leaves them
+//     without discounts (EDP, credits).
+//   - Each statefulset volume (the archive's pvs providerID, vol-...) has
+//     an hourly gp3 line (Usage, EBS:VolumeUsage.gp3, CreateVolume-Gp3) of
+//     its size / 730 GB-months at $0.08 per GB-month: the price Kubecost
+//     gives the volume, hour by hour.
+//   - The instance lines carry the cluster in resource_tags: user tags
+//     user_eks_cluster_name = <EKS name> and
+//     user_kubernetes_io_cluster_<name> = owned (the tag every node of the
+//     cluster has, https://docs.aws.amazon.com/eks/latest/userguide/worker.html);
+//     volumes carry the latter and the EBS CSI driver's
+//     kubernetes.io/created-for/pv/name and .../pvc/namespace.
+//   - The pod lines follow SCAD's documented split, not Kubecost's
+//     (https://docs.aws.amazon.com/cur/latest/userguide/example-split-cost-allocation-data.html,
+//     https://docs.aws.amazon.com/cur/latest/userguide/sca-eks.html): a
+//     pod's allocated vCPU and memory in the hour is the larger of its
+//     request and its usage (split_line_item_split_usage, from
+//     split_line_item_reserved_usage and split_line_item_actual_usage); the
+//     instance-hour's amortized cost is shared between vCPU and memory by
+//     relative unit weights 9:1 per vCPU and GB of the instance (GPU 9,
+//     vCPU 0.9, memory 0.1 on accelerated instances,
+//     https://docs.aws.amazon.com/cur/latest/userguide/example-accelerated-instances.html);
+//     split_line_item_split_usage_ratio is the allocation over the
+//     instance's capacity; the split cost is the ratio times that
+//     resource's cost; what the pods leave of a resource (the unused cost)
+//     is shared among them by their split cost of it. The public on-demand
+//     split and unused costs are the same shares of the list price, and
+//     split_line_item_parent_resource_id is the instance id. So per
+//     instance-hour with pods, split + unused = the instance's amortized
+//     cost. Two cases the pages leave open, settled so that the instance
+//     stays whole: pods allocated more than the instance has share it by
+//     their allocation; a resource no pod uses (a GPU idle for an hour)
+//     goes to the pods by their split cost of the others.
+//   - An instance-hour without pods (IdleNodes) has its instance lines and
+//     no pod line. Kubecost's network and load balancer costs have no line.
 
 // CUROptions shape the simulated bill.
 type CUROptions struct {
@@ -61,7 +93,8 @@ func (s *Sim) DefaultClusterARN() string {
 }
 
 // CURLines calls fn with every line of the simulated bill, hour by hour.
-// The row is reused: fn must copy what it keeps.
+// The row is reused: fn must copy what it keeps (its maps are shared and
+// must not be changed).
 func (s *Sim) CURLines(ctx context.Context, o CUROptions, fn func(*curfixture.Row) error) error {
 	arn := o.ClusterARN
 	if arn == "" {
@@ -72,8 +105,7 @@ func (s *Sim) CURLines(ctx context.Context, o CUROptions, fn func(*curfixture.Ro
 	if len(parts) != 6 || !ok || name == "" {
 		return fmt.Errorf("kubecostsim: cluster ARN %q: want arn:<partition>:eks:<region>:<account>:cluster/<name>", arn)
 	}
-	podPrefix := strings.Join(parts[:5], ":") + ":pod/" + name + "/"
-	q := &query{agg: []field{fNamespace, fPod}, step: 1, idle: true, splitIdle: true, idleByNode: true}
+	q := &query{agg: []field{fNamespace, fPod}, step: 1}
 	q.mask = 1<<fNamespace | 1<<fPod
 	now := s.cfg.Now()
 	lastHour := floorDiv(now.Unix(), 3600)
@@ -89,14 +121,13 @@ func (s *Sim) CURLines(ctx context.Context, o CUROptions, fn func(*curfixture.Ro
 	for h := from; h < to; h++ {
 		wins = append(wins, setWindow{h, h + 1, h < oldest || h+1 > lastHour})
 	}
-	sink := &curSink{c: s.c, fn: fn, podPrefix: podPrefix, account: parts[4], cluster: name,
-		usagePrefix: usagePrefix(parts[3]), idle: make([][3]float64, len(s.c.nodes))}
-	return s.newEngine(q, sink).run(ctx, wins)
+	return s.newEngine(q, newCURSink(s.c, fn, parts, name)).run(ctx, wins)
 }
 
 // WriteCURExport writes the simulated bill under dir as a Data Export
-// does (curfixture.WriteExport: <export>/data/BILLING_PERIOD=YYYY-MM/...)
-// and returns the keys written, relative to dir.
+// does (curfixture.WriteExport: <export>/data/BILLING_PERIOD=YYYY-MM/...),
+// with the split usage and Savings Plan columns (curfixture.Extra), and
+// returns the keys written, relative to dir.
 func (s *Sim) WriteCURExport(ctx context.Context, dir string, o CUROptions) ([]string, error) {
 	var rows []curfixture.Row
 	err := s.CURLines(ctx, o, func(r *curfixture.Row) error {
@@ -111,7 +142,7 @@ func (s *Sim) WriteCURExport(ctx context.Context, dir string, o CUROptions) ([]s
 		export = "kubecost-sim-cur"
 	}
 	// Row groups of a few hours, so that a reader can skip them by date.
-	return curfixture.WriteExport(dir, export, rows, curfixture.Options{RowGroupRows: 16384})
+	return curfixture.WriteExport(dir, export, rows, curfixture.Options{RowGroupRows: 16384, Extra: true})
 }
 
 // usagePrefix is the region's prefix of usage types (USE1-EKS-EC2-vCPU-Hours).
@@ -122,102 +153,153 @@ func usagePrefix(region string) string {
 	return p
 }
 
-// curPod is one pod's hour: Kubecost's cost of CPU, RAM and GPU.
-type curPod struct {
-	m    member
-	cost [3]float64
+// ec2UsagePrefix is the prefix of EC2's own usage types (BoxUsage:m5.large,
+// EBS:VolumeUsage.gp3), which us-east-1 goes without.
+func ec2UsagePrefix(region string) string {
+	if region == "us-east-1" {
+		return ""
+	}
+	return usagePrefix(region)
 }
 
-// curSink turns one hour's pod allocations and node idle into bill lines.
+// curPod is one pod's hour on its node: vCPU-, GiB- and GPU-hours
+// requested and used.
+type curPod struct {
+	m        member
+	req, use [3]float64
+}
+
+// curSink turns one hour's pod allocations into the pods' split lines and
+// adds the instances', the volumes' and the Savings Plan's own lines.
 type curSink struct {
 	c                                        *cluster
 	fn                                       func(*curfixture.Row) error
 	podPrefix, account, cluster, usagePrefix string
+	mix                                      []CURNode
+	volumes                                  []curVolume
+	nodeTags                                 map[string]string
+	spARN                                    string
 	hour                                     int64
-	pods                                     []curPod
-	idle                                     [][3]float64 // per node
+	null                                     bool
+	pods                                     [][]curPod // per node
 	row                                      curfixture.Row
 	name                                     []byte
+	allocs, ratio, split, unused             [][3]float64
+}
+
+func newCURSink(c *cluster, fn func(*curfixture.Row) error, arn []string, name string) *curSink {
+	region, account := arn[3], arn[4]
+	k := &curSink{c: c, fn: fn, podPrefix: strings.Join(arn[:5], ":") + ":pod/" + name + "/", account: account,
+		cluster: name, usagePrefix: usagePrefix(region), mix: c.curMix(region), pods: make([][]curPod, len(c.nodes)),
+		nodeTags: map[string]string{"user_eks_cluster_name": name, "user_kubernetes_io_cluster_" + name: "owned"},
+		spARN:    "arn:aws:savingsplans::" + account + ":savingsplan/00000000-0000-0000-0000-000000000001"}
+	k.volumes = c.curVolumes(region, name)
+	return k
 }
 
 func (k *curSink) beginSet(w setWindow) error {
-	k.hour = w.start
-	k.pods = k.pods[:0]
-	clear(k.idle)
+	k.hour, k.null = w.start, w.null
+	for n := range k.pods {
+		k.pods[n] = k.pods[n][:0]
+	}
 	return nil
 }
 
 func (k *curSink) alloc(_ []byte, m *member, a *acc) error {
-	switch {
-	case m.sl != nil:
-		k.pods = append(k.pods, curPod{*m, [3]float64{a.cpuCost + a.cpuAdj, a.ramCost + a.ramAdj, a.gpuCost + a.gpuAdj}})
-	case m.node >= 0:
-		k.idle[m.node] = [3]float64{a.cpuCost + a.cpuAdj, a.ramCost + a.ramAdj, a.gpuCost + a.gpuAdj}
+	if m.sl == nil {
+		return nil
+	}
+	const gib = 1 << 30
+	k.pods[m.node] = append(k.pods[m.node], curPod{m: *m,
+		req: [3]float64{a.cpuReqCoreMin / 60, a.ramReqByteMin / 60 / gib, a.gpuHours},
+		use: [3]float64{a.cpuUseCoreMin / 60, a.ramUseByteMin / 60 / gib, a.gpuHours}})
+	return nil
+}
+
+// endSet writes the hour: per node its instance lines then its pods'
+// lines, the plan's fee, then the volumes. Sets outside the simulator's
+// data have no bill either.
+func (k *curSink) endSet() error {
+	if k.null {
+		return nil
+	}
+	start := time.Unix(k.hour*3600, 0).UTC()
+	commitment := 0.0
+	for n := range k.mix {
+		if err := k.instanceLines(&k.mix[n], start); err != nil {
+			return err
+		}
+		if k.mix[n].Purchase == PurchaseSavingsPlan {
+			commitment += k.mix[n].HourlyAmortized
+		}
+		if err := k.podLines(n, start); err != nil {
+			return err
+		}
+	}
+	if commitment > 0 {
+		if err := k.feeLine(start, commitment); err != nil {
+			return err
+		}
+	}
+	for i := range k.volumes {
+		if err := k.volumeLine(&k.volumes[i], start); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// podLines writes the SCAD lines of node n's pods in the hour.
+func (k *curSink) podLines(n int, start time.Time) error {
+	pods := k.pods[n]
+	if len(pods) == 0 {
+		return nil
+	}
+	mx := &k.mix[n]
+	grow := func(s [][3]float64) [][3]float64 { return append(s[:0], make([][3]float64, len(pods))...) }
+	k.allocs, k.ratio, k.split, k.unused = grow(k.allocs), grow(k.ratio), grow(k.split), grow(k.unused)
+	for p := range pods {
+		for r := range 3 {
+			k.allocs[p][r] = max(pods[p].req[r], pods[p].use[r])
+		}
+	}
+	scadShares([3]float64{mx.VCPU, mx.MemoryGiB, mx.GPU}, k.allocs, k.ratio, k.split, k.unused)
+	for p := range pods {
+		for r := range 3 {
+			if k.allocs[p][r] <= 0 {
+				continue
+			}
+			if err := k.podLine(&pods[p], mx, r, p, start); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
 var curUsageTypes = [3]string{"EKS-EC2-vCPU-Hours", "EKS-EC2-GB-Hours", "EKS-EC2-Accelerator-Hours"}
 
-func (k *curSink) endSet() error {
-	used := make([][3]float64, len(k.c.nodes))
-	for _, p := range k.pods {
-		for r := range 3 {
-			used[p.m.node][r] += p.cost[r]
-		}
-	}
-	start := time.Unix(k.hour*3600, 0).UTC()
-	for _, p := range k.pods {
-		for r := range 3 {
-			if p.cost[r] <= 0 {
-				continue
-			}
-			unused := k.idle[p.m.node][r] * p.cost[r] / used[p.m.node][r]
-			if err := k.podLine(&p, r, start, unused); err != nil {
-				return err
-			}
-		}
-	}
-	for n, u := range used {
-		if u != [3]float64{} {
-			if err := k.instanceLine(n, start, u[0]+u[1]+u[2]+k.idle[n][0]+k.idle[n][1]+k.idle[n][2]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (k *curSink) podLine(p *curPod, r int, start time.Time, unused float64) error {
-	sl := p.m.sl
+func (k *curSink) podLine(pd *curPod, mx *CURNode, r, p int, start time.Time) error {
+	sl := pd.m.sl
 	k.name = append(k.name[:0], k.podPrefix...)
 	k.name = append(append(k.name, sl.ctrl.ns.name...), '/')
-	k.name = k.c.appendPod(k.name, sl, p.m.gen, p.m.node)
+	k.name = k.c.appendPod(k.name, sl, pd.m.gen, pd.m.node)
 	pod := string(k.name[len(k.podPrefix)+len(sl.ctrl.ns.name)+1:])
 	k.name = append(k.name, '/')
-	k.name = append(k.name, podUID(sl, p.m.gen)...)
-	nd := &k.c.nodes[p.m.node]
+	k.name = append(k.name, podUID(sl, pd.m.gen)...)
+	c, list := mx.HourlyAmortized, mx.HourlyOnDemand
+	split, unused := k.split[p][r], k.unused[p][r]
 	k.row = curfixture.Row{
 		AccountID: k.account, LineItemType: "Usage", Operation: "EKSPod-EC2", ProductCode: "AmazonEC2",
-		UsageType: k.usagePrefix + curUsageTypes[r], ResourceID: string(k.name), ParentResourceID: instanceID(nd),
-		Start: start, End: start.Add(time.Hour),
-		UsageAmount: 1, SplitCost: curfixture.F(SavingsPlanRate * p.cost[r]), UnusedCost: curfixture.F(SavingsPlanRate * unused),
-		PODSplit: curfixture.F(p.cost[r]), PODUnused: curfixture.F(unused),
+		UsageType: k.usagePrefix + curUsageTypes[r], ResourceID: string(k.name), ParentResourceID: mx.InstanceID,
+		Start: start, End: start.Add(time.Hour), UsageAmount: k.allocs[p][r],
+		SplitCost: curfixture.F(c * split), UnusedCost: curfixture.F(c * unused),
+		PODSplit: curfixture.F(list * split), PODUnused: curfixture.F(list * unused),
+		SplitUsageRatio: curfixture.F(k.ratio[p][r]),
 		Tags: map[string]string{"aws_eks_cluster_name": k.cluster,
-			"aws_eks_namespace": sl.ctrl.ns.name, "aws_eks_workload_name": sl.ctrl.name, "aws_eks_node": nd.name, "aws_eks_pod": pod},
-	}
-	return k.fn(&k.row)
-}
-
-// instanceLine is the node's own line for the hour: not a pod line.
-func (k *curSink) instanceLine(n int, start time.Time, listCost float64) error {
-	nd := &k.c.nodes[n]
-	k.row = curfixture.Row{
-		AccountID: k.account, LineItemType: "SavingsPlanCoveredUsage", Operation: "RunInstances", ProductCode: "AmazonEC2",
-		UsageType: k.usagePrefix + "BoxUsage", ResourceID: instanceID(nd), Start: start, End: start.Add(time.Hour),
-		UsageAmount: 1, Unblended: curfixture.F(listCost), PublicOnDemand: curfixture.F(listCost),
-		SPEffective:    curfixture.F(SavingsPlanRate * listCost),
-		SavingsPlanARN: "arn:aws:savingsplans::" + k.account + ":savingsplan/00000000-0000-0000-0000-000000000001",
+			"aws_eks_namespace": sl.ctrl.ns.name, "aws_eks_workload_name": sl.ctrl.name, "aws_eks_node": mx.Node, "aws_eks_pod": pod},
+		Extra: &curfixture.Extra{SplitUsage: curfixture.F(k.allocs[p][r]), ReservedUsage: curfixture.F(pd.req[r]),
+			ActualUsage: curfixture.F(pd.use[r])},
 	}
 	return k.fn(&k.row)
 }
