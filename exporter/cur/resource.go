@@ -205,16 +205,17 @@ var netAmortizedCostSQL = `(CASE WHEN COALESCE(line_item_net_unblended_cost, 0E0
 
 // PublicCost is summary_view's public_cost: pricing_public_on_demand_cost
 // but on SavingsPlanNegation lines (0 there: the covered line carries the
-// hour's on-demand cost). A null line item type gives 0, as SQL's NULL <>
-// 'x' takes the ELSE.
+// hour's on-demand cost). A null line item type reads as "" here and in
+// the SQL (COALESCE); the view's NULL <> 'x' would give it 0. Every CUR
+// line has a type, and no resource line lacks one (ResourceKindOf).
 func PublicCost(l *ResourceLine) NullFloat {
-	if l.LineItemType != TypeSPNegation && l.LineItemType != "" {
+	if l.LineItemType != TypeSPNegation {
 		return l.PublicOnDemand
 	}
 	return Float(0)
 }
 
-const publicCostSQL = `(CASE WHEN line_item_line_item_type <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
+const publicCostSQL = `(CASE WHEN COALESCE(line_item_line_item_type, '') <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
 
 // ResourceRegion is the line's region: product_region_code.
 func ResourceRegion(l *ResourceLine) string { return l.RegionCode }
@@ -273,4 +274,33 @@ func ResourceDaySQL(table string) string {
 		"  COALESCE(SUM(public_on_demand_cost), 0E0) AS public_on_demand_cost,\n" +
 		"  COUNT(*) AS line_count\nFROM (" + ResourceLinesSQL(table) + "\n) AS resource_lines\n" +
 		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
+}
+
+// ParentColumns are the columns of ParentsSQL.
+var ParentColumns = []string{"account_id", "region", "instance_id", "usage_date", "cluster_arn", "cluster_name",
+	"split_cost", "unused_cost", "net_split_cost", "net_unused_cost", "line_count"}
+
+// ParentsSQL sums SCAD's EC2 pod lines of table per parent instance-day
+// (split_line_item_parent_resource_id, sca-eks): the cluster whose pods
+// ran on it (the least cluster ARN) and their split and unused cost, as
+// the Aggregator's Parents.
+func ParentsSQL(table string) string {
+	return "SELECT account_id, region, instance_id, usage_date, MIN(cluster_arn) AS cluster_arn,\n" +
+		"  split_part(MIN(cluster_arn), '/', 2) AS cluster_name,\n" +
+		"  COALESCE(SUM(split_cost), 0E0) AS split_cost, COALESCE(SUM(unused_cost), 0E0) AS unused_cost,\n" +
+		"  COALESCE(SUM(net_split_cost), 0E0) AS net_split_cost, COALESCE(SUM(net_unused_cost), 0E0) AS net_unused_cost,\n" +
+		"  COUNT(*) AS line_count\nFROM (" + parentLinesSQL(table) + "\n) AS parent_lines\n" +
+		"WHERE is_pod AND kind IS NOT NULL\nGROUP BY account_id, region, instance_id, usage_date"
+}
+
+// parentLinesSQL is LinesSQL of the EC2 pod lines with a parent, with the
+// parent's id as instance_id.
+func parentLinesSQL(table string) string {
+	var b strings.Builder
+	b.WriteString("SELECT split_line_item_parent_resource_id AS instance_id")
+	for _, r := range Rules() {
+		b.WriteString(",\n  " + r.SQL + " AS " + r.Name)
+	}
+	b.WriteString("\nFROM " + table + "\nWHERE line_item_operation = '" + OpEKSPodEC2 + "' AND COALESCE(split_line_item_parent_resource_id, '') <> ''")
+	return b.String()
 }

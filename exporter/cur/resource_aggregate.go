@@ -30,8 +30,8 @@ type ParentKey struct {
 }
 
 // ParentCost is what SCAD's EC2 pod lines split off one instance-day:
-// the cluster whose pods ran on it (the pod ARN's; the first seen when
-// pods of two clusters name it, which SCAD does not produce) and the
+// the cluster whose pods ran on it (the pod ARN's; the least when pods
+// of two clusters name it, which SCAD does not produce) and the
 // pods' split and unused cost, gross and net (rules.go's measures), so
 // that split + unused can be held against the instance's own lines.
 type ParentCost struct {
@@ -95,6 +95,9 @@ func (a *Aggregator) addParent(l *ResourceLine) {
 	if c == nil {
 		c = &ParentCost{ClusterARN: p.ClusterARN, Cluster: p.Cluster}
 		a.sum.Parents[k] = c
+	}
+	if p.ClusterARN < c.ClusterARN { // the least, as the view's MIN
+		c.ClusterARN, c.Cluster = p.ClusterARN, p.Cluster
 	}
 	c.Split += SplitCost(&l.Line).or0()
 	c.Unused += UnusedCost(&l.Line).or0()

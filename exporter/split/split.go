@@ -89,6 +89,7 @@ type nodeKey struct {
 
 // Split allocates the bill to Kubecost's rows. Rows come out sorted.
 func Split(allocs []Alloc, bill Bill) []Row {
+	allocs = Merge(allocs)
 	used := map[cur.ResourceKey]bool{}
 	nodes := map[nodeKey][]int{}
 	for i, a := range allocs {
@@ -97,11 +98,9 @@ func Split(allocs []Alloc, bill Bill) []Row {
 	}
 	var out []Row
 	for k, idx := range nodes {
-		id := ""
+		id := "" // the greatest of the node's instance ids, as the view's MAX
 		for _, i := range idx {
-			if id = InstanceID(allocs[i].ProviderID); id != "" {
-				break
-			}
+			id = max(id, InstanceID(allocs[i].ProviderID))
 		}
 		out = append(out, splitNode(allocs, idx, k, id, cur.KindInstance, func(a *Alloc) float64 { return a.Compute }, bill, used)...)
 		out = append(out, splitNode(allocs, idx, k, id, cur.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, bill, used)...)
@@ -116,6 +115,56 @@ func Split(allocs []Alloc, bill Bill) []Row {
 	}
 	out = append(out, billOnly(bill, used)...)
 	Sort(out)
+	return out
+}
+
+// MaxPVs is how many entries of an allocation's pvs are read, in their
+// order: the view reads the map's values by index (Athena and DuckDB
+// spell UNNEST of a map of structs differently).
+const MaxPVs = 16
+
+type allocKey struct {
+	cluster                         Cluster
+	day                             time.Time
+	node, ns, kind, controller, pod string
+	idle                            bool
+}
+
+// Merge sums allocations of one pod (or idle row) on one node and day, as
+// the view groups them: the archive has a row per container. PVs are
+// summed per providerID; only the first MaxPVs of each row count.
+func Merge(allocs []Alloc) []Alloc {
+	idx := map[allocKey]int{}
+	var out []Alloc
+	for _, a := range allocs {
+		k := allocKey{a.Cluster, a.Day, a.Node, Namespace(&a), a.ControllerKind, a.Controller, a.Pod, a.Idle}
+		pvs := a.PVs[:min(len(a.PVs), MaxPVs)]
+		i, ok := idx[k]
+		if !ok {
+			idx[k] = len(out)
+			a.PVs = nil
+			out = append(out, a)
+			i = len(out) - 1
+		} else {
+			m := &out[i]
+			m.Compute += a.Compute
+			m.Network += a.Network
+			m.LoadBalancer += a.LoadBalancer
+			m.ProviderID = max(m.ProviderID, a.ProviderID)
+		}
+		m := &out[i]
+	pv:
+		for _, p := range pvs {
+			key := VolumeID(p.ProviderID)
+			for j := range m.PVs {
+				if VolumeID(m.PVs[j].ProviderID) == key {
+					m.PVs[j].Cost += p.Cost
+					continue pv
+				}
+			}
+			m.PVs = append(m.PVs, PV{ProviderID: key, Cost: p.Cost})
+		}
+	}
 	return out
 }
 
