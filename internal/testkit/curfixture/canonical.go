@@ -50,8 +50,8 @@ const (
 	InstNoBill = "i-0f6f6f6f6f6f6f6f6" // a node of the archive the bill has no line of
 	Volume     = "vol-0123456789abcdef0"
 	LoadBal    = "arn:aws:elasticloadbalancing:us-east-1:111122223333:loadbalancer/net/k8s-payments-api/0123456789abcdef"
-	riARN   = "arn:aws:ec2:us-east-1:111122223333:reserved-instances/11111111-2222-3333-4444-555555555555"
-	spARN   = "arn:aws:savingsplans::111122223333:savingsplan/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+	riARN      = "arn:aws:ec2:us-east-1:111122223333:reserved-instances/11111111-2222-3333-4444-555555555555"
+	spARN      = "arn:aws:savingsplans::111122223333:savingsplan/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
 )
 
 // Instance ids of the canonical export, for the archive side of tests.
