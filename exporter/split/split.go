@@ -150,7 +150,9 @@ func Merge(allocs []Alloc) []Alloc {
 			m.Compute += a.Compute
 			m.Network += a.Network
 			m.LoadBalancer += a.LoadBalancer
-			m.ProviderID = max(m.ProviderID, a.ProviderID)
+			if InstanceID(a.ProviderID) > InstanceID(m.ProviderID) { // the view's MAX of instance ids
+				m.ProviderID = a.ProviderID
+			}
 		}
 		m := &out[i]
 	pv:

@@ -44,7 +44,9 @@ var costCols = []string{
 	"kubecost_pv_cost", "kubecost_network_cost", "kubecost_load_balancer_cost", "kubecost_only_cost",
 	"kubecost_shared_cost", "kubecost_total_cost",
 	"bill_split_cost", "bill_unused_cost", "bill_cost", "bill_net_split_cost", "bill_net_unused_cost", "bill_net_cost",
-	"bill_cpu_cost", "bill_memory_cost", "bill_gpu_cost", "bill_public_on_demand_cost", "difference", "net_difference",
+	"bill_cpu_cost", "bill_memory_cost", "bill_gpu_cost", "bill_public_on_demand_cost",
+	"kubecost_cost", "pricing_step", "discounts_step", "negotiated_step", "split_bill_cost",
+	"idle_spread_step", "split_weights_step", "scad_cost", "split_bill_amortized_cost", "list_priced_cost",
 }
 
 // viewRow is a row of a view: its key, present_in and nullable costs.
@@ -109,7 +111,8 @@ func date(d time.Time) string { return d.Format(time.DateOnly) }
 func TestBillViewsEqualGo(t *testing.T) {
 	kc, cur := archiveRows(), curfixture.Canonical()
 	db := openViews(t, kc, cur)
-	ns := expectNamespaces(kc, cur)
+	_, steps := expectSplit(t, kc, cur)
+	ns := expectNamespaces(kc, cur, steps)
 	for name, got := range map[string]map[string]viewRow{
 		"namespace_daily": query(t, db, "kubecost_bill_namespace_daily", "cluster_arn", "namespace", "usage_date"),
 		"cluster_daily":   query(t, db, "kubecost_bill_cluster_daily", "cluster_arn", "usage_date"),

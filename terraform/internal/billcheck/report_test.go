@@ -173,6 +173,12 @@ func TestReportEqualsViews(t *testing.T) {
 	from, to := archiveDays(t, archive) // the report covers the archive's days
 	want := map[string]viewRow{}
 	for k, r := range view {
+		// A row only Kubecost's split of the bill has (a bill-only
+		// instance, __unallocated__) has neither side's columns; the
+		// report's comparison does not show the split (yet).
+		if r.cost["kubecost_compute_cost"] == nil && r.cost["bill_cost"] == nil {
+			continue
+		}
 		if day := k[strings.LastIndexByte(k, '|')+1:]; day >= from && day <= to {
 			want[k] = r
 		}
@@ -211,7 +217,7 @@ func TestReportEqualsViews(t *testing.T) {
 			{"bill_split_cost", g.split, or0(w, "bill_split_cost")},
 			{"bill_unused_cost", g.unused, or0(w, "bill_unused_cost")},
 			{"bill_net_cost", g.net, or0(w, "bill_net_cost")},
-			{"difference", g.kubecost - g.bill, or0(w, "difference")},
+			{"kubecost_compute_cost - bill_cost", g.kubecost - g.bill, or0(w, "kubecost_compute_cost") - or0(w, "bill_cost")},
 		} {
 			if math.Abs(c.got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
 				t.Errorf("%s %s: report %.10f, view %.10f", k, c.name, c.got, c.want)

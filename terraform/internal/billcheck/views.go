@@ -13,7 +13,7 @@ import (
 )
 
 // Kinds are the bill views in creation order: each reads the one before.
-var Kinds = []string{"namespace_daily", "cluster_daily", "cluster_monthly"}
+var Kinds = []string{"split_daily", "namespace_daily", "cluster_daily", "cluster_monthly"}
 
 // View is one bill view as the bill module renders it.
 type View struct{ Name, SQL string }
