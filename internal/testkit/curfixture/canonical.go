@@ -48,6 +48,8 @@ const (
 	InstSpot   = "i-0d4d4d4d4d4d4d4d4" // m5.xlarge in A, Spot
 	InstLost   = "i-0e5e5e5e5e5e5e5e5" // in A: SCAD's pods ran on it, the archive has no node of it
 	InstNoBill = "i-0f6f6f6f6f6f6f6f6" // a node of the archive the bill has no line of
+	InstNoSCAD = "i-0707070707070707a" // in AccountC, whose bill has no SCAD pod lines
+	AccountC   = "777788889999"
 	Volume     = "vol-0123456789abcdef0"
 	LoadBal    = "arn:aws:elasticloadbalancing:us-east-1:111122223333:loadbalancer/net/k8s-payments-api/0123456789abcdef"
 	riARN      = "arn:aws:ec2:us-east-1:111122223333:reserved-instances/11111111-2222-3333-4444-555555555555"

@@ -20,6 +20,7 @@ func spNegation(account, instance string, start time.Time, onDemand float64) Row
 //     monitoring node runs on;
 //   - InstLost's hour on Day2: SCAD's experiments pod ran on it, the
 //     archive has no node of it (bill only);
+//   - an instance of AccountC, whose bill has no pod lines (SCAD off);
 //   - a second hour of the gp3 volume, with a net cost;
 //   - a load balancer's hour (not matched to a service: Kubecost's load
 //     balancer cost stays list-priced);
@@ -53,6 +54,9 @@ func resourceLines() []Row {
 	vol := hour(Day1, 13)
 	return []Row{
 		spot(t), spot(t.Add(time.Hour)),
+		{AccountID: AccountC, LineItemType: "Usage", Operation: "RunInstances", ProductCode: "AmazonEC2",
+			UsageType: "USE1-BoxUsage:m5.xlarge", ResourceID: InstNoSCAD, Start: t, End: t.Add(time.Hour), UsageAmount: 1,
+			Unblended: F(0.192), NetUnblended: F(0.18), PublicOnDemand: F(0.192), RegionCode: Region},
 		{AccountID: AccountA, LineItemType: "Usage", Operation: "RunInstances", ProductCode: "AmazonEC2",
 			UsageType: "USE1-BoxUsage:m5.large", ResourceID: InstLost, Start: lost, End: lost.Add(time.Hour), UsageAmount: 1,
 			Unblended: F(0.0185), NetUnblended: F(0.0147), PublicOnDemand: F(0.025), RegionCode: Region},

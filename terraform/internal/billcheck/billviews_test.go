@@ -21,6 +21,12 @@ import (
 // them (CreateViews).
 func openViews(t *testing.T, kc []kcRow, cur []curfixture.Row) *sql.DB {
 	t.Helper()
+	return openViewsWith(t, kc, cur, nil)
+}
+
+// openViewsWith is openViews with each view's SQL edited first.
+func openViewsWith(t *testing.T, kc []kcRow, cur []curfixture.Row, edit func(kind, sql string) string) *sql.DB {
+	t.Helper()
 	archive, export := t.TempDir(), t.TempDir()
 	writeArchive(t, archive, kc)
 	if _, err := curfixture.WriteExport(export, curfixture.Export, cur, curfixture.Options{}); err != nil {
@@ -32,7 +38,7 @@ func openViews(t *testing.T, kc []kcRow, cur []curfixture.Row) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1) // one session: SET TimeZone applies to every query
-	if _, err := billcheck.CreateViews(db, "../../modules/bill", archive, export); err != nil {
+	if _, err := billcheck.CreateViewsWith(db, "../../modules/bill", archive, export, edit); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -149,6 +155,15 @@ func TestBillViewsEqualGo(t *testing.T) {
 
 func compare(t *testing.T, view string, got, want map[string]viewRow) {
 	t.Helper()
+	for _, d := range diffRows(view, got, want) {
+		t.Error(d)
+	}
+}
+
+// diffRows lists every difference between a view's rows and the expected.
+func diffRows(view string, got, want map[string]viewRow) []string {
+	var out []string
+	errorf := func(f string, a ...any) { out = append(out, fmt.Sprintf(f, a...)) }
 	var keys []string
 	for k := range want {
 		keys = append(keys, k)
@@ -158,27 +173,28 @@ func compare(t *testing.T, view string, got, want map[string]viewRow) {
 		w := want[k]
 		g, ok := got[k]
 		if !ok {
-			t.Errorf("%s: no row %s (want %s)", view, k, w.presentIn)
+			errorf("%s: no row %s (want %s)", view, k, w.presentIn)
 			continue
 		}
 		if g.presentIn != w.presentIn {
-			t.Errorf("%s %s: present_in %s, want %s", view, k, g.presentIn, w.presentIn)
+			errorf("%s %s: present_in %s, want %s", view, k, g.presentIn, w.presentIn)
 		}
 		for _, c := range costCols {
 			gv, wv := g.cost[c], w.cost[c]
 			switch {
 			case (gv == nil) != (wv == nil):
-				t.Errorf("%s %s %s: %s, want %s", view, k, c, show(gv), show(wv))
+				errorf("%s %s %s: %s, want %s", view, k, c, show(gv), show(wv))
 			case gv != nil && math.Abs(*gv-*wv) > 1e-9:
-				t.Errorf("%s %s %s: %.9f, want %.9f", view, k, c, *gv, *wv)
+				errorf("%s %s %s: %.9f, want %.9f", view, k, c, *gv, *wv)
 			}
 		}
 	}
 	for k := range got {
 		if _, ok := want[k]; !ok {
-			t.Errorf("%s: unexpected row %s", view, k)
+			errorf("%s: unexpected row %s", view, k)
 		}
 	}
+	return out
 }
 
 func show(v *float64) string {

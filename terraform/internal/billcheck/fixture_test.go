@@ -83,6 +83,11 @@ func archiveRows() []kcRow {
 	r.pod, r.controllerKind, r.controller = "api-1", "deployment", "api"
 	r.pvs = []pvEntry{{"aws://us-east-1a/" + curfixture.Volume, 0.012, -0.002}}
 	add(r)
+	// A second payments pod on ip-ri without network cost: the node's data
+	// transfer goes by network cost, not compute.
+	r = on(a(d1, "payments"), "ip-ri", curfixture.InstRI)
+	r.name, r.cpu, r.pod, r.controllerKind, r.controller = "prod/ip-ri/payments/worker-1/c", 0.02, "worker-1", "deployment", "worker"
+	add(r)
 	r = on(a(d2, "payments"), "ip-ri", curfixture.InstRI)
 	r.cpu, r.ram, r.cpuIdle = 0.09, 0.04, f(0.005)
 	r.pod = "api-1"
@@ -128,8 +133,12 @@ func archiveRows() []kcRow {
 		node: "n", providerID: curfixture.InstB, pod: "api"})
 	add(kcRow{account: curfixture.AccountB, region: curfixture.Region, clusterID: curfixture.ClusterB, cluster: "prod",
 		day: d1, name: "__idle__", cpu: 0.05, node: "n"})
+	// C's bill has its instance's lines but no SCAD: the split without
+	// SCAD, the node's idle row kept apart.
 	add(kcRow{account: accountC, region: curfixture.Region, clusterID: clusterC, cluster: "prod",
-		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.11})
+		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.11, node: "c-1", providerID: curfixture.InstNoSCAD, pod: "api"})
+	add(kcRow{account: accountC, region: curfixture.Region, clusterID: clusterC, cluster: "prod",
+		day: d1, name: "prod/c-1/__idle__", cpu: 0.07, node: "c-1"})
 	add(kcRow{account: curfixture.AccountA, region: onPremReg, clusterID: onPremID, cluster: onPremID,
 		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.5})
 	return rows

@@ -176,7 +176,8 @@ func billOnlySQL() string {
 }
 
 // stepsSQL sums <prefix>_split_daily per namespace-day (split_steps), the
-// idle spread of the matched instances where SCAD is on (spread), and
+// idle spread of the matched instances (spread; namespace_daily keeps it
+// where SCAD is on), and
 // which cluster-days have SCAD (scad_on: any pod line of the bill), as
 // split.NamespaceSteps.
 func stepsSQL() string {
@@ -204,7 +205,6 @@ func stepsSQL() string {
 		"  FROM \"${database}\".\"${prefix}_split_daily\" s\n" +
 		"  JOIN instance_idle ii ON ii.account_id = s.account_id AND ii.region = s.region AND ii.cluster_arn = s.cluster_arn" +
 		" AND ii.usage_date = s.usage_date AND ii.resource_id = s.resource_id\n" +
-		"  JOIN scad_on o ON o.cluster_arn = s.cluster_arn AND o.usage_date = s.usage_date\n" +
 		"  WHERE " + matched + " AND ii.pod_share <> 0E0\n  GROUP BY s.cluster_arn, s.namespace, s.usage_date\n)"
 }
 
