@@ -122,7 +122,7 @@ func instanceLine(account, instance, lineItemType string, start time.Time, unble
 		r.UsageType, r.PublicOnDemand = "USE1-BoxUsage:g5.xlarge", F(1.006)
 		r.SavingsPlanARN, r.SPEffective, r.SPNetEffective, r.NetUnblended = spARN, F(0.98), F(0.686), F(0.95)
 	case "Usage":
-		r.PublicOnDemand, r.NetUnblended = F(unblended), F(unblended*0.9)
+		r.PublicOnDemand = F(unblended) // B has no discounts: no net columns
 	}
 	return r
 }

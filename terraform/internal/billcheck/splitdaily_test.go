@@ -160,3 +160,27 @@ func TestSplitDailyEqualsGo(t *testing.T) {
 		t.Errorf("only %d matched resource-days", len(sums))
 	}
 }
+
+// TestSCADAgreesWithInstanceLines: with SCAD on, SCAD's pod lines of an
+// instance-day (split + unused) hold the instance's own lines' amortized
+// and net cost where the fixture's bill is consistent (the Savings Plan
+// GPU node, B's on-demand node, the instance the archive lacks), and the
+// check tells where it is not (the RI node, whose pod lines the fixture
+// draws apart from its instance lines).
+func TestSCADAgreesWithInstanceLines(t *testing.T) {
+	checks := split.CheckSCAD(billOf(t, curfixture.Canonical()))
+	byID := map[string]split.SCADCheck{}
+	for _, c := range checks {
+		t.Logf("%s %s %s: SCAD %.6f (net %.6f), instance %.6f (net %.6f), agree %v/%v", c.Key.Account, c.Key.InstanceID, date(c.Key.Day),
+			c.SCAD, c.SCADNet, c.Instance, c.InstanceNet, c.Agree, c.NetAgree)
+		byID[c.Key.InstanceID+"|"+date(c.Key.Day)] = c
+	}
+	for _, k := range []string{curfixture.InstGPU + "|2026-01-14", curfixture.InstB + "|2026-01-14", curfixture.InstLost + "|2026-01-15"} {
+		if c, ok := byID[k]; !ok || !c.Agree || !c.NetAgree {
+			t.Errorf("%s: %+v (found %v), want SCAD to agree with the instance lines", k, c, ok)
+		}
+	}
+	if c := byID[curfixture.InstRI+"|2026-01-14"]; !c.HasInstance || c.Agree {
+		t.Errorf("RI node: %+v, want a disagreement found", c)
+	}
+}
