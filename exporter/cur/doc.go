@@ -38,9 +38,9 @@
 //
 // Memory: ReadFile decodes only ReadColumns, batchRows lines at a time,
 // skips row groups by the statistics of line_item_usage_start_date when
-// days are given, and keeps one string per distinct operation, usage type
-// and (cluster, namespace) resource id prefix; the summary holds one entry
-// per key. Objects from stores without random access (S3) are spooled to
+// days are given, and keeps one string per distinct operation, usage type,
+// (cluster, namespace) resource id prefix, and instance, volume or load
+// balancer id; the summary holds one entry per key and resource-day. Objects from stores without random access (S3) are spooled to
 // a temp file, as exporter/report does.
 //
 // Like for like with Kubecost: split cost + unused cost against Kubecost's
