@@ -13,6 +13,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 )
 
 // splitVals are a split_daily row's values (nil = null).
@@ -182,5 +183,40 @@ func TestSCADAgreesWithInstanceLines(t *testing.T) {
 	}
 	if c := byID[curfixture.InstRI+"|2026-01-14"]; !c.HasInstance || c.Agree {
 		t.Errorf("RI node: %+v, want a disagreement found", c)
+	}
+}
+
+// TestViewColumnsFollowViewsJSON: every view's columns on DuckDB are
+// views.json's (what Glue declares and QuickSight reads), in order, and
+// the step columns are never null.
+func TestViewColumnsFollowViewsJSON(t *testing.T) {
+	views, err := gen.BillViews()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openViews(t, archiveRows(), curfixture.Canonical())
+	for _, v := range views {
+		rows, err := db.Query(fmt.Sprintf("SELECT * FROM main.%q LIMIT 0", "kubecost_bill_"+v.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := rows.Columns()
+		rows.Close()
+		var want []string
+		for _, c := range v.Columns {
+			want = append(want, c.Name)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: DuckDB columns\n%v\nviews.json\n%v", v.Name, got, want)
+		}
+		if v.Name == "split_daily" {
+			continue
+		}
+		for _, c := range stepCols {
+			var nulls int
+			if err := db.QueryRow(fmt.Sprintf("SELECT count(*) FROM main.%q WHERE %s IS NULL", "kubecost_bill_"+v.Name, c)).Scan(&nulls); err != nil || nulls != 0 {
+				t.Errorf("%s.%s: %d nulls (%v)", v.Name, c, nulls, err)
+			}
+		}
 	}
 }
