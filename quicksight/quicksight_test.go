@@ -417,7 +417,7 @@ func TestBillDefinition(t *testing.T) {
 			t.Errorf("%s: unknown filter %v", path, id)
 		}
 	})
-	for _, c := range []string{"kubecost_compute_cost", "bill_cost", "bill_net_cost", "difference", "kubecost_only_cost",
+	for _, c := range []string{"kubecost_compute_cost", "bill_cost", "bill_net_cost", "split_bill_cost", "pricing_step", "kubecost_only_cost",
 		"kubecost_idle_cost", "bill_unused_cost", "present_in", "namespace", "usage_date"} {
 		if !used[c] {
 			t.Errorf("the sheet does not show %s", c)

@@ -56,7 +56,7 @@ func TestBillViewsFollowTheGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(got.AsValueMap()); n != len(views) || n != 3 {
+	if n := len(got.AsValueMap()); n != len(views) || n != 4 {
 		t.Fatalf("module has %d views, generator %d", n, len(views))
 	}
 	for _, v := range views {

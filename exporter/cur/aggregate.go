@@ -35,6 +35,11 @@ func (c *Costs) Total(m Measure) float64 {
 type Summary struct {
 	Rows  map[Key]*Costs
 	Stats Stats
+	// Resources are the resource-level lines per resource-day and Parents
+	// SCAD's pod lines per parent instance-day (resource_aggregate.go);
+	// nil when there are none.
+	Resources map[ResourceKey]*ResourceCost
+	Parents   map[ParentKey]*ParentCost
 }
 
 // Stats says what reading took.
@@ -44,6 +49,7 @@ type Stats struct {
 	RowGroupsSkipped   int   // of which skipped by their date statistics
 	Lines              int64 // lines decoded
 	PodLines           int64 // of which summed
+	ResourceLines      int64 // of which resource-level lines summed (resource.go)
 	BytesSpooled       int64 // bytes copied to temp files (stores without random access)
 	RowGroupsUndecided int   // row groups without date statistics (read)
 }

@@ -11,6 +11,7 @@ const (
 	DocProduct     = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-product.html"
 	DocTags        = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-resource-tags.html"
 	DocSavingsPlan = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-savings-plan.html"
+	DocReservation = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-reservation.html"
 	DocSplit       = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-split-line-item.html"
 	DocSCAD        = "https://docs.aws.amazon.com/cur/latest/userguide/sca-eks.html"
 	// SCADView is AWS's own reading of these columns, which the rules of
@@ -83,6 +84,15 @@ const (
 	ColSavingsPlanARN        = "savings_plan_savings_plan_a_r_n"
 	ColReservationEffective  = "reservation_effective_cost"
 	ColSplitUsageRatio       = "split_line_item_split_usage_ratio"
+	ColDescription           = "line_item_line_item_description"
+	ColRegionCode            = "product_region_code"
+	ColRINetEffective        = "reservation_net_effective_cost"
+	ColRIUnusedUpfront       = "reservation_unused_amortized_upfront_fee_for_billing_period"
+	ColRIUnusedRecurring     = "reservation_unused_recurring_fee"
+	ColRINetUnusedUpfront    = "reservation_net_unused_amortized_upfront_fee_for_billing_period"
+	ColRINetUnusedRecurring  = "reservation_net_unused_recurring_fee"
+	ColSPTotalCommitment     = "savings_plan_total_commitment_to_date"
+	ColSPUsedCommitment      = "savings_plan_used_commitment"
 	ColBillingPeriodPartKey  = "BILLING_PERIOD" // the Data Export's partition folder, BILLING_PERIOD=YYYY-MM
 	billingPeriodPartPrefix  = ColBillingPeriodPartKey + "="
 	billingPeriodValueLayout = "2006-01"
@@ -106,10 +116,10 @@ func Columns() []Column {
 	return []Column{
 		col(ColBillingPeriodStart, AthenaTimestamp, ParquetTimestamp, "start of the billing period (UTC)", DocBill, false),
 		str(ColTimeInterval, "the line's time interval, ISO 8601 start/end (UTC)", DocIdentity, false),
-		str(ColUsageAccountID, "the account that used the resource", DocLineItem, false),
+		str(ColUsageAccountID, "the account that used the resource", DocLineItem, true),
 		str(ColLineItemType, "Usage, DiscountedUsage (RI), SavingsPlanCoveredUsage, Tax, Credit, ...", DocLineItem, true),
 		str(ColOperation, "the operation: EKSPod-EC2 and FargatePod for EKS pods, RunInstances..., ECSTask-EC2, FargateTask", DocLineItem, true),
-		str(ColProductCode, "the service: AmazonEC2, AmazonEKS, ...", DocLineItem, false),
+		str(ColProductCode, "the service: AmazonEC2, AmazonEKS, AWSDataTransfer, AWSELB, ...", DocLineItem, true),
 		str(ColResourceID, "the resource; for a pod arn:<partition>:eks:<region>:<account>:pod/<cluster>/<namespace>/<pod>/<uid>", DocLineItem, true),
 		str(ColUsageType, "usage type; for pods <region>-EKS-EC2-vCPU-Hours, -EKS-EC2-GB-Hours, -EKS-EC2-Accelerator-Hours, -Fargate-vCPU-Hours:perCPU, -Fargate-GB-Hours", DocLineItem, true),
 		col(ColUsageStart, AthenaTimestamp, ParquetTimestamp, "start of the usage (UTC, inclusive); its UTC day is the line's day", DocLineItem, true),
@@ -118,8 +128,8 @@ func Columns() []Column {
 		dbl(ColUnblendedCost, "cost at the unblended rate; Fargate pod lines' cost", DocLineItem, true),
 		dbl(ColNetUnblendedCost, "unblended cost after discounts; present only with discounts", DocLineItem, true),
 		dbl(ColPublicOnDemandCost, "cost at the public on-demand rate", DocPricing, true),
-		str(ColReservationARN, "the Reserved Instance that covered the line", "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-reservation.html", false),
-		dbl(ColReservationEffective, "amortized cost of a Reserved Instance covered line", "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-reservation.html", false),
+		str(ColReservationARN, "the Reserved Instance that covered the line", DocReservation, true),
+		dbl(ColReservationEffective, "amortized cost of a Reserved Instance covered line", DocReservation, true),
 		str(ColSavingsPlanARN, "the Savings Plan that covered the line", DocSavingsPlan, false),
 		dbl(ColSPEffectiveCost, "amortized cost of a Savings Plan covered line", DocSavingsPlan, true),
 		dbl(ColSPNetEffectiveCost, "the Savings Plan effective cost after discounts", DocSavingsPlan, true),
@@ -133,6 +143,17 @@ func Columns() []Column {
 		dbl(ColPublicOnDemandUnused, "unused cost at the public on-demand rate", DocSplit, true),
 		col(ColResourceTags, AthenaMap, ParquetMap, "cost allocation tags; for pods aws_eks_cluster_name, aws_eks_namespace, aws_eks_workload_name, ... and user_<label>", DocTags, false),
 		col(ColProduct, AthenaMap, ParquetMap, "product attributes (instance_type, vcpu, memory, gpu, ...)", DocProduct, false),
+		// The resource-level lines' columns (resource.go): the amortized
+		// rule of the Cloud Intelligence Dashboards' summary_view reads them.
+		str(ColDescription, "the line's description; the summary_view's Savings Plan refund rule reads it", DocLineItem, true),
+		str(ColRegionCode, "the AWS Region of the usage (us-east-1, ...)", DocProduct, true),
+		dbl(ColRINetEffective, "the Reserved Instance effective cost after discounts", DocReservation, true),
+		dbl(ColRIUnusedUpfront, "the upfront fee of the period's unused reservation hours, amortized (RIFee lines)", DocReservation, true),
+		dbl(ColRIUnusedRecurring, "the recurring fee of the period's unused reservation hours (RIFee lines)", DocReservation, true),
+		dbl(ColRINetUnusedUpfront, "the unused amortized upfront fee after discounts", DocReservation, true),
+		dbl(ColRINetUnusedRecurring, "the unused recurring fee after discounts", DocReservation, true),
+		dbl(ColSPTotalCommitment, "the Savings Plan's commitment to date (SavingsPlanRecurringFee lines)", DocSavingsPlan, true),
+		dbl(ColSPUsedCommitment, "the Savings Plan's commitment used (SavingsPlanRecurringFee lines)", DocSavingsPlan, true),
 	}
 }
 

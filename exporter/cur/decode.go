@@ -16,10 +16,6 @@ import (
 // holds this many values, whatever the size of the row group.
 const batchRows = 4096
 
-// parentSet stands for a non-empty split_line_item_parent_resource_id:
-// the rules only ask whether it is empty, and instance ids are not kept.
-const parentSet = "(parent)"
-
 // timeDecoder turns a line_item_usage_start_date value into a time: INT64
 // timestamps of any unit (UTC-adjusted or not: CUR's are UTC either way)
 // or the legacy INT96.
@@ -91,20 +87,27 @@ func PodIDPrefix(id []byte) []byte {
 // batch is one batch of decoded lines, column by column.
 type batch struct {
 	op, usageType, itemType, resource, parent []string
-	start                                     []time.Time
-	nums                                      [len(numColumns)][]NullFloat
-	buf                                       []parquet.Value
+	// The resource lines' strings (resource.go): account, product code,
+	// region, description (kept only where a rule reads it), RI ARN.
+	account, product, region, descr, riARN []string
+	start                                  []time.Time
+	nums                                   [len(numColumns)][]NullFloat
+	buf                                    []parquet.Value
 }
 
 // numColumns are the double columns read, in the order of batch.nums.
 var numColumns = [...]string{ColSplitCost, ColUnusedCost, ColNetSplitCost, ColNetUnusedCost,
 	ColPublicOnDemandSplit, ColPublicOnDemandUnused, ColUnblendedCost, ColNetUnblendedCost,
-	ColPublicOnDemandCost, ColSPEffectiveCost, ColSPNetEffectiveCost}
+	ColPublicOnDemandCost, ColSPEffectiveCost, ColSPNetEffectiveCost,
+	ColReservationEffective, ColRINetEffective, ColRIUnusedUpfront, ColRIUnusedRecurring,
+	ColRINetUnusedUpfront, ColRINetUnusedRecurring, ColSPTotalCommitment, ColSPUsedCommitment}
 
 func newBatch() *batch {
 	b := &batch{
 		op: make([]string, batchRows), usageType: make([]string, batchRows), itemType: make([]string, batchRows),
 		resource: make([]string, batchRows), parent: make([]string, batchRows),
+		account: make([]string, batchRows), product: make([]string, batchRows), region: make([]string, batchRows),
+		descr: make([]string, batchRows), riARN: make([]string, batchRows),
 		start: make([]time.Time, batchRows), buf: make([]parquet.Value, batchRows),
 	}
 	for i := range b.nums {
@@ -121,6 +124,27 @@ func (b *batch) line(i int, l *Line) {
 		PublicOnDemandSplit: b.nums[4][i], PublicOnDemandUnused: b.nums[5][i], UnblendedCost: b.nums[6][i],
 		NetUnblendedCost: b.nums[7][i], PublicOnDemand: b.nums[8][i], SPEffectiveCost: b.nums[9][i], SPNetEffectiveCost: b.nums[10][i],
 	}
+}
+
+// resourceLine fills l with line i; l.Line must be line i already.
+func (b *batch) resourceLine(i int, l *ResourceLine) {
+	l.Account, l.ProductCode, l.RegionCode, l.Description, l.ReservationARN = b.account[i], b.product[i], b.region[i], b.descr[i], b.riARN[i]
+	l.RIEffective, l.RINetEffective, l.RIUnusedUpfront, l.RIUnusedRecurring = b.nums[11][i], b.nums[12][i], b.nums[13][i], b.nums[14][i]
+	l.RINetUnusedUpfront, l.RINetUnusedRecurring, l.SPTotalCommitment, l.SPUsedCommitment = b.nums[15][i], b.nums[16][i], b.nums[17][i], b.nums[18][i]
+}
+
+// keptResourceID is the resource id the reader keeps: a pod's prefix
+// (PodIDPrefix), the whole id of an instance, volume or load balancer
+// (one string per resource, bounded by the resources billed), else "".
+func keptResourceID(id []byte) []byte {
+	if p := PodIDPrefix(id); p != nil {
+		return p
+	}
+	if bytes.HasPrefix(id, []byte("i-")) || bytes.HasPrefix(id, []byte("vol-")) ||
+		bytes.HasPrefix(id, []byte("arn:")) && bytes.Contains(id, []byte(":elasticloadbalancing:")) {
+		return id
+	}
+	return nil
 }
 
 // column is an open column of a row group, read value by value.
@@ -179,7 +203,8 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 		}
 		return c
 	}
-	strCols := []column{open(ColOperation), open(ColUsageType), open(ColLineItemType), open(ColResourceID), open(ColParentResourceID)}
+	strCols := []column{open(ColOperation), open(ColUsageType), open(ColLineItemType), open(ColResourceID), open(ColParentResourceID),
+		open(ColUsageAccountID), open(ColProductCode), open(ColRegionCode), open(ColReservationARN), open(ColDescription)}
 	startCol := open(ColUsageStart)
 	var numCols [len(numColumns)]column
 	for i, name := range numColumns {
@@ -206,14 +231,20 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 		}
 	}
 	strConv := []func(int, parquet.Value){str(b.op), str(b.usageType), str(b.itemType),
-		func(i int, v parquet.Value) { b.resource[i] = a.intern(PodIDPrefix(v.ByteArray())) },
+		func(i int, v parquet.Value) { b.resource[i] = a.intern(keptResourceID(v.ByteArray())) },
+		// The parent instance's id: exporter/split matches SCAD's pod
+		// lines with the instance's own lines by it (one string per
+		// instance).
+		str(b.parent), str(b.account), str(b.product), str(b.region), str(b.riARN),
+		// Descriptions differ line by line; only the Savings Plan refund
+		// rule reads one (product code is decoded before).
 		func(i int, v parquet.Value) {
-			b.parent[i] = ""
-			if len(v.ByteArray()) > 0 {
-				b.parent[i] = parentSet
+			b.descr[i] = ""
+			if b.product[i] == productComputeSP && !v.IsNull() {
+				b.descr[i] = string(v.ByteArray())
 			}
 		}}
-	var l Line
+	var l ResourceLine
 	for left := int(rg.NumRows()); left > 0; {
 		n := min(left, batchRows)
 		left -= n
@@ -235,8 +266,10 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 			return err
 		}
 		for i := range n {
-			b.line(i, &l)
-			a.Add(&l)
+			b.line(i, &l.Line)
+			a.Add(&l.Line)
+			b.resourceLine(i, &l)
+			a.AddResource(&l)
 		}
 		a.sum.Stats.Lines += int64(n)
 	}

@@ -27,15 +27,24 @@
 //     Summary: Costs per Key, by Kind (cpu, memory, gpu) and Measure
 //     (split, unused, net split, net unused, public on-demand split and
 //     unused), with Stats. Aggregator.Add sums one Line.
+//   - Resource-level lines (resource.go, issue 46): ResourceKindOf
+//     (instance, volume, data_transfer, load_balancer), AmortizedCost (the
+//     Cloud Intelligence Dashboards' summary_view rule, CIDSummaryView),
+//     NetAmortizedCost (its net variant, SCADNetAmortized) and PublicCost,
+//     each with its SQL (ResourceRules, ResourceLinesSQL, ResourceDaySQL).
+//     The reader sums them in the same pass per resource-day
+//     (Summary.Resources) and SCAD's pod lines per parent instance-day
+//     (Summary.Parents, ParentsSQL), which exporter/split allocates.
 //
 // Memory: ReadFile decodes only ReadColumns, batchRows lines at a time,
 // skips row groups by the statistics of line_item_usage_start_date when
-// days are given, and keeps one string per distinct operation, usage type
-// and (cluster, namespace) resource id prefix; the summary holds one entry
-// per key. Objects from stores without random access (S3) are spooled to
+// days are given, and keeps one string per distinct operation, usage type,
+// (cluster, namespace) resource id prefix, and instance, volume or load
+// balancer id; the summary holds one entry per key and resource-day. Objects from stores without random access (S3) are spooled to
 // a temp file, as exporter/report does.
 //
 // Like for like with Kubecost: split cost + unused cost against Kubecost's
-// CPU + RAM + GPU with its idle; the bill has no PV, network or load
-// balancer split, and Fargate has no unused cost.
+// CPU + RAM + GPU with its idle; SCAD has no PV, network or load balancer
+// split, and Fargate has no unused cost. The resource-level lines give
+// volumes and data transfer their bill cost (exporter/split).
 package cur

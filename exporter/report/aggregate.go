@@ -129,7 +129,7 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	d.Clusters = clustersOf(files, o.Clusters)
 	d.Calendar = calendar(files, d, o)
 	if o.Bill != nil {
-		if err := compareWithBill(ctx, o, d, a.kube); err != nil {
+		if err := compareWithBill(ctx, o, d, a.kube, files); err != nil {
 			return nil, err
 		}
 	}

@@ -19,11 +19,11 @@ type Bill struct {
 
 // readBill sums the export's pod lines over the report's days and
 // clusters into the comparison's keys.
-func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKey]*BillCost, cur.Stats, error) {
+func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKey]*BillCost, *cur.Summary, error) {
 	sum, err := cur.Read(ctx, cur.Options{Store: o.Bill.Store, Prefix: o.Bill.Prefix, From: from, To: to,
 		TempDir: o.TempDir, Logger: o.Logger})
 	if err != nil {
-		return nil, cur.Stats{}, fmt.Errorf("report: the bill at %s: %w", o.Bill.Source, err)
+		return nil, nil, fmt.Errorf("report: the bill at %s: %w", o.Bill.Source, err)
 	}
 	out := map[CompareKey]*BillCost{}
 	for key, c := range sum.Rows {
@@ -41,7 +41,7 @@ func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKe
 			NetSplit: c.Total(cur.MNetSplit), NetUnused: c.Total(cur.MNetUnused),
 			PublicOnDemand: c.Total(cur.MPublicOnDemandSplit) + c.Total(cur.MPublicOnDemandUnused), Lines: c.Lines})
 	}
-	return out, sum.Stats, nil
+	return out, sum, nil
 }
 
 // billInScope: the bill's clusters the report covers. With -cluster or a
@@ -55,17 +55,24 @@ func (o Options) billInScope(c ClusterRef) bool {
 }
 
 // compareWithBill reads the bill over d's days and joins it with
-// Kubecost's side that the aggregator collected.
-func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKey]*KubecostCost) error {
+// Kubecost's side that the aggregator collected, and with Kubecost's split
+// of the bill over the archive's files.
+func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKey]*KubecostCost, files []File) error {
 	if d.From.IsZero() {
 		return nil // no day to compare
 	}
-	bill, st, err := readBill(ctx, o, d.From, d.To)
+	bill, sum, err := readBill(ctx, o, d.From, d.To)
 	if err != nil {
 		return err
 	}
+	allocs, err := readAllocs(ctx, o, files)
+	if err != nil {
+		return err
+	}
+	st := sum.Stats
 	d.Bill = &Comparison{Source: o.Bill.Source, Files: int64(st.Files), Lines: st.PodLines,
-		RowGroups: int64(st.RowGroups), Skipped: int64(st.RowGroupsSkipped), Clusters: compareSides(kube, bill)}
+		RowGroups: int64(st.RowGroups), Skipped: int64(st.RowGroupsSkipped),
+		Clusters: compareSides(kube, bill, splitSteps(o, allocs, sum))}
 	if o.Logger != nil {
 		o.Logger.Debug("bill read", "source", o.Bill.Source, "files", st.Files, "lines", st.Lines, "pod_lines", st.PodLines,
 			"row_groups", st.RowGroups, "skipped", st.RowGroupsSkipped)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
 
 // The comparison with the bill (issue 43): per cluster, namespace and UTC
@@ -174,7 +175,11 @@ type CompareRow struct {
 	CompareKey
 	Kubecost KubecostCost
 	Bill     BillCost
-	Present  Present
+	// Steps explain the row in dollars (exporter/split.Steps: Kubecost's
+	// split of the bill and the way from Kubecost's number to it and to
+	// SCAD's), as the view's step columns.
+	Steps   split.Steps
+	Present Present
 }
 
 // Difference is Kubecost's compute less the bill's cost: positive where
@@ -202,7 +207,7 @@ type ClusterComparison struct {
 // compareSides joins Kubecost's and the bill's rows (per cluster,
 // namespace and day) into the section's tables. Rows only one side has
 // are kept and marked.
-func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCost) []ClusterComparison {
+func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCost, steps map[CompareKey]*split.Steps) []ClusterComparison {
 	byCluster := map[ClusterRef]*ClusterComparison{}
 	rows := map[CompareKey]*CompareRow{}
 	get := func(k CompareKey) *CompareRow {
@@ -218,6 +223,9 @@ func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCo
 	}
 	for k, v := range bill {
 		get(k).Bill = *v
+	}
+	for k, v := range steps {
+		get(k).Steps = *v
 	}
 	for k, r := range rows {
 		r.Present = presence(r.Kubecost.rows > 0, r.Bill.Lines > 0)
@@ -264,6 +272,7 @@ func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCo
 func addRow(dst *CompareRow, r CompareRow) {
 	dst.Kubecost.merge(r.Kubecost)
 	dst.Bill.merge(r.Bill)
+	dst.Steps.Add(&r.Steps)
 }
 
 func presence(kube, bill bool) Present {

@@ -25,7 +25,7 @@ func TestCompareSides(t *testing.T) {
 		k(a, "payments", d2):    {Split: 1, Lines: 2},
 		k(a, "experiments", d2): {Split: 0.25, Lines: 1},
 	}
-	got := compareSides(kube, bill)
+	got := compareSides(kube, bill, nil)
 	if len(got) != 2 || got[0].Cluster != a || got[1].Cluster != b {
 		t.Fatalf("clusters %+v, want %v then %v", got, a, b)
 	}
@@ -84,7 +84,7 @@ func TestBillSectionInert(t *testing.T) {
 	d := &Data{From: day, To: day, Generated: day, Currency: "USD", Clusters: []string{"prod"},
 		Bill: &Comparison{Source: `s3://b/"><script>x</script>`, Clusters: compareSides(
 			map[CompareKey]*KubecostCost{{c, script, day}: {CPU: 1, rows: 1}},
-			map[CompareKey]*BillCost{{c, script, day}: {Split: 0.72, Lines: 1}})}}
+			map[CompareKey]*BillCost{{c, script, day}: {Split: 0.72, Lines: 1}}, nil)}}
 	var b strings.Builder
 	if err := Render(&b, d); err != nil {
 		t.Fatal(err)

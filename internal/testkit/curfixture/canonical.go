@@ -44,8 +44,23 @@ const (
 	instRI  = "i-0a1a1a1a1a1a1a1a1" // m5.xlarge in A, covered by a Reserved Instance
 	instGPU = "i-0c3c3c3c3c3c3c3c3" // g5.xlarge in A, covered by a Savings Plan
 	instB   = "i-0b2b2b2b2b2b2b2b2" // m5.xlarge in B, on demand
-	riARN   = "arn:aws:ec2:us-east-1:111122223333:reserved-instances/11111111-2222-3333-4444-555555555555"
-	spARN   = "arn:aws:savingsplans::111122223333:savingsplan/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+	// Resource-level cases (resources.go).
+	InstSpot   = "i-0d4d4d4d4d4d4d4d4" // m5.xlarge in A, Spot
+	InstLost   = "i-0e5e5e5e5e5e5e5e5" // in A: SCAD's pods ran on it, the archive has no node of it
+	InstNoBill = "i-0f6f6f6f6f6f6f6f6" // a node of the archive the bill has no line of
+	InstNoSCAD = "i-0707070707070707a" // in AccountC, whose bill has no SCAD pod lines
+	AccountC   = "777788889999"
+	Volume     = "vol-0123456789abcdef0"
+	LoadBal    = "arn:aws:elasticloadbalancing:us-east-1:111122223333:loadbalancer/net/k8s-payments-api/0123456789abcdef"
+	riARN      = "arn:aws:ec2:us-east-1:111122223333:reserved-instances/11111111-2222-3333-4444-555555555555"
+	spARN      = "arn:aws:savingsplans::111122223333:savingsplan/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+)
+
+// Instance ids of the canonical export, for the archive side of tests.
+const (
+	InstRI  = instRI
+	InstGPU = instGPU
+	InstB   = instB
 )
 
 // PodID is a pod's line_item_resource_id.
@@ -94,14 +109,20 @@ func instanceLine(account, instance, lineItemType string, start time.Time, unble
 	r := Row{
 		AccountID: account, LineItemType: lineItemType, Operation: "RunInstances", ProductCode: "AmazonEC2",
 		UsageType: "USE1-BoxUsage:m5.xlarge", ResourceID: instance, Start: start, End: start.Add(time.Hour), UsageAmount: 1,
-		Unblended: F(unblended), PublicOnDemand: F(0.192),
+		Unblended: F(unblended), PublicOnDemand: F(0.192), RegionCode: Region,
 		Product: map[string]string{"instance_type": "m5.xlarge", "vcpu": "4", "memory": "16 GiB"},
 	}
 	switch lineItemType {
 	case "DiscountedUsage":
-		r.ReservationARN, r.RIEffective = riARN, F(0.12)
+		r.ReservationARN, r.RIEffective, r.RINetEffective = riARN, F(0.12), F(0.10)
 	case "SavingsPlanCoveredUsage":
-		r.SavingsPlanARN, r.SPEffective = spARN, F(0.70)
+		// The GPU node's hour: split + unused of its pod lines is 0.98
+		// (0.686 net), which the Savings Plan's effective cost is, so
+		// that SCAD's split and the instance's own lines agree there.
+		r.UsageType, r.PublicOnDemand = "USE1-BoxUsage:g5.xlarge", F(1.006)
+		r.SavingsPlanARN, r.SPEffective, r.SPNetEffective, r.NetUnblended = spARN, F(0.98), F(0.686), F(0.95)
+	case "Usage":
+		r.PublicOnDemand = F(unblended) // B has no discounts: no net columns
 	}
 	return r
 }
@@ -147,7 +168,8 @@ func Canonical() []Row {
 		add(EC2PodLine(AccountA, "ml", "trainer", instGPU, "cpu", start, Cost{F(0.10), F(0.02), F(0.07), F(0.014), F(0.125), F(0.025)}),
 			EC2PodLine(AccountA, "ml", "trainer", instGPU, "memory", start, Cost{F(0.05), F(0.01), F(0.035), F(0.007), F(0.0625), F(0.0125)}),
 			EC2PodLine(AccountA, "ml", "trainer", instGPU, "gpu", start, Cost{F(0.80), F(0), F(0.56), F(0), F(1.00), F(0)}),
-			instanceLine(AccountA, instGPU, "SavingsPlanCoveredUsage", start, 1.006))
+			instanceLine(AccountA, instGPU, "SavingsPlanCoveredUsage", start, 1.006),
+			spNegation(AccountA, instGPU, start, 1.006))
 	}
 
 	// batch in A on Fargate. job-1, on demand: a null net unblended cost
@@ -161,15 +183,16 @@ func Canonical() []Row {
 	// A Fargate pod's tax line is not usage: ignored.
 	add(FargatePodLine(AccountA, "batch", "job-2", "cpu", "Tax", hour(Day2, 6), F(0.004), nil, nil, nil, nil))
 
-	// experiments in A: a namespace the bill has and Kubecost lacks.
-	add(EC2PodLine(AccountA, "experiments", "notebook", instRI, "cpu", hour(Day2, 3), Cost{F(0.011), F(0.001), F(0.009), F(0.0008), F(0.016), F(0.0015)}),
-		EC2PodLine(AccountA, "experiments", "notebook", instRI, "memory", hour(Day2, 3), Cost{F(0.006), F(0.0005), F(0.0045), F(0.0004), F(0.008), F(0.0007)}))
+	// experiments in A: a namespace the bill has and Kubecost lacks, on an
+	// instance the archive has no node of.
+	add(EC2PodLine(AccountA, "experiments", "notebook", InstLost, "cpu", hour(Day2, 3), Cost{F(0.011), F(0.001), F(0.009), F(0.0008), F(0.016), F(0.0015)}),
+		EC2PodLine(AccountA, "experiments", "notebook", InstLost, "memory", hour(Day2, 3), Cost{F(0.006), F(0.0005), F(0.0045), F(0.0004), F(0.008), F(0.0007)}))
 
 	// payments/api in B, the other prod: on demand, no net columns.
 	for _, start := range []time.Time{hour(Day1, 22), hour(Day1, 23)} {
 		add(EC2PodLine(AccountB, "payments", "api", instB, "cpu", start, Cost{F(0.030), F(0.006), nil, nil, F(0.030), F(0.006)}),
 			EC2PodLine(AccountB, "payments", "api", instB, "memory", start, Cost{F(0.015), F(0.003), nil, nil, F(0.015), F(0.003)}),
-			instanceLine(AccountB, instB, "Usage", start, 0.192))
+			instanceLine(AccountB, instB, "Usage", start, 0.054))
 	}
 
 	// payments/api in A on Day3, the next billing period (another
@@ -178,6 +201,7 @@ func Canonical() []Row {
 		EC2PodLine(AccountA, "payments", "api", instRI, "memory", Day3, Cost{F(0.011), F(0.002), F(0.008), F(0.0015), F(0.015), F(0.003)}))
 
 	add(notPods()...)
+	add(resourceLines()...)
 	return rows
 }
 
@@ -189,12 +213,12 @@ func notPods() []Row {
 	return []Row{
 		// EBS volume.
 		{AccountID: AccountA, LineItemType: "Usage", Operation: "CreateVolume-Gp3", ProductCode: "AmazonEC2",
-			UsageType: "USE1-EBS:VolumeUsage.gp3", ResourceID: "vol-0123456789abcdef0", Start: t, End: t.Add(time.Hour),
-			UsageAmount: 0.1, Unblended: F(0.011), PublicOnDemand: F(0.011)},
+			UsageType: "USE1-EBS:VolumeUsage.gp3", ResourceID: Volume, Start: t, End: t.Add(time.Hour),
+			UsageAmount: 0.1, Unblended: F(0.011), PublicOnDemand: F(0.011), RegionCode: Region},
 		// Data transfer out of an instance.
 		{AccountID: AccountA, LineItemType: "Usage", Operation: "RunInstances", ProductCode: "AWSDataTransfer",
 			UsageType: "USE1-DataTransfer-Out-Bytes", ResourceID: instRI, Start: t, End: t.Add(time.Hour),
-			UsageAmount: 2, Unblended: F(0.18), PublicOnDemand: F(0.18)},
+			UsageAmount: 2, Unblended: F(0.18), PublicOnDemand: F(0.18), RegionCode: Region},
 		// An ECS task on EC2 with split cost allocation data.
 		{AccountID: AccountA, LineItemType: "Usage", Operation: "ECSTask-EC2", ProductCode: "AmazonECS",
 			UsageType: "USE1-ECS-EC2-vCPU-Hours", ResourceID: ecsTask, ParentResourceID: instRI, Start: t, End: t.Add(time.Hour),

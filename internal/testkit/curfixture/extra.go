@@ -21,24 +21,21 @@ type Extra struct {
 	// larger of its reservation and its use; ReservedUsage and ActualUsage
 	// are the two it was taken from.
 	SplitUsage, ReservedUsage, ActualUsage *float64
-	// SPRate is savings_plan_savings_plan_rate; SPTotalCommitment and
-	// SPUsedCommitment are the plan's commitment to date and the part of it
-	// used, on its SavingsPlanRecurringFee lines.
-	SPRate, SPTotalCommitment, SPUsedCommitment *float64
-	PricingTerm                                 string // OnDemand, Spot, or "" (fees)
+	// SPRate is savings_plan_savings_plan_rate (the plan's commitment
+	// columns are Row's: every fixture writes them).
+	SPRate      *float64
+	PricingTerm string // OnDemand, Spot, or "" (fees)
 }
 
 // lineExtra is line followed by the Extra columns (parquet-go writes an
 // embedded struct's columns in place).
 type lineExtra struct {
 	line
-	SplitUsage        *float64 `parquet:"split_line_item_split_usage"`
-	ReservedUsage     *float64 `parquet:"split_line_item_reserved_usage"`
-	ActualUsage       *float64 `parquet:"split_line_item_actual_usage"`
-	SPRate            *float64 `parquet:"savings_plan_savings_plan_rate"`
-	SPTotalCommitment *float64 `parquet:"savings_plan_total_commitment_to_date"`
-	SPUsedCommitment  *float64 `parquet:"savings_plan_used_commitment"`
-	PricingTerm       *string  `parquet:"pricing_term"`
+	SplitUsage    *float64 `parquet:"split_line_item_split_usage"`
+	ReservedUsage *float64 `parquet:"split_line_item_reserved_usage"`
+	ActualUsage   *float64 `parquet:"split_line_item_actual_usage"`
+	SPRate        *float64 `parquet:"savings_plan_savings_plan_rate"`
+	PricingTerm   *string  `parquet:"pricing_term"`
 }
 
 func (r *Row) lineExtra() lineExtra {
@@ -48,7 +45,7 @@ func (r *Row) lineExtra() lineExtra {
 		e = &Extra{}
 	}
 	out.SplitUsage, out.ReservedUsage, out.ActualUsage = e.SplitUsage, e.ReservedUsage, e.ActualUsage
-	out.SPRate, out.SPTotalCommitment, out.SPUsedCommitment = e.SPRate, e.SPTotalCommitment, e.SPUsedCommitment
+	out.SPRate = e.SPRate
 	out.PricingTerm = r.strPtr("pricing_term", e.PricingTerm)
 	return out
 }

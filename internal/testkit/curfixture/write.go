@@ -49,8 +49,16 @@ type Row struct {
 	SplitCost, UnusedCost, NetSplit, NetUnused *float64
 	PODSplit, PODUnused, SplitUsageRatio       *float64
 	Tags, Product                              map[string]string
-	NullStrings                                []string // column names written as null
-	Extra                                      *Extra   // written with Options.Extra (extra.go)
+	// Resource-level lines (instances, volumes, data transfer): the
+	// region column, the description, and the reservation and Savings
+	// Plan columns of the amortized rule.
+	RegionCode, Description                  string
+	RINetEffective                           *float64
+	RIUnusedUpfront, RIUnusedRecurring       *float64
+	RINetUnusedUpfront, RINetUnusedRecurring *float64
+	SPTotalCommitment, SPUsedCommitment      *float64
+	NullStrings                              []string // column names written as null
+	Extra                                    *Extra   // written with Options.Extra (extra.go)
 }
 
 // F is a number for Row's nullable fields.
@@ -88,6 +96,15 @@ type line struct {
 	PODUnused          *float64          `parquet:"split_line_item_public_on_demand_unused_cost"`
 	ResourceTags       map[string]string `parquet:"resource_tags,optional"`
 	Product            map[string]string `parquet:"product,optional"`
+	Description        *string           `parquet:"line_item_line_item_description"`
+	RegionCode         *string           `parquet:"product_region_code"`
+	RINetEffective     *float64          `parquet:"reservation_net_effective_cost"`
+	RIUnusedUpfront    *float64          `parquet:"reservation_unused_amortized_upfront_fee_for_billing_period"`
+	RIUnusedRecurring  *float64          `parquet:"reservation_unused_recurring_fee"`
+	RINetUnusedUp      *float64          `parquet:"reservation_net_unused_amortized_upfront_fee_for_billing_period"`
+	RINetUnusedRec     *float64          `parquet:"reservation_net_unused_recurring_fee"`
+	SPTotalCommitment  *float64          `parquet:"savings_plan_total_commitment_to_date"`
+	SPUsedCommitment   *float64          `parquet:"savings_plan_used_commitment"`
 }
 
 func (r *Row) strPtr(name, v string) *string {
@@ -130,6 +147,11 @@ func (r *Row) line() line {
 		SplitUsageRatio:  r.SplitUsageRatio, SplitCost: r.SplitCost, UnusedCost: r.UnusedCost,
 		NetSplit: r.NetSplit, NetUnused: r.NetUnused, PODSplit: r.PODSplit, PODUnused: r.PODUnused,
 		ResourceTags: r.Tags, Product: r.Product,
+		Description: r.strPtr("line_item_line_item_description", r.Description),
+		RegionCode:  r.strPtr("product_region_code", r.RegionCode), RINetEffective: r.RINetEffective,
+		RIUnusedUpfront: r.RIUnusedUpfront, RIUnusedRecurring: r.RIUnusedRecurring,
+		RINetUnusedUp: r.RINetUnusedUpfront, RINetUnusedRec: r.RINetUnusedRecurring,
+		SPTotalCommitment: r.SPTotalCommitment, SPUsedCommitment: r.SPUsedCommitment,
 	}
 }
 

@@ -167,7 +167,7 @@ func (k *curSink) feeLine(start time.Time, commitment float64) error {
 		AccountID: k.account, LineItemType: "SavingsPlanRecurringFee", ProductCode: "ComputeSavingsPlans",
 		UsageType: "ComputeSP:1yrNoUpfront", ResourceID: k.spARN, SavingsPlanARN: k.spARN,
 		Start: start, End: start.Add(time.Hour), UsageAmount: 1, Unblended: curfixture.F(commitment),
-		Extra: &curfixture.Extra{SPTotalCommitment: curfixture.F(commitment), SPUsedCommitment: curfixture.F(commitment)},
+		SPTotalCommitment: curfixture.F(commitment), SPUsedCommitment: curfixture.F(commitment),
 	}
 	return k.fn(&k.row)
 }

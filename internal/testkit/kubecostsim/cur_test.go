@@ -149,8 +149,8 @@ func TestCURPurchaseMix(t *testing.T) {
 		switch {
 		case r.LineItemType == "SavingsPlanRecurringFee":
 			fee += *r.Unblended
-			if *r.Extra.SPUsedCommitment != *r.Extra.SPTotalCommitment || *r.Extra.SPTotalCommitment != *r.Unblended {
-				t.Errorf("fee line %+v: want its commitment used whole", r.Extra)
+			if *r.SPUsedCommitment != *r.SPTotalCommitment || *r.SPTotalCommitment != *r.Unblended {
+				t.Errorf("fee line %+v: want its commitment used whole", r)
 			}
 		case r.UsageType == "EBS:VolumeUsage.gp3":
 			if *r.Unblended != *r.PublicOnDemand || r.Product["volume_api_name"] != "gp3" || !strings.HasPrefix(r.ResourceID, "vol-") {

@@ -21,6 +21,12 @@ import (
 // them (CreateViews).
 func openViews(t *testing.T, kc []kcRow, cur []curfixture.Row) *sql.DB {
 	t.Helper()
+	return openViewsWith(t, kc, cur, nil)
+}
+
+// openViewsWith is openViews with each view's SQL edited first.
+func openViewsWith(t *testing.T, kc []kcRow, cur []curfixture.Row, edit func(kind, sql string) string) *sql.DB {
+	t.Helper()
 	archive, export := t.TempDir(), t.TempDir()
 	writeArchive(t, archive, kc)
 	if _, err := curfixture.WriteExport(export, curfixture.Export, cur, curfixture.Options{}); err != nil {
@@ -32,7 +38,7 @@ func openViews(t *testing.T, kc []kcRow, cur []curfixture.Row) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1) // one session: SET TimeZone applies to every query
-	if _, err := billcheck.CreateViews(db, "../../modules/bill", archive, export); err != nil {
+	if _, err := billcheck.CreateViewsWith(db, "../../modules/bill", archive, export, edit); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -44,7 +50,9 @@ var costCols = []string{
 	"kubecost_pv_cost", "kubecost_network_cost", "kubecost_load_balancer_cost", "kubecost_only_cost",
 	"kubecost_shared_cost", "kubecost_total_cost",
 	"bill_split_cost", "bill_unused_cost", "bill_cost", "bill_net_split_cost", "bill_net_unused_cost", "bill_net_cost",
-	"bill_cpu_cost", "bill_memory_cost", "bill_gpu_cost", "bill_public_on_demand_cost", "difference", "net_difference",
+	"bill_cpu_cost", "bill_memory_cost", "bill_gpu_cost", "bill_public_on_demand_cost",
+	"kubecost_cost", "pricing_step", "discounts_step", "negotiated_step", "split_bill_cost",
+	"idle_spread_step", "split_weights_step", "scad_cost", "split_bill_amortized_cost", "list_priced_cost",
 }
 
 // viewRow is a row of a view: its key, present_in and nullable costs.
@@ -109,7 +117,8 @@ func date(d time.Time) string { return d.Format(time.DateOnly) }
 func TestBillViewsEqualGo(t *testing.T) {
 	kc, cur := archiveRows(), curfixture.Canonical()
 	db := openViews(t, kc, cur)
-	ns := expectNamespaces(kc, cur)
+	_, steps := expectSplit(t, kc, cur)
+	ns := expectNamespaces(kc, cur, steps)
 	for name, got := range map[string]map[string]viewRow{
 		"namespace_daily": query(t, db, "kubecost_bill_namespace_daily", "cluster_arn", "namespace", "usage_date"),
 		"cluster_daily":   query(t, db, "kubecost_bill_cluster_daily", "cluster_arn", "usage_date"),
@@ -146,6 +155,15 @@ func TestBillViewsEqualGo(t *testing.T) {
 
 func compare(t *testing.T, view string, got, want map[string]viewRow) {
 	t.Helper()
+	for _, d := range diffRows(view, got, want) {
+		t.Error(d)
+	}
+}
+
+// diffRows lists every difference between a view's rows and the expected.
+func diffRows(view string, got, want map[string]viewRow) []string {
+	var out []string
+	errorf := func(f string, a ...any) { out = append(out, fmt.Sprintf(f, a...)) }
 	var keys []string
 	for k := range want {
 		keys = append(keys, k)
@@ -155,27 +173,28 @@ func compare(t *testing.T, view string, got, want map[string]viewRow) {
 		w := want[k]
 		g, ok := got[k]
 		if !ok {
-			t.Errorf("%s: no row %s (want %s)", view, k, w.presentIn)
+			errorf("%s: no row %s (want %s)", view, k, w.presentIn)
 			continue
 		}
 		if g.presentIn != w.presentIn {
-			t.Errorf("%s %s: present_in %s, want %s", view, k, g.presentIn, w.presentIn)
+			errorf("%s %s: present_in %s, want %s", view, k, g.presentIn, w.presentIn)
 		}
 		for _, c := range costCols {
 			gv, wv := g.cost[c], w.cost[c]
 			switch {
 			case (gv == nil) != (wv == nil):
-				t.Errorf("%s %s %s: %s, want %s", view, k, c, show(gv), show(wv))
+				errorf("%s %s %s: %s, want %s", view, k, c, show(gv), show(wv))
 			case gv != nil && math.Abs(*gv-*wv) > 1e-9:
-				t.Errorf("%s %s %s: %.9f, want %.9f", view, k, c, *gv, *wv)
+				errorf("%s %s %s: %.9f, want %.9f", view, k, c, *gv, *wv)
 			}
 		}
 	}
 	for k := range got {
 		if _, ok := want[k]; !ok {
-			t.Errorf("%s: unexpected row %s", view, k)
+			errorf("%s: unexpected row %s", view, k)
 		}
 	}
+	return out
 }
 
 func show(v *float64) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
 
@@ -133,7 +134,9 @@ func kubecostNamespace(r kcRow) (ns string, idle bool) {
 }
 
 // expectNamespaces is namespace_daily, keyed cluster_arn|namespace|date.
-func expectNamespaces(kc []kcRow, cur []curfixture.Row) map[string]viewRow {
+// steps are the waterfall's per key (expectSplit); a key only they have is
+// a bill_only row (the split's bill-only instances, __unallocated__).
+func expectNamespaces(kc []kcRow, cur []curfixture.Row, steps map[string]*split.Steps) map[string]viewRow {
 	ks := map[string]*kcSums{}
 	for _, r := range kc {
 		ns, idle := kubecostNamespace(r)
@@ -176,6 +179,9 @@ func expectNamespaces(kc []kcRow, cur []curfixture.Row) map[string]viewRow {
 	for k := range bs {
 		keys[k] = true
 	}
+	for k := range steps {
+		keys[k] = true
+	}
 	for k := range keys {
 		r := viewRow{cost: map[string]*float64{}}
 		set := func(c string, v float64) { r.cost[c] = &v }
@@ -216,8 +222,8 @@ func expectNamespaces(kc []kcRow, cur []curfixture.Row) map[string]viewRow {
 			set("bill_memory_cost", b.byKind["memory"])
 			set("bill_gpu_cost", b.byKind["gpu"])
 		}
-		set("difference", kCompute-bCost)
-		set("net_difference", kCompute-bNet)
+		_, _, _ = kCompute, bCost, bNet
+		setSteps(&r, steps[k])
 		out[k] = r
 	}
 	return out

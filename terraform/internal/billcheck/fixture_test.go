@@ -3,6 +3,7 @@
 package billcheck_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,6 +25,17 @@ type kcRow struct {
 	cpu, cpuAdj, ram, ramAdj, gpu, gpuAdj float64
 	pv, network, lb, shared               float64
 	cpuIdle                               *float64
+	// The split's inputs (issue 46): the node and its providerID, the
+	// pod and controller, and the pvs entries (volume providerID, cost).
+	node, providerID, pod      string
+	controllerKind, controller string
+	pvs                        []pvEntry
+}
+
+// pvEntry is one entry of an allocation's pvs.
+type pvEntry struct {
+	providerID string
+	cost, adj  float64
 }
 
 func (r kcRow) total() float64 {
@@ -56,25 +68,55 @@ func archiveRows() []kcRow {
 	rows := []kcRow{}
 	add := func(r kcRow) { rows = append(rows, r) }
 
-	r := a(d1, "payments")
+	// Nodes: ip-ri on the RI-covered instance, ip-gpu on the Savings Plan
+	// one, ip-spot on the Spot one, ip-nobill on an instance the bill
+	// lacks, a Fargate node; the gp3 volume is payments' and monitoring's.
+	on := func(r kcRow, node, instance string) kcRow {
+		r.node, r.providerID = node, instance
+		if instance != "" {
+			r.providerID = "aws:///us-east-1a/" + instance
+		}
+		return r
+	}
+	r := on(a(d1, "payments"), "ip-ri", curfixture.InstRI)
 	r.cpu, r.ram, r.ramAdj, r.pv, r.network, r.lb = 0.05, 0.02, -0.001, 0.01, 0.003, 0.002
+	r.pod, r.controllerKind, r.controller = "api-1", "deployment", "api"
+	r.pvs = []pvEntry{{"aws://us-east-1a/" + curfixture.Volume, 0.012, -0.002}}
 	add(r)
-	r = a(d2, "payments")
+	// A second payments pod on ip-ri without network cost: the node's data
+	// transfer goes by network cost, not compute.
+	r = on(a(d1, "payments"), "ip-ri", curfixture.InstRI)
+	r.name, r.cpu, r.pod, r.controllerKind, r.controller = "prod/ip-ri/payments/worker-1/c", 0.02, "worker-1", "deployment", "worker"
+	add(r)
+	r = on(a(d2, "payments"), "ip-ri", curfixture.InstRI)
 	r.cpu, r.ram, r.cpuIdle = 0.09, 0.04, f(0.005)
+	r.pod = "api-1"
 	add(r)
 	r = a(d3, "payments")
 	r.cpu, r.ram = 0.03, 0.01
 	add(r)
-	r = a(d1, "ml")
+	r = on(a(d1, "ml"), "ip-gpu", curfixture.InstGPU)
 	r.cpu, r.ram, r.gpu, r.gpuAdj = 0.2, 0.1, 1.5, 0.1
+	r.pod = "trainer"
+	add(r)
+	// ml's GPU node's idle row (idleByNode).
+	r = on(a(d1, ""), "ip-gpu", curfixture.InstGPU)
+	r.name, r.cpu, r.ram, r.gpu = "prod/ip-gpu/__idle__", 0.05, 0.02, 0.03
 	add(r)
 	for _, d := range []time.Time{d1, d2} {
-		r = a(d, "batch")
+		r = on(a(d, "batch"), "fargate-ip-10-0-0-9", "")
 		r.cpu, r.ram = 0.04, 0.01
 		add(r)
 	}
-	r = a(d1, "monitoring")
+	r = on(a(d1, "monitoring"), "ip-spot", curfixture.InstSpot)
 	r.cpu, r.ram, r.pv = 0.03, 0.02, 0.05
+	r.pvs = []pvEntry{{curfixture.Volume, 0.05, 0}}
+	add(r)
+	// A second monitoring pod on a node the bill has no line of, with a
+	// volume that is not EBS.
+	r = on(a(d1, "monitoring"), "ip-nobill", curfixture.InstNoBill)
+	r.name, r.cpu, r.pv, r.pod = "prod/ip-nobill/monitoring/agent/c", 0.01, 0.004, "agent"
+	r.pvs = []pvEntry{{"nfs-share-1", 0.004, 0}}
 	add(r)
 	for _, d := range []time.Time{d1, d2} {
 		r = a(d, "")
@@ -87,11 +129,16 @@ func archiveRows() []kcRow {
 	add(r)
 
 	add(kcRow{account: curfixture.AccountB, region: curfixture.Region, clusterID: curfixture.ClusterB, cluster: "prod",
-		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.06, ram: 0.03})
+		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.06, ram: 0.03,
+		node: "n", providerID: curfixture.InstB, pod: "api"})
 	add(kcRow{account: curfixture.AccountB, region: curfixture.Region, clusterID: curfixture.ClusterB, cluster: "prod",
-		day: d1, name: "__idle__", cpu: 0.05})
+		day: d1, name: "__idle__", cpu: 0.05, node: "n"})
+	// C's bill has its instance's lines but no SCAD: the split without
+	// SCAD, the node's idle row kept apart.
 	add(kcRow{account: accountC, region: curfixture.Region, clusterID: clusterC, cluster: "prod",
-		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.11})
+		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.11, node: "c-1", providerID: curfixture.InstNoSCAD, pod: "api"})
+	add(kcRow{account: accountC, region: curfixture.Region, clusterID: clusterC, cluster: "prod",
+		day: d1, name: "prod/c-1/__idle__", cpu: 0.07, node: "c-1"})
 	add(kcRow{account: curfixture.AccountA, region: onPremReg, clusterID: onPremID, cluster: onPremID,
 		day: d1, name: "prod/n/payments/api/api", namespace: "payments", cpu: 0.5})
 	return rows
@@ -152,6 +199,9 @@ func writeArchive(t *testing.T, dir string, rows []kcRow) {
 			if r.cpuIdle != nil {
 				rec.X[schema.XCPUCostIdle].Set, rec.X[schema.XCPUCostIdle].Num = true, *r.cpuIdle
 			}
+			rec.Props[schema.PropNode], rec.Props[schema.PropProviderID], rec.Props[schema.PropPod] = r.node, r.providerID, r.pod
+			rec.Props[schema.PropControllerKind], rec.Props[schema.PropController] = r.controllerKind, r.controller
+			setPVs(rec, r.pvs)
 			p.Finish(rec)
 			if err := w.Write(rec); err != nil {
 				t.Fatal(err)
@@ -163,5 +213,19 @@ func writeArchive(t *testing.T, dir string, rows []kcRow) {
 		if err := out.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// setPVs writes an allocation's pvs entries (keyed as Kubecost keys them).
+func setPVs(rec *schema.Record, pvs []pvEntry) {
+	x := &rec.X[schema.XPVs]
+	x.Set = len(pvs) > 0
+	for i, pv := range pvs {
+		var e schema.Entry
+		e.Key = fmt.Sprintf("cluster=prod:name=pv-%d", i)
+		e.Fields[schema.FieldIndex(schema.XPVs, "providerID")] = schema.Opt{Str: pv.providerID, Set: true}
+		e.Fields[schema.FieldIndex(schema.XPVs, "cost")] = schema.Opt{Num: pv.cost, Set: true}
+		e.Fields[schema.FieldIndex(schema.XPVs, "adjustment")] = schema.Opt{Num: pv.adj, Set: true}
+		x.Entries = append(x.Entries, e)
 	}
 }

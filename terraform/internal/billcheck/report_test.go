@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/report"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/billcheck"
@@ -211,7 +213,7 @@ func TestReportEqualsViews(t *testing.T) {
 			{"bill_split_cost", g.split, or0(w, "bill_split_cost")},
 			{"bill_unused_cost", g.unused, or0(w, "bill_unused_cost")},
 			{"bill_net_cost", g.net, or0(w, "bill_net_cost")},
-			{"difference", g.kubecost - g.bill, or0(w, "difference")},
+			{"kubecost_compute_cost - bill_cost", g.kubecost - g.bill, or0(w, "kubecost_compute_cost") - or0(w, "bill_cost")},
 		} {
 			if math.Abs(c.got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
 				t.Errorf("%s %s: report %.10f, view %.10f", k, c.name, c.got, c.want)
@@ -224,6 +226,7 @@ func TestReportEqualsViews(t *testing.T) {
 		}
 	}
 	t.Logf("%d rows: %v", len(want), counts)
+	reportStepsEqualView(t, archive, export, want)
 	// The cases the fixtures are built for are all there: both sides,
 	// each side alone, and the two clusters named prod kept apart.
 	for _, p := range []string{"both", "kubecost_only", "bill_only"} {
@@ -240,5 +243,51 @@ func TestReportEqualsViews(t *testing.T) {
 		if _, ok := want[k]; !ok {
 			t.Errorf("the view has no row %s", k)
 		}
+	}
+}
+
+// reportStepsEqualView: the report's comparison rows (report.Collect, as
+// the command reads the same files) carry the view's waterfall steps.
+func reportStepsEqualView(t *testing.T, archive, export string, view map[string]viewRow) {
+	t.Helper()
+	arch, err := dirstore.New(archive, dirstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bill, err := dirstore.New(export, dirstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := report.Collect(context.Background(), report.Options{Store: arch, Today: reportNow, TempDir: t.TempDir(),
+		Bill: &report.Bill{Store: bill, Source: export}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, moved := 0, 0.0
+	for _, c := range d.Bill.Clusters {
+		for _, r := range c.Daily {
+			k := strings.Join([]string{c.Cluster.Account, c.Cluster.Region, c.Cluster.Name, r.Namespace, r.Day.Format(time.DateOnly)}, "|")
+			w, ok := view[k]
+			if !ok {
+				t.Errorf("report row %s: no such view row", k)
+				continue
+			}
+			s := r.Steps
+			for _, x := range []struct {
+				name string
+				got  float64
+			}{{"kubecost_cost", s.Kubecost}, {"pricing_step", s.Pricing}, {"discounts_step", s.Discounts}, {"negotiated_step", s.Negotiated},
+				{"split_bill_cost", s.SplitBill}, {"idle_spread_step", s.IdleSpread}, {"split_weights_step", s.SplitWeights},
+				{"scad_cost", s.SCAD}, {"split_bill_amortized_cost", s.SplitBillAmortized}, {"list_priced_cost", s.ListPriced}} {
+				if v := w.cost[x.name]; v == nil || math.Abs(*v-x.got) > 1e-9*math.Max(1, math.Abs(*v)) {
+					t.Errorf("%s %s: report %.10f, view %s", k, x.name, x.got, show(v))
+				}
+			}
+			moved += math.Abs(s.Pricing) + math.Abs(s.Discounts) + math.Abs(s.SplitBill)
+			n++
+		}
+	}
+	if n != len(view) || moved == 0 {
+		t.Errorf("%d report rows against %d view rows, |steps| %v", n, len(view), moved)
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Kinds are the bill views in creation order: each reads the one before.
-var Kinds = []string{"namespace_daily", "cluster_daily", "cluster_monthly"}
+var Kinds = []string{"split_daily", "namespace_daily", "cluster_daily", "cluster_monthly"}
 
 // View is one bill view as the bill module renders it.
 type View struct{ Name, SQL string }
@@ -66,6 +66,13 @@ func Render(moduleDir, database, kubecostView, curDatabase, curTable string) (ma
 // session's time zone must be UTC, as Athena reads the files' UTC
 // timestamps; db must hold one connection for that SET to last.
 func CreateViews(db *sql.DB, moduleDir, archiveDir, exportDir string) (map[string]View, error) {
+	return CreateViewsWith(db, moduleDir, archiveDir, exportDir, nil)
+}
+
+// CreateViewsWith is CreateViews with each view's SQL passed through edit
+// first (nil: as rendered): the mutation tests change a rule and want a
+// test to fail.
+func CreateViewsWith(db *sql.DB, moduleDir, archiveDir, exportDir string, edit func(kind, sql string) string) (map[string]View, error) {
 	var cols []string
 	d := schema.Describe(nil, nil)
 	for _, c := range append(d.Columns, d.PartitionKeys...) {
@@ -84,7 +91,11 @@ func CreateViews(db *sql.DB, moduleDir, archiveDir, exportDir string) (map[strin
 		return nil, err
 	}
 	for _, kind := range Kinds {
-		stmts = append(stmts, fmt.Sprintf("CREATE VIEW main.%q AS\n%s", views[kind].Name, views[kind].SQL))
+		q := views[kind].SQL
+		if edit != nil {
+			q = edit(kind, q)
+		}
+		stmts = append(stmts, fmt.Sprintf("CREATE VIEW main.%q AS\n%s", views[kind].Name, q))
 	}
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {

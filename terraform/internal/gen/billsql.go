@@ -77,7 +77,7 @@ func billSQL() string {
 // one side has; present_in marks them. The key is the cluster ARN (account,
 // region and name in one), never the name alone.
 func namespaceDailySQL() string {
-	coalesced := func(c string) [2]string { return [2]string{fmt.Sprintf("coalesce(k.%s, b.%s)", c, c), c} }
+	coalesced := func(c string) [2]string { return [2]string{fmt.Sprintf("coalesce(k.%s, b.%s, s.%s)", c, c, c), c} }
 	billCost := "CASE WHEN b.cluster_arn IS NULL THEN NULL ELSE coalesce(b.split, 0) + coalesce(b.unused, 0) END"
 	billNet := "CASE WHEN b.cluster_arn IS NULL THEN NULL ELSE coalesce(b.net_split, 0) + coalesce(b.net_unused, 0) END"
 	kCompute := "(k.cpu + k.ram + k.gpu)"
@@ -106,12 +106,19 @@ func namespaceDailySQL() string {
 		{"b.memory", "bill_memory_cost"},
 		{"b.gpu", "bill_gpu_cost"},
 		{"b.public_on_demand", "bill_public_on_demand_cost"},
-		{fmt.Sprintf("coalesce(%s, 0) - coalesce(%s, 0)", kCompute, billCost), "difference"},
-		{fmt.Sprintf("coalesce(%s, 0) - coalesce(%s, 0)", kCompute, billNet), "net_difference"},
 	}
-	return "WITH\n" + kubecostSQL() + ",\n" + billSQL() + "\nSELECT\n" + selectList(items) +
+	items = append(items, stepItems()...)
+	return "WITH\n" + kubecostSQL() + ",\n" + billSQL() + ",\n" + stepsSQL() + "\nSELECT\n" + selectList(items) +
 		"FROM kubecost k\nFULL OUTER JOIN bill b\n" +
-		"  ON k.cluster_arn = b.cluster_arn AND k.namespace = b.namespace AND k.usage_date = b.usage_date\n"
+		"  ON k.cluster_arn = b.cluster_arn AND k.namespace = b.namespace AND k.usage_date = b.usage_date\n" +
+		"FULL OUTER JOIN split_steps s\n" +
+		"  ON s.cluster_arn = coalesce(k.cluster_arn, b.cluster_arn) AND s.namespace = coalesce(k.namespace, b.namespace)" +
+		" AND s.usage_date = coalesce(k.usage_date, b.usage_date)\n" +
+		"LEFT JOIN scad_on o\n" +
+		"  ON o.cluster_arn = coalesce(k.cluster_arn, b.cluster_arn, s.cluster_arn) AND o.usage_date = coalesce(k.usage_date, b.usage_date, s.usage_date)\n" +
+		"LEFT JOIN spread sp\n" +
+		"  ON sp.cluster_arn = coalesce(k.cluster_arn, b.cluster_arn, s.cluster_arn) AND sp.namespace = coalesce(k.namespace, b.namespace, s.namespace)" +
+		" AND sp.usage_date = coalesce(k.usage_date, b.usage_date, s.usage_date)\n"
 }
 
 // costSums sums the cost columns of a finer view; present_in says which
@@ -119,7 +126,7 @@ func namespaceDailySQL() string {
 func costSums() [][2]string {
 	items := [][2]string{{"CASE WHEN count_if(present_in <> 'bill_only') = 0 THEN 'bill_only' " +
 		"WHEN count_if(present_in <> 'kubecost_only') = 0 THEN 'kubecost_only' ELSE 'both' END", "present_in"}}
-	for _, c := range costColumns[1:] {
+	for _, c := range allCostColumns()[1:] {
 		items = append(items, [2]string{"SUM(" + c.Name + ")", c.Name})
 	}
 	return append(items, [2]string{"coalesce(SUM(kubecost_idle_cost), 0) - coalesce(SUM(bill_unused_cost), 0)", "idle_difference"})

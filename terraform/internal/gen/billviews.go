@@ -121,11 +121,14 @@ var costColumns = []ViewColumn{
 	col("bill_memory_cost", "double", "bill: split + unused cost of the memory lines (next to kubecost_ram_cost)"),
 	col("bill_gpu_cost", "double", "bill: split + unused cost of the accelerator lines (next to kubecost_gpu_cost)"),
 	col("bill_public_on_demand_cost", "double", "bill at public on-demand prices (split + unused): the bill's list price"),
-	col("difference", "double", "kubecost_compute_cost - bill_cost, a missing side counted 0"),
-	col("net_difference", "double", "kubecost_compute_cost - bill_net_cost, a missing side counted 0"),
 }
 
-// BillViews renders the three bill views.
+// allCostColumns are costColumns and the waterfall's steps.
+func allCostColumns() []ViewColumn {
+	return append(append([]ViewColumn(nil), costColumns...), stepColumns...)
+}
+
+// BillViews renders the bill views.
 func BillViews() (views []BillView, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -140,10 +143,10 @@ func BillViews() (views []BillView, err error) {
 		Name:        "namespace_daily",
 		Description: "Kubecost next to the AWS bill (split cost allocation data), per cluster, namespace and UTC day.",
 		Columns: append(append(keyColumns(true), col("usage_date", "date", "UTC day")),
-			costColumns...),
+			allCostColumns()...),
 		SQL: namespaceDailySQL(),
 	}
-	clusterCols := append(append(keyColumns(false), col("usage_date", "date", "UTC day")), costColumns...)
+	clusterCols := append(append(keyColumns(false), col("usage_date", "date", "UTC day")), allCostColumns()...)
 	clusterCols = append(clusterCols,
 		col("idle_difference", "double", "kubecost_idle_cost - bill_unused_cost: Kubecost's idle next to the bill's unused cost"),
 		col("namespaces_both", "bigint", "namespaces both sides have"),
@@ -156,7 +159,7 @@ func BillViews() (views []BillView, err error) {
 		SQL:         clusterDailySQL(),
 	}
 	monthCols := append(keyColumns(false), col("billing_period", "string", "month, YYYY-MM (UTC)"))
-	monthCols = append(monthCols, costColumns...)
+	monthCols = append(monthCols, allCostColumns()...)
 	monthCols = append(monthCols,
 		col("idle_difference", "double", "kubecost_idle_cost - bill_unused_cost"),
 		col("days_both", "bigint", "days both sides have"),
@@ -168,7 +171,8 @@ func BillViews() (views []BillView, err error) {
 		Columns:     monthCols,
 		SQL:         clusterMonthlySQL(),
 	}
-	return []BillView{ns, cd, cm}, nil
+	// split_daily first: namespace_daily reads it.
+	return []BillView{splitView(), ns, cd, cm}, nil
 }
 
 // BillViewFiles are the generated files of the bill module: views.json

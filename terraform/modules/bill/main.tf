@@ -41,9 +41,10 @@ locals {
   } }
 }
 
-# cluster_daily reads namespace_daily and cluster_monthly reads
-# cluster_daily, by name: Athena resolves a view's references when it is
-# queried, so the three can be created in any order.
+# namespace_daily reads split_daily, cluster_daily reads namespace_daily
+# and cluster_monthly reads cluster_daily, by name: Athena resolves a
+# view's references when it is queried, so they can be created in any
+# order.
 resource "aws_glue_catalog_table" "view" {
   for_each = local.views
 

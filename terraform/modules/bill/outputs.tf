@@ -1,5 +1,5 @@
 output "view_names" {
-  description = "Names of the views, by kind: namespace_daily, cluster_daily, cluster_monthly."
+  description = "Names of the views, by kind: split_daily, namespace_daily, cluster_daily, cluster_monthly."
   value       = { for k, v in local.views : k => v.name }
 }
 

@@ -20,7 +20,7 @@ variable "cur_table_name" {
 }
 
 variable "view_name_prefix" {
-  description = "Prefix of the view names: <prefix>_namespace_daily, <prefix>_cluster_daily and <prefix>_cluster_monthly."
+  description = "Prefix of the view names: <prefix>_split_daily, <prefix>_namespace_daily, <prefix>_cluster_daily and <prefix>_cluster_monthly."
   type        = string
   default     = "kubecost_bill"
 

@@ -1,0 +1,306 @@
+package cur
+
+import "strings"
+
+// Resource-level lines (issue 46): the bill's own lines of an EC2
+// instance, an EBS volume, an instance's data transfer and a load
+// balancer, whose line_item_resource_id is the resource (i-..., vol-...,
+// the load balancer's ARN). exporter/split gives their cost to Kubecost's
+// pods by Kubecost's shares. Each rule is a Go function with its SQL, as
+// the pod-line rules of rules.go, and the test of this package evaluates
+// both on every line.
+
+// CIDSummaryView is where the amortized and public cost rules come from:
+// the Cloud Intelligence Dashboards' summary_view (amortized_cost,
+// public_cost), restated, not copied.
+const CIDSummaryView = "aws-solutions-library-samples/cloud-intelligence-dashboards-framework@9cecc158b81504344cf96b38d5918b6953b2e97d:cid/builtin/core/data/queries/cid/summary_view.sql (summary_view amortized_cost, public_cost)"
+
+// SCADNetAmortized is the net variant of that rule: the same file's
+// companion, scad_cca_summary_view's non-split lines ("met_amortized_cost",
+// sic), which picks the net columns when line_item_net_unblended_cost is
+// positive. summary_view itself has no net amortized cost.
+const SCADNetAmortized = SCADView + ", its branch of lines not split (net amortized cost)"
+
+// Resource kinds, as the split's view names them (resource_kind).
+const (
+	KindInstance     = "instance"
+	KindVolume       = "volume"
+	KindDataTransfer = "data_transfer"
+	KindLoadBalancer = "load_balancer"
+)
+
+// Line item types of the summary_view's amortized rule.
+const (
+	TypeSPNegation     = "SavingsPlanNegation"
+	TypeSPUpfrontFee   = "SavingsPlanUpfrontFee"
+	TypeSPRecurringFee = "SavingsPlanRecurringFee"
+	TypeRIFee          = "RIFee"
+	TypeFee            = "Fee"
+	TypeRefund         = "Refund"
+	productComputeSP   = "ComputeSavingsPlans"
+	spRefundPattern    = "Refund for one-time fee for Savings Plan ID%"
+	productEC2         = "AmazonEC2"
+	instancePattern    = "i-%"
+	volumePattern      = "vol-%"
+	lbPattern          = "arn:%:elasticloadbalancing:%"
+	dataTransferPat    = "%DataTransfer%"
+	boxUsagePattern    = "%BoxUsage%"
+	spotUsagePattern   = "%SpotUsage%"
+	dedicatedPattern   = "%DedicatedUsage%"
+	ebsPattern         = "%EBS:%"
+)
+
+// ResourceLine is a Line with the columns the resource rules read too.
+type ResourceLine struct {
+	Line
+	Account, ProductCode, RegionCode, Description string
+	ReservationARN                                string
+	RIEffective, RINetEffective                   NullFloat
+	RIUnusedUpfront, RIUnusedRecurring            NullFloat
+	RINetUnusedUpfront, RINetUnusedRecurring      NullFloat
+	SPTotalCommitment, SPUsedCommitment           NullFloat
+}
+
+// usageTypes are the line item types of a resource's usage: on demand or
+// Spot (Usage), covered by a Reserved Instance (DiscountedUsage) or a
+// Savings Plan (SavingsPlanCoveredUsage), and the negation of a covered
+// line's on-demand cost (SavingsPlanNegation, 0 under the amortized rule:
+// counting it would count the covered hour twice). Fees, credits and
+// discount lines name no resource of the cluster; discounts reach the
+// resource through its lines' net columns.
+func isResourceUsage(t string) bool {
+	return t == TypeUsage || t == TypeDiscountedUsage || t == TypeSPCoveredUsage || t == TypeSPNegation
+}
+
+const resourceUsageSQL = `line_item_line_item_type IN ('` + TypeUsage + `', '` + TypeDiscountedUsage + `', '` + TypeSPCoveredUsage + `', '` + TypeSPNegation + `')`
+
+// ResourceKindOf says which resource a line charges, "" for none:
+//   - data_transfer: an instance's (i-...) line of a DataTransfer usage
+//     type (USE1-DataTransfer-Out-Bytes, -Regional-Bytes, ...), whatever
+//     its product code (AWSDataTransfer or AmazonEC2);
+//   - instance: an AmazonEC2 line of an instance of usage type BoxUsage
+//     (on demand, RI or Savings Plan covered), SpotUsage or
+//     DedicatedUsage (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-line-item.html,
+//     line_item_usage_type; https://docs.aws.amazon.com/cur/latest/userguide/example-ec2-reservations.html);
+//   - volume: an EBS line (usage type EBS:VolumeUsage..., EBS:VolumeIOUsage,
+//     EBS:VolumeP-IOPS, EBS:VolumeP-Throughput) of a volume (vol-...);
+//   - load_balancer: a line of a load balancer's ARN
+//     (arn:<partition>:elasticloadbalancing:...).
+//
+// Only usage line item types count (isResourceUsage); the line needs a
+// start date.
+func ResourceKindOf(l *ResourceLine) string {
+	if l.UsageStart.IsZero() || !isResourceUsage(l.LineItemType) {
+		return ""
+	}
+	id := l.ResourceID
+	switch {
+	case Like(id, instancePattern) && Like(l.UsageType, dataTransferPat):
+		return KindDataTransfer
+	case Like(id, instancePattern) && l.ProductCode == productEC2 &&
+		(Like(l.UsageType, boxUsagePattern) || Like(l.UsageType, spotUsagePattern) || Like(l.UsageType, dedicatedPattern)):
+		return KindInstance
+	case Like(id, volumePattern) && Like(l.UsageType, ebsPattern):
+		return KindVolume
+	case Like(id, lbPattern):
+		return KindLoadBalancer
+	}
+	return ""
+}
+
+const resourceKindSQL = `(CASE WHEN line_item_usage_start_date IS NULL OR NOT COALESCE(` + resourceUsageSQL + `, FALSE) THEN NULL` +
+	` WHEN line_item_resource_id LIKE '` + instancePattern + `' AND line_item_usage_type LIKE '` + dataTransferPat + `' THEN '` + KindDataTransfer + `'` +
+	` WHEN line_item_resource_id LIKE '` + instancePattern + `' AND line_item_product_code = '` + productEC2 + `' AND (line_item_usage_type LIKE '` + boxUsagePattern +
+	`' OR line_item_usage_type LIKE '` + spotUsagePattern + `' OR line_item_usage_type LIKE '` + dedicatedPattern + `') THEN '` + KindInstance + `'` +
+	` WHEN line_item_resource_id LIKE '` + volumePattern + `' AND line_item_usage_type LIKE '` + ebsPattern + `' THEN '` + KindVolume + `'` +
+	` WHEN line_item_resource_id LIKE '` + lbPattern + `' THEN '` + KindLoadBalancer + `' END)`
+
+// sum2 is a + b with SQL's NULL: null when either is.
+func sum2(a, b NullFloat) NullFloat {
+	if !a.Valid || !b.Valid {
+		return NullFloat{}
+	}
+	return Float(a.V + b.V)
+}
+
+func diff2(a, b NullFloat) NullFloat {
+	if !a.Valid || !b.Valid {
+		return NullFloat{}
+	}
+	return Float(a.V - b.V)
+}
+
+// amortizedBy is summary_view's amortized_cost CASE, with the Savings Plan
+// and reservation effective cost and the RIFee columns given (gross or
+// net), in the file's order:
+//
+//	SavingsPlanCoveredUsage -> the Savings Plan effective cost;
+//	SavingsPlanRecurringFee -> total commitment to date - used commitment;
+//	SavingsPlanNegation, SavingsPlanUpfrontFee -> 0;
+//	DiscountedUsage -> the reservation effective cost;
+//	RIFee -> unused amortized upfront fee + unused recurring fee;
+//	Fee of a reservation, Refund of a Savings Plan's one-time fee -> 0;
+//	else line_item_unblended_cost (or the net unblended cost).
+func amortizedBy(l *ResourceLine, sp, ri, riUpfront, riRecurring, other NullFloat) NullFloat {
+	switch l.LineItemType {
+	case TypeSPCoveredUsage:
+		return sp
+	case TypeSPRecurringFee:
+		return diff2(l.SPTotalCommitment, l.SPUsedCommitment)
+	case TypeSPNegation, TypeSPUpfrontFee:
+		return Float(0)
+	case TypeDiscountedUsage:
+		return ri
+	case TypeRIFee:
+		return sum2(riUpfront, riRecurring)
+	}
+	// SQL's <> '' is not true for a null ARN; Line reads null as "", so
+	// a null and an empty ARN both fail it.
+	if l.LineItemType == TypeFee && l.ReservationARN != "" {
+		return Float(0)
+	}
+	if l.LineItemType == TypeRefund && l.ProductCode == productComputeSP && Like(l.Description, spRefundPattern) {
+		return Float(0)
+	}
+	return other
+}
+
+func amortizedSQL(sp, ri, riUpfront, riRecurring, other string) string {
+	return `(CASE WHEN line_item_line_item_type = '` + TypeSPCoveredUsage + `' THEN ` + sp +
+		` WHEN line_item_line_item_type = '` + TypeSPRecurringFee + `' THEN (savings_plan_total_commitment_to_date - savings_plan_used_commitment)` +
+		` WHEN line_item_line_item_type = '` + TypeSPNegation + `' THEN 0E0` +
+		` WHEN line_item_line_item_type = '` + TypeSPUpfrontFee + `' THEN 0E0` +
+		` WHEN line_item_line_item_type = '` + TypeDiscountedUsage + `' THEN ` + ri +
+		` WHEN line_item_line_item_type = '` + TypeRIFee + `' THEN (` + riUpfront + ` + ` + riRecurring + `)` +
+		` WHEN line_item_line_item_type = '` + TypeFee + `' AND reservation_reservation_a_r_n <> '' THEN 0E0` +
+		` WHEN line_item_line_item_type = '` + TypeRefund + `' AND line_item_product_code = '` + productComputeSP +
+		`' AND line_item_line_item_description LIKE '` + spRefundPattern + `' THEN 0E0` +
+		` ELSE ` + other + ` END)`
+}
+
+// AmortizedCost is summary_view's amortized_cost of one line.
+func AmortizedCost(l *ResourceLine) NullFloat {
+	return amortizedBy(l, l.SPEffectiveCost, l.RIEffective, l.RIUnusedUpfront, l.RIUnusedRecurring, l.UnblendedCost)
+}
+
+var amortizedCostSQL = amortizedSQL("savings_plan_savings_plan_effective_cost", "reservation_effective_cost",
+	"reservation_unused_amortized_upfront_fee_for_billing_period", "reservation_unused_recurring_fee", "line_item_unblended_cost")
+
+// NetAmortizedCost is the net variant (SCADNetAmortized): the same CASE
+// on the net columns (net Savings Plan and reservation effective cost,
+// net unused fees, net unblended cost) when line_item_net_unblended_cost
+// is above 0, else AmortizedCost. A negative net unblended cost takes the
+// gross branch, as that view has it.
+func NetAmortizedCost(l *ResourceLine) NullFloat {
+	if l.NetUnblendedCost.or0() > 0 {
+		return amortizedBy(l, l.SPNetEffectiveCost, l.RINetEffective, l.RINetUnusedUpfront, l.RINetUnusedRecurring, l.NetUnblendedCost)
+	}
+	return AmortizedCost(l)
+}
+
+var netAmortizedCostSQL = `(CASE WHEN COALESCE(line_item_net_unblended_cost, 0E0) > 0E0 THEN ` +
+	amortizedSQL("savings_plan_net_savings_plan_effective_cost", "reservation_net_effective_cost",
+		"reservation_net_unused_amortized_upfront_fee_for_billing_period", "reservation_net_unused_recurring_fee", "line_item_net_unblended_cost") +
+	` ELSE ` + amortizedCostSQL + ` END)`
+
+// PublicCost is summary_view's public_cost: pricing_public_on_demand_cost
+// but on SavingsPlanNegation lines (0 there: the covered line carries the
+// hour's on-demand cost). A null line item type reads as "" here and in
+// the SQL (COALESCE); the view's NULL <> 'x' would give it 0. Every CUR
+// line has a type, and no resource line lacks one (ResourceKindOf).
+func PublicCost(l *ResourceLine) NullFloat {
+	if l.LineItemType != TypeSPNegation {
+		return l.PublicOnDemand
+	}
+	return Float(0)
+}
+
+const publicCostSQL = `(CASE WHEN COALESCE(line_item_line_item_type, '') <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
+
+// ResourceRegion is the line's region: product_region_code.
+func ResourceRegion(l *ResourceLine) string { return l.RegionCode }
+
+// ResourceRule is a resource rule: Eval reads a ResourceLine.
+type ResourceRule struct {
+	Name, SQL, Cite string
+	Eval            func(*ResourceLine) any
+}
+
+// ResourceRules are the resource rules with their SQL and citation, in
+// the order of ResourceLinesSQL's columns. The cost rules are defined on
+// resource lines (resource_kind not null); the test compares them there.
+func ResourceRules() []ResourceRule {
+	f := func(g func(*ResourceLine) NullFloat) func(*ResourceLine) any {
+		return func(l *ResourceLine) any { return g(l) }
+	}
+	return []ResourceRule{
+		{"resource_kind", resourceKindSQL, DocLineItem + " line_item_resource_id, line_item_usage_type, line_item_line_item_type", func(l *ResourceLine) any { return ResourceKindOf(l) }},
+		{"account_id", "line_item_usage_account_id", DocLineItem + " line_item_usage_account_id", func(l *ResourceLine) any { return l.Account }},
+		{"region", "product_region_code", DocProduct + " product_region_code", func(l *ResourceLine) any { return ResourceRegion(l) }},
+		{"resource_id", "line_item_resource_id", DocLineItem + " line_item_resource_id", func(l *ResourceLine) any { return l.ResourceID }},
+		{"usage_date", daySQL, DocLineItem + " line_item_usage_start_date", func(l *ResourceLine) any { return Day(&l.Line) }},
+		{"amortized_cost", amortizedCostSQL, CIDSummaryView, f(AmortizedCost)},
+		{"net_amortized_cost", netAmortizedCostSQL, SCADNetAmortized, f(NetAmortizedCost)},
+		{"public_on_demand_cost", publicCostSQL, CIDSummaryView + "; " + DocPricing, f(PublicCost)},
+	}
+}
+
+// ResourceLinesSQL selects every resource rule's column for every line of
+// table (filter on resource_kind IS NOT NULL).
+func ResourceLinesSQL(table string) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i, r := range ResourceRules() {
+		if i > 0 {
+			b.WriteString(",\n  ")
+		}
+		b.WriteString(r.SQL + " AS " + r.Name)
+	}
+	b.WriteString("\nFROM " + table)
+	return b.String()
+}
+
+// ResourceDayColumns are the columns of ResourceDaySQL.
+var ResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
+	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "line_count"}
+
+// ResourceDaySQL sums the resource lines of table per usage account,
+// region, resource id, kind and UTC day: what the Aggregator's Resources
+// hold. A sum of nulls is 0.
+func ResourceDaySQL(table string) string {
+	return "SELECT account_id, region, resource_id, resource_kind, usage_date,\n" +
+		"  COALESCE(SUM(amortized_cost), 0E0) AS amortized_cost,\n" +
+		"  COALESCE(SUM(net_amortized_cost), 0E0) AS net_amortized_cost,\n" +
+		"  COALESCE(SUM(public_on_demand_cost), 0E0) AS public_on_demand_cost,\n" +
+		"  COUNT(*) AS line_count\nFROM (" + ResourceLinesSQL(table) + "\n) AS resource_lines\n" +
+		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
+}
+
+// ParentColumns are the columns of ParentsSQL.
+var ParentColumns = []string{"account_id", "region", "instance_id", "usage_date", "cluster_arn", "cluster_name",
+	"split_cost", "unused_cost", "net_split_cost", "net_unused_cost", "line_count"}
+
+// ParentsSQL sums SCAD's EC2 pod lines of table per parent instance-day
+// (split_line_item_parent_resource_id, sca-eks): the cluster whose pods
+// ran on it (the least cluster ARN) and their split and unused cost, as
+// the Aggregator's Parents.
+func ParentsSQL(table string) string {
+	return "SELECT account_id, region, instance_id, usage_date, MIN(cluster_arn) AS cluster_arn,\n" +
+		"  split_part(MIN(cluster_arn), '/', 2) AS cluster_name,\n" +
+		"  COALESCE(SUM(split_cost), 0E0) AS split_cost, COALESCE(SUM(unused_cost), 0E0) AS unused_cost,\n" +
+		"  COALESCE(SUM(net_split_cost), 0E0) AS net_split_cost, COALESCE(SUM(net_unused_cost), 0E0) AS net_unused_cost,\n" +
+		"  COUNT(*) AS line_count\nFROM (" + parentLinesSQL(table) + "\n) AS parent_lines\n" +
+		"WHERE is_pod AND kind IS NOT NULL\nGROUP BY account_id, region, instance_id, usage_date"
+}
+
+// parentLinesSQL is LinesSQL of the EC2 pod lines with a parent, with the
+// parent's id as instance_id.
+func parentLinesSQL(table string) string {
+	var b strings.Builder
+	b.WriteString("SELECT split_line_item_parent_resource_id AS instance_id")
+	for _, r := range Rules() {
+		b.WriteString(",\n  " + r.SQL + " AS " + r.Name)
+	}
+	b.WriteString("\nFROM " + table + "\nWHERE line_item_operation = '" + OpEKSPodEC2 + "' AND COALESCE(split_line_item_parent_resource_id, '') <> ''")
+	return b.String()
+}

@@ -1,0 +1,120 @@
+package cur
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// ResourceKey is one resource-day of the bill: the usage account, the
+// region, the resource id (i-..., vol-..., a load balancer's ARN), its
+// kind and the UTC day.
+type ResourceKey struct {
+	Account, Region, ResourceID, Kind string
+	Day                               time.Time
+}
+
+// ResourceCost sums a resource-day's lines: amortized (AmortizedCost),
+// net amortized (NetAmortizedCost) and public on-demand (PublicCost).
+type ResourceCost struct {
+	Amortized, Net, PublicOnDemand float64
+	Lines                          int64
+}
+
+// ParentKey is an instance-day as SCAD's pod lines name it: the pod's
+// account and region (from its ARN), the parent instance
+// (split_line_item_parent_resource_id) and the UTC day.
+type ParentKey struct {
+	Account, Region, InstanceID string
+	Day                         time.Time
+}
+
+// ParentCost is what SCAD's EC2 pod lines split off one instance-day:
+// the cluster whose pods ran on it (the pod ARN's; the least when pods
+// of two clusters name it, which SCAD does not produce) and the
+// pods' split and unused cost, gross and net (rules.go's measures), so
+// that split + unused can be held against the instance's own lines.
+type ParentCost struct {
+	ClusterARN, Cluster                string
+	Split, Unused, NetSplit, NetUnused float64
+	Lines                              int64
+}
+
+// AddResource sums one line when it is a resource line within the days,
+// and records SCAD's pod lines per parent instance; it reports whether
+// the line was a resource line.
+func (a *Aggregator) AddResource(l *ResourceLine) bool {
+	if l.Operation == OpEKSPodEC2 && l.ParentResourceID != "" {
+		a.addParent(l)
+		return false
+	}
+	kind := ResourceKindOf(l)
+	if kind == "" {
+		return false
+	}
+	day := Day(&l.Line)
+	if !a.inDays(day) {
+		return false
+	}
+	if a.sum.Resources == nil {
+		a.sum.Resources = map[ResourceKey]*ResourceCost{}
+	}
+	k := ResourceKey{Account: l.Account, Region: ResourceRegion(l), ResourceID: l.ResourceID, Kind: kind, Day: day}
+	c := a.sum.Resources[k]
+	if c == nil {
+		c = &ResourceCost{}
+		a.sum.Resources[k] = c
+	}
+	// SUM ignores nulls.
+	c.Amortized += AmortizedCost(l).or0()
+	c.Net += NetAmortizedCost(l).or0()
+	c.PublicOnDemand += PublicCost(l).or0()
+	c.Lines++
+	a.sum.Stats.ResourceLines++
+	return true
+}
+
+func (a *Aggregator) inDays(day time.Time) bool {
+	return (a.from.IsZero() || !day.Before(a.from)) && (a.to.IsZero() || !day.After(a.to))
+}
+
+func (a *Aggregator) addParent(l *ResourceLine) {
+	if !IsPodLine(&l.Line) || KindOf(&l.Line) == NoKind {
+		return
+	}
+	p, ok := ParseResourceID(l.ResourceID)
+	day := Day(&l.Line)
+	if !ok || !a.inDays(day) {
+		return
+	}
+	if a.sum.Parents == nil {
+		a.sum.Parents = map[ParentKey]*ParentCost{}
+	}
+	k := ParentKey{Account: p.Account, Region: p.Region, InstanceID: l.ParentResourceID, Day: day}
+	c := a.sum.Parents[k]
+	if c == nil {
+		c = &ParentCost{ClusterARN: p.ClusterARN, Cluster: p.Cluster}
+		a.sum.Parents[k] = c
+	}
+	if p.ClusterARN < c.ClusterARN { // the least, as the view's MIN
+		c.ClusterARN, c.Cluster = p.ClusterARN, p.Cluster
+	}
+	c.Split += SplitCost(&l.Line).or0()
+	c.Unused += UnusedCost(&l.Line).or0()
+	c.NetSplit += NetSplitCost(&l.Line).or0()
+	c.NetUnused += NetUnusedCost(&l.Line).or0()
+	c.Lines++
+}
+
+// ResourceKeys returns the resource-days sorted.
+func (s *Summary) ResourceKeys() []ResourceKey {
+	keys := make([]ResourceKey, 0, len(s.Resources))
+	for k := range s.Resources {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b ResourceKey) int {
+		return cmp.Or(cmp.Compare(a.Account, b.Account), cmp.Compare(a.Region, b.Region),
+			cmp.Compare(a.ResourceID, b.ResourceID), cmp.Compare(a.Kind, b.Kind), a.Day.Compare(b.Day))
+	})
+	return keys
+}

@@ -1,0 +1,154 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
+)
+
+// Kubecost's split of the bill (issue 46) in the report: the archive's
+// allocations with their node, providerID and pvs (splitRec: the columns
+// of the contract the split reads, decoded by parquet-go's schema
+// conversion, nothing else), split by exporter/split over the bill's
+// resource-level lines, summed into the steps of each comparison row, as
+// the view <prefix>_namespace_daily computes them.
+
+type splitPV struct {
+	Adjustment *float64 `parquet:"adjustment,optional"`
+	Cost       *float64 `parquet:"cost,optional"`
+	ProviderID *string  `parquet:"providerID,optional"`
+}
+
+type splitRec struct {
+	Name           string             `parquet:"name"`
+	ClusterID      string             `parquet:"properties.clusterid"`
+	ClusterName    string             `parquet:"properties.eksClusterName"`
+	Namespace      string             `parquet:"properties.namespace"`
+	Node           string             `parquet:"properties.node"`
+	ProviderID     string             `parquet:"properties.providerID"`
+	Pod            string             `parquet:"properties.pod"`
+	Controller     string             `parquet:"properties.controller"`
+	ControllerKind string             `parquet:"properties.controllerKind"`
+	CPU            float64            `parquet:"cpuCost"`
+	CPUAdj         float64            `parquet:"cpuCostAdjustment"`
+	RAM            float64            `parquet:"ramCost"`
+	RAMAdj         float64            `parquet:"ramCostAdjustment"`
+	GPU            float64            `parquet:"gpuCost"`
+	GPUAdj         float64            `parquet:"gpuCostAdjustment"`
+	Network        float64            `parquet:"networkCost"`
+	NetworkAdj     float64            `parquet:"networkCostAdjustment"`
+	LB             float64            `parquet:"loadBalancerCost"`
+	LBAdj          float64            `parquet:"loadBalancerCostAdjustment"`
+	PVs            map[string]splitPV `parquet:"pvs,optional"`
+}
+
+// isIdleName is Kubecost's idle marker as the last element of a name.
+func isIdleName(name string) bool {
+	return name == schema.IdleName || strings.HasSuffix(name, "/"+schema.IdleName)
+}
+
+func (r *splitRec) alloc(f File) split.Alloc {
+	a := split.Alloc{
+		Cluster: split.Cluster{Account: f.Account, Region: f.Region, ARN: r.ClusterID, Name: r.ClusterName},
+		Day:     f.Day, Node: r.Node, ProviderID: r.ProviderID, Namespace: r.Namespace, Pod: r.Pod,
+		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: r.Namespace == "" && isIdleName(r.Name),
+		Compute: r.CPU + r.CPUAdj + r.RAM + r.RAMAdj + r.GPU + r.GPUAdj, Network: r.Network + r.NetworkAdj, LoadBalancer: r.LB + r.LBAdj,
+	}
+	// A map has no order here; the view reads the first split.MaxPVs
+	// entries in the file's order. Sorted by key, the two agree up to
+	// MaxPVs volumes per allocation.
+	keys := make([]string, 0, len(r.PVs))
+	for k := range r.PVs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		pv := r.PVs[k]
+		id := ""
+		if pv.ProviderID != nil {
+			id = *pv.ProviderID
+		}
+		a.PVs = append(a.PVs, split.PV{ProviderID: id, Cost: or0(pv.Cost) + or0(pv.Adjustment)})
+	}
+	return a
+}
+
+func or0(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// readAllocs reads the split's columns of the archive's files.
+func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, error) {
+	var out []split.Alloc
+	buf := make([]splitRec, 256)
+	for _, f := range files {
+		obj, err := exporter.OpenAt(ctx, o.Store, f.Key, o.TempDir, "kubecost-s3-exporter-report-*.parquet")
+		if err != nil {
+			return nil, fmt.Errorf("report: %s: %w", f.Key, err)
+		}
+		err = func() error {
+			defer obj.Close()
+			pf, err := parquet.OpenFile(obj, obj.Size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+			if err != nil {
+				return err
+			}
+			r := parquet.NewGenericReader[splitRec](pf)
+			defer r.Close()
+			for {
+				clear(buf)
+				n, err := r.Read(buf)
+				for i := range buf[:n] {
+					out = append(out, buf[i].alloc(f))
+				}
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}()
+		if err != nil {
+			return nil, fmt.Errorf("report: split columns of %s: %w", f.Key, err)
+		}
+	}
+	return out, nil
+}
+
+// splitSteps computes the steps per comparison key: Kubecost's split of
+// the bill's resource-days, with SCAD's net split + unused from its pod
+// lines, for the clusters the report covers.
+func splitSteps(o Options, allocs []split.Alloc, sum *cur.Summary) map[CompareKey]*split.Steps {
+	scad := split.SCADNet{}
+	for k, c := range sum.Rows {
+		key := split.Key{Cluster: split.Cluster{Account: k.Account, Region: k.Region, ARN: k.ClusterARN, Name: k.Cluster}, Namespace: k.Namespace, Day: k.Day}
+		scad[key] += c.Total(cur.MNetSplit) + c.Total(cur.MNetUnused)
+	}
+	rows := split.Split(allocs, split.Bill{Resources: sum.Resources, Parents: sum.Parents})
+	out := map[CompareKey]*split.Steps{}
+	for k, s := range split.NamespaceSteps(rows, scad) {
+		ref := ClusterRef{Account: k.Cluster.Account, Region: k.Cluster.Region, Name: k.Cluster.Name}
+		if !o.billInScope(ref) {
+			continue
+		}
+		ck := CompareKey{Cluster: ref, Namespace: k.Namespace, Day: k.Day}
+		if out[ck] == nil {
+			out[ck] = &split.Steps{}
+		}
+		out[ck].Add(s)
+	}
+	return out
+}

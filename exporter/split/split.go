@@ -1,0 +1,338 @@
+package split
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// Cluster is a cluster as the archive names it: account, region, ARN
+// (properties.clusterid) and name.
+type Cluster struct{ Account, Region, ARN, Name string }
+
+// PV is one entry of an allocation's pvs: the volume's providerID and its
+// cost with adjustment.
+type PV struct {
+	ProviderID string
+	Cost       float64
+}
+
+// Alloc is one Kubecost allocation row of a UTC day, a pod on a node or
+// the node's idle row (Idle, namespace __idle__).
+type Alloc struct {
+	Cluster                               Cluster
+	Day                                   time.Time
+	Node, ProviderID                      string
+	Namespace, ControllerKind, Controller string
+	Pod                                   string
+	Idle                                  bool
+	Compute, Network, LoadBalancer        float64 // with adjustments
+	PVs                                   []PV
+}
+
+// Bill is the bill's side: resource-day costs and SCAD's parents.
+type Bill struct {
+	Resources map[cur.ResourceKey]*cur.ResourceCost
+	Parents   map[cur.ParentKey]*cur.ParentCost
+}
+
+// Price bases and presence, as the view spells them.
+const (
+	BasisBill    = "bill"
+	BasisList    = "list"
+	Both         = "both"
+	KubecostOnly = "kubecost_only"
+	BillOnly     = "bill_only"
+)
+
+// Row is one allocated charge: a row of <prefix>_split_daily.
+type Row struct {
+	Cluster                         Cluster
+	Day                             time.Time
+	Kind, ResourceID                string // ResourceID "" = null
+	Node, Namespace, ControllerKind string
+	Controller, Pod                 string
+	Idle                            bool
+	Share                           float64
+	KubecostCost                    float64
+	PublicOnDemand, Amortized, Net  cur.NullFloat // the bill's cost × share; null when unmatched
+	PriceBasis, PresentIn           string
+}
+
+// InstanceID is the EC2 instance of a providerID, "" for none:
+// aws:///<zone>/i-... (the cloud provider's form) or i-....
+func InstanceID(providerID string) string { return lastPart(providerID, "i-") }
+
+// VolumeID is the EBS volume of a PV's providerID: vol-... or
+// aws://<zone>/vol-....
+func VolumeID(providerID string) string { return lastPart(providerID, "vol-") }
+
+func lastPart(id, prefix string) string {
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		id = id[i+1:]
+	}
+	if strings.HasPrefix(id, prefix) && len(id) > len(prefix) {
+		return id
+	}
+	return ""
+}
+
+type nodeKey struct {
+	cluster Cluster
+	day     time.Time
+	node    string
+}
+
+// Split allocates the bill to Kubecost's rows. Rows come out sorted.
+func Split(allocs []Alloc, bill Bill) []Row {
+	allocs = Merge(allocs)
+	used := map[cur.ResourceKey]bool{}
+	nodes := map[nodeKey][]int{}
+	for i, a := range allocs {
+		k := nodeKey{a.Cluster, a.Day, a.Node}
+		nodes[k] = append(nodes[k], i)
+	}
+	var out []Row
+	for k, idx := range nodes {
+		id := "" // the greatest of the node's instance ids, as the view's MAX
+		for _, i := range idx {
+			id = max(id, InstanceID(allocs[i].ProviderID))
+		}
+		out = append(out, splitNode(allocs, idx, k, id, cur.KindInstance, func(a *Alloc) float64 { return a.Compute }, bill, used)...)
+		out = append(out, splitNode(allocs, idx, k, id, cur.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, bill, used)...)
+	}
+	out = append(out, splitVolumes(allocs, bill, used)...)
+	for i := range allocs {
+		if a := &allocs[i]; a.LoadBalancer != 0 {
+			r := baseRow(a, cur.KindLoadBalancer, "")
+			r.Share, r.KubecostCost, r.PriceBasis, r.PresentIn = 1, a.LoadBalancer, BasisList, KubecostOnly
+			out = append(out, r)
+		}
+	}
+	out = append(out, billOnly(bill, used)...)
+	Sort(out)
+	return out
+}
+
+// MaxPVs is how many entries of an allocation's pvs are read, in their
+// order: the view reads the map's values by index (Athena and DuckDB
+// spell UNNEST of a map of structs differently).
+const MaxPVs = 16
+
+type allocKey struct {
+	cluster                         Cluster
+	day                             time.Time
+	node, ns, kind, controller, pod string
+	idle                            bool
+}
+
+// Merge sums allocations of one pod (or idle row) on one node and day, as
+// the view groups them: the archive has a row per container. PVs are
+// summed per providerID; only the first MaxPVs of each row count.
+func Merge(allocs []Alloc) []Alloc {
+	idx := map[allocKey]int{}
+	var out []Alloc
+	for _, a := range allocs {
+		k := allocKey{a.Cluster, a.Day, a.Node, Namespace(&a), a.ControllerKind, a.Controller, a.Pod, a.Idle}
+		pvs := a.PVs[:min(len(a.PVs), MaxPVs)]
+		i, ok := idx[k]
+		if !ok {
+			idx[k] = len(out)
+			a.PVs = nil
+			out = append(out, a)
+			i = len(out) - 1
+		} else {
+			m := &out[i]
+			m.Compute += a.Compute
+			m.Network += a.Network
+			m.LoadBalancer += a.LoadBalancer
+			if InstanceID(a.ProviderID) > InstanceID(m.ProviderID) { // the view's MAX of instance ids
+				m.ProviderID = a.ProviderID
+			}
+		}
+		m := &out[i]
+	pv:
+		for _, p := range pvs {
+			key := VolumeID(p.ProviderID)
+			for j := range m.PVs {
+				if VolumeID(m.PVs[j].ProviderID) == key {
+					m.PVs[j].Cost += p.Cost
+					continue pv
+				}
+			}
+			m.PVs = append(m.PVs, PV{ProviderID: key, Cost: p.Cost})
+		}
+	}
+	return out
+}
+
+func baseRow(a *Alloc, kind, id string) Row {
+	return Row{Cluster: a.Cluster, Day: a.Day, Kind: kind, ResourceID: id, Node: a.Node, Namespace: Namespace(a),
+		ControllerKind: a.ControllerKind, Controller: a.Controller, Pod: a.Pod, Idle: a.Idle}
+}
+
+// Namespace is the view's namespace of an allocation: its own, the idle
+// name for idle rows, the unallocated name for other rows without one.
+func Namespace(a *Alloc) string {
+	switch {
+	case a.Namespace != "":
+		return a.Namespace
+	case a.Idle:
+		return schema.IdleName
+	}
+	return schema.UnallocatedName
+}
+
+// shares are weights over their sum; equal when the sum is 0.
+func shares(w []float64) []float64 {
+	var sum float64
+	for _, v := range w {
+		sum += v
+	}
+	out := make([]float64, len(w))
+	for i, v := range w {
+		if sum == 0 {
+			out[i] = 1 / float64(len(w))
+		} else {
+			out[i] = v / sum
+		}
+	}
+	return out
+}
+
+func priced(r *Row, share float64, c *cur.ResourceCost) {
+	r.Share = share
+	if c == nil {
+		r.PriceBasis, r.PresentIn = BasisList, KubecostOnly
+		return
+	}
+	r.PublicOnDemand, r.Amortized, r.Net = cur.Float(share*c.PublicOnDemand), cur.Float(share*c.Amortized), cur.Float(share*c.Net)
+	r.PriceBasis, r.PresentIn = BasisBill, Both
+}
+
+// splitNode splits one node-day's instance (or its data transfer) by the
+// weight. Data transfer rows are written only when the bill has the
+// line or Kubecost a network cost.
+func splitNode(allocs []Alloc, idx []int, k nodeKey, id, kind string, weight func(*Alloc) float64, bill Bill, used map[cur.ResourceKey]bool) []Row {
+	var c *cur.ResourceCost
+	if id != "" {
+		rk := cur.ResourceKey{Account: k.cluster.Account, Region: k.cluster.Region, ResourceID: id, Kind: kind, Day: k.day}
+		if c = bill.Resources[rk]; c != nil {
+			used[rk] = true
+		}
+	}
+	w := make([]float64, len(idx))
+	var total float64
+	for j, i := range idx {
+		w[j] = weight(&allocs[i])
+		total += w[j]
+	}
+	if kind == cur.KindDataTransfer {
+		if c == nil && total == 0 {
+			return nil
+		}
+		if total == 0 { // the node's data transfer by its compute shares
+			for j, i := range idx {
+				w[j] = allocs[i].Compute
+			}
+		}
+	}
+	sh := shares(w)
+	var out []Row
+	for j, i := range idx {
+		a := &allocs[i]
+		r := baseRow(a, kind, id)
+		r.KubecostCost = weight(a)
+		priced(&r, sh[j], c)
+		out = append(out, r)
+	}
+	return out
+}
+
+type volKey struct {
+	cluster Cluster
+	day     time.Time
+	vol     string
+}
+
+type volUse struct {
+	alloc int
+	cost  float64
+	pvID  string
+}
+
+// splitVolumes splits each volume-day among the allocations whose pvs
+// name it, by their PV cost.
+func splitVolumes(allocs []Alloc, bill Bill, used map[cur.ResourceKey]bool) []Row {
+	vols := map[volKey][]volUse{}
+	var out []Row
+	for i := range allocs {
+		a := &allocs[i]
+		for _, pv := range a.PVs {
+			vol := VolumeID(pv.ProviderID)
+			if vol == "" { // no EBS volume: Kubecost's number stays
+				r := baseRow(a, cur.KindVolume, "")
+				r.Share, r.KubecostCost, r.PriceBasis, r.PresentIn = 1, pv.Cost, BasisList, KubecostOnly
+				out = append(out, r)
+				continue
+			}
+			k := volKey{a.Cluster, a.Day, vol}
+			vols[k] = append(vols[k], volUse{i, pv.Cost, vol})
+		}
+	}
+	for k, uses := range vols {
+		rk := cur.ResourceKey{Account: k.cluster.Account, Region: k.cluster.Region, ResourceID: k.vol, Kind: cur.KindVolume, Day: k.day}
+		c := bill.Resources[rk]
+		if c != nil {
+			used[rk] = true
+		}
+		w := make([]float64, len(uses))
+		for j, u := range uses {
+			w[j] = u.cost
+		}
+		sh := shares(w)
+		for j, u := range uses {
+			r := baseRow(&allocs[u.alloc], cur.KindVolume, k.vol)
+			r.KubecostCost = u.cost
+			priced(&r, sh[j], c)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// billOnly: the instances (and their data transfer) that SCAD's pod lines
+// put in a cluster and that no node of the archive matched.
+func billOnly(bill Bill, used map[cur.ResourceKey]bool) []Row {
+	var out []Row
+	for pk, pc := range bill.Parents {
+		for _, kind := range []string{cur.KindInstance, cur.KindDataTransfer} {
+			rk := cur.ResourceKey{Account: pk.Account, Region: pk.Region, ResourceID: pk.InstanceID, Kind: kind, Day: pk.Day}
+			c := bill.Resources[rk]
+			if c == nil || used[rk] {
+				continue
+			}
+			used[rk] = true
+			r := Row{Cluster: Cluster{Account: pk.Account, Region: pk.Region, ARN: pc.ClusterARN, Name: pc.Cluster},
+				Day: pk.Day, Kind: kind, ResourceID: pk.InstanceID, Namespace: schema.UnallocatedName}
+			priced(&r, 1, c)
+			r.PresentIn = BillOnly
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Sort orders rows by cluster, day, kind, resource, node, namespace, pod.
+func Sort(rows []Row) {
+	slices.SortFunc(rows, func(a, b Row) int {
+		return cmp.Or(cmp.Compare(a.Cluster.ARN, b.Cluster.ARN), cmp.Compare(a.Cluster.Account, b.Cluster.Account),
+			a.Day.Compare(b.Day), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ResourceID, b.ResourceID),
+			cmp.Compare(a.Node, b.Node), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Controller, b.Controller),
+			cmp.Compare(a.Pod, b.Pod), cmp.Compare(a.KubecostCost, b.KubecostCost))
+	})
+}

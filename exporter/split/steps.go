@@ -1,0 +1,182 @@
+package split
+
+import (
+	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+)
+
+// Steps explain one namespace-day (or cluster-day: the sum of its
+// namespace-days) in dollars. They add up:
+//
+//	Kubecost + Pricing + Discounts + Negotiated = SplitBill
+//	SplitBill + IdleSpread + SplitWeights = SCAD
+//
+// Kubecost is Kubecost's own cost of the rows the bill prices
+// (price_basis 'bill'); Pricing is their split at the bill's public
+// on-demand cost less that; Discounts the split at amortized cost less at
+// public on-demand (Reserved Instances, Savings Plans, Spot); Negotiated
+// the split at net less at amortized (EDP, credits, in the net columns).
+// SplitBillAmortized is the split at amortized cost. ListPriced is
+// Kubecost's number of the rows no bill line prices, never in the steps.
+//
+// Where SCAD is on for the cluster-day: IdleSpread moves each node's idle
+// row onto its pods by their shares, as SCAD spreads an instance's unused
+// cost over its pods (split_line_item_unused_cost, sca-eks), and
+// SplitWeights is the rest of the way to SCAD: SCAD's net split + unused
+// cost of the namespace plus the split's volumes and data transfer (which
+// SCAD does not split, so both ends hold them alike). Where SCAD is off,
+// both are 0 and SCAD equals SplitBill.
+type Steps struct {
+	Kubecost, Pricing, Discounts, Negotiated, SplitBill float64
+	IdleSpread, SplitWeights, SCAD                      float64
+	SplitBillAmortized, ListPriced                      float64
+}
+
+// Key is a namespace-day of a cluster.
+type Key struct {
+	Cluster   Cluster
+	Namespace string
+	Day       time.Time
+}
+
+// ClusterDay is a cluster-day.
+type ClusterDay struct {
+	Cluster Cluster
+	Day     time.Time
+}
+
+// SCADNet is SCAD's net split + unused cost per namespace-day, from the
+// bill's pod lines; a cluster-day with any key has SCAD on.
+type SCADNet map[Key]float64
+
+// NamespaceSteps computes the steps per namespace-day of rows (Split's),
+// with SCAD's costs (nil: SCAD off everywhere).
+func NamespaceSteps(rows []Row, scad SCADNet) map[Key]*Steps {
+	on := map[ClusterDay]bool{}
+	for k := range scad {
+		on[ClusterDay{k.Cluster, k.Day}] = true
+	}
+	out := map[Key]*Steps{}
+	get := func(k Key) *Steps {
+		s := out[k]
+		if s == nil {
+			s = &Steps{}
+			out[k] = s
+		}
+		return s
+	}
+	rest := map[Key]float64{} // the split's non-instance bill, held at both ends
+	for i := range rows {
+		r := &rows[i]
+		k := Key{r.Cluster, r.Namespace, r.Day}
+		s := get(k)
+		if r.PriceBasis != BasisBill {
+			s.ListPriced += r.KubecostCost
+			continue
+		}
+		s.Kubecost += r.KubecostCost
+		s.Pricing += r.PublicOnDemand.V
+		s.SplitBillAmortized += r.Amortized.V
+		s.SplitBill += r.Net.V
+		if r.Kind != cur.KindInstance {
+			rest[k] += r.Net.V
+		}
+	}
+	for _, sp := range idleSpread(rows, on) {
+		get(sp.key).IdleSpread += sp.amount
+	}
+	for k, v := range scad {
+		get(k).SCAD += v
+	}
+	for k, s := range out {
+		od, am := s.Pricing, s.SplitBillAmortized
+		s.Pricing = od - s.Kubecost
+		s.Discounts = am - od
+		s.Negotiated = s.SplitBill - am
+		if on[ClusterDay{k.Cluster, k.Day}] {
+			s.SCAD += rest[k]
+			s.SplitWeights = s.SCAD - s.SplitBill - s.IdleSpread
+		} else {
+			s.SCAD = s.SplitBill
+		}
+	}
+	return out
+}
+
+type spread struct {
+	key    Key
+	amount float64
+}
+
+// idleSpread moves each matched instance-day's idle rows' net cost onto
+// the node's other rows by their shares (nothing when the node has no
+// other row with a share).
+func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
+	type inst struct {
+		c   Cluster
+		day time.Time
+		id  string
+	}
+	idle := map[inst]float64{}
+	podShare := map[inst]float64{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Kind != cur.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
+			continue
+		}
+		k := inst{r.Cluster, r.Day, r.ResourceID}
+		if r.Idle {
+			idle[k] += r.Net.V
+		} else {
+			podShare[k] += r.Share
+		}
+	}
+	var out []spread
+	for i := range rows {
+		r := &rows[i]
+		if r.Kind != cur.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
+			continue
+		}
+		k := inst{r.Cluster, r.Day, r.ResourceID}
+		if podShare[k] == 0 {
+			continue
+		}
+		key := Key{r.Cluster, r.Namespace, r.Day}
+		if r.Idle {
+			out = append(out, spread{key, -r.Net.V})
+		} else {
+			out = append(out, spread{key, idle[k] * r.Share / podShare[k]})
+		}
+	}
+	return out
+}
+
+// ClusterSteps sums namespace steps per cluster-day.
+func ClusterSteps(ns map[Key]*Steps) map[ClusterDay]*Steps {
+	out := map[ClusterDay]*Steps{}
+	for k, s := range ns {
+		ck := ClusterDay{k.Cluster, k.Day}
+		c := out[ck]
+		if c == nil {
+			c = &Steps{}
+			out[ck] = c
+		}
+		c.Add(s)
+	}
+	return out
+}
+
+// Add sums o into s.
+func (s *Steps) Add(o *Steps) {
+	s.Kubecost += o.Kubecost
+	s.Pricing += o.Pricing
+	s.Discounts += o.Discounts
+	s.Negotiated += o.Negotiated
+	s.SplitBill += o.SplitBill
+	s.IdleSpread += o.IdleSpread
+	s.SplitWeights += o.SplitWeights
+	s.SCAD += o.SCAD
+	s.SplitBillAmortized += o.SplitBillAmortized
+	s.ListPriced += o.ListPriced
+}
