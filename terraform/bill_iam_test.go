@@ -81,7 +81,7 @@ func TestBillReaderPolicy(t *testing.T) {
 // AWS documents, and a Glue table whose projected partitions are the
 // export's BILLING_PERIOD folders.
 func TestCURExport(t *testing.T) {
-	s, err := load(t, "modules/cur-export").Evaluate(tfeval.Inputs{
+	s, err := load(t, "modules/bill-export").Evaluate(tfeval.Inputs{
 		Vars: vars(t, map[string]any{"bucket_name": "example-cur2-scad", "export_name": curfixture.Export}),
 		Refs: map[string]cty.Value{
 			"data.aws_caller_identity.current": obj("account_id", pipelineAccount),
