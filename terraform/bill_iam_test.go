@@ -87,7 +87,6 @@ func TestCURExport(t *testing.T) {
 			"data.aws_caller_identity.current": obj("account_id", pipelineAccount),
 			"data.aws_partition.current":       obj("partition", "aws"),
 			"data.aws_region.current":          obj("id", "eu-west-1"),
-			"aws_s3_bucket.this":               cty.TupleVal([]cty.Value{obj("id", "example-cur2-scad")}),
 		},
 	})
 	if err != nil {
@@ -119,8 +118,12 @@ func TestCURExport(t *testing.T) {
 	if !strings.HasPrefix(want, loc) || !strings.HasSuffix(loc, "BILLING_PERIOD=2026-01/") {
 		t.Errorf("projected location %s does not hold the export's file %s", loc, want)
 	}
-	stmts := policyStatements(t, s, "bucket")
-	if len(stmts) != 2 || !slices.Equal(stmts[0].Principals["Service"], []string{"billingreports.amazonaws.com", "bcm-data-exports.amazonaws.com"}) ||
+	stmts := bucketPolicy(t, s, "bucket", "bucket")
+	if len(stmts) != 2 || stmts[0].Sid != "DenyInsecureTransport" {
+		t.Fatalf("bucket policy %+v", stmts)
+	}
+	stmts = stmts[1:]
+	if !slices.Equal(stmts[0].Principals["Service"], []string{"billingreports.amazonaws.com", "bcm-data-exports.amazonaws.com"}) ||
 		!slices.Equal(stmts[0].Actions, []string{"s3:PutObject", "s3:GetBucketPolicy"}) {
 		t.Fatalf("bucket policy %+v", stmts)
 	}

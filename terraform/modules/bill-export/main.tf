@@ -15,7 +15,7 @@ locals {
   # (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html).
   columns = jsondecode(file("${path.module}/columns.json")).columns
 
-  bucket_name = var.create_bucket ? aws_s3_bucket.this[0].id : var.bucket_name
+  bucket_name = module.bucket.id
   bucket_arn  = "arn:${local.partition}:s3:::${var.bucket_name}"
 
   # A Data Export writes <prefix>/<export-name>/data/BILLING_PERIOD=YYYY-MM/
@@ -70,7 +70,7 @@ resource "aws_bcmdataexports_export" "this" {
 
   tags = var.tags
 
-  depends_on = [aws_s3_bucket_policy.this]
+  depends_on = [module.bucket]
 }
 
 resource "aws_glue_catalog_database" "this" {

@@ -30,5 +30,5 @@ output "query_statement" {
 
 output "bucket_policy_json" {
   description = "The Data Exports bucket policy (billing services may write for this account's exports; TLS only). Attached when create_bucket or attach_bucket_policy."
-  value       = data.aws_iam_policy_document.bucket.json
+  value       = module.bucket.policy_json
 }
