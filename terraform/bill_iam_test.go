@@ -112,7 +112,7 @@ func TestCURExport(t *testing.T) {
 			t.Errorf("%s = %s, want %s", k, got, want)
 		}
 	}
-	params := attr(t, root(t, s, "resource", "aws_glue_catalog_table", "this"), "parameters").AsValueMap()
+	params := attr(t, parquetTable(t, s), "parameters").AsValueMap()
 	loc := strings.ReplaceAll(params["storage.location.template"].AsString(), "${billing_period}", "2026-01")
 	want := "s3://example-cur2-scad/cur2/" + curfixture.Key(curfixture.Export, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	if !strings.HasPrefix(want, loc) || !strings.HasSuffix(loc, "BILLING_PERIOD=2026-01/") {

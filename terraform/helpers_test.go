@@ -193,13 +193,25 @@ func pipelineScope(t *testing.T, in map[string]any) *tfeval.Scope {
 			"data.aws_region.current":          obj("id", "eu-west-1", "name", "eu-west-1"),
 			// Attributes AWS returns, for the default names.
 			"aws_glue_catalog_database.this": obj("name", "kubecost_db", "arn", "arn:aws:glue:eu-west-1:"+pipelineAccount+":database/kubecost_db"),
-			"aws_glue_catalog_table.this":    obj("name", "kubecost_table", "arn", "arn:aws:glue:eu-west-1:"+pipelineAccount+":table/kubecost_db/kubecost_table"),
+			"module.table":                   obj("name", "kubecost_table", "arn", "arn:aws:glue:eu-west-1:"+pipelineAccount+":table/kubecost_db/kubecost_table"),
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// parquetTable is the Glue table a module's call "table" of
+// modules/internal/parquet-table creates, evaluated with the caller's
+// arguments.
+func parquetTable(t *testing.T, s *tfeval.Scope) tfeval.Instance {
+	t.Helper()
+	child, err := s.Call("table", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root(t, child, "resource", "aws_glue_catalog_table", "this")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -57,7 +57,7 @@ func TestGlueTableColumnsEqualSchema(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := pipelineScope(t, map[string]any{"labels": tc.labels, "annotations": tc.annotations, "s3_prefix": "team-a/costs/"})
 			want := schema.Describe(tc.labels, tc.annotations)
-			table := root(t, s, "resource", "aws_glue_catalog_table", "this")
+			table := parquetTable(t, s)
 			sd := one(t, table, "storage_descriptor")
 
 			got := blockColumns(t, blocks(t, sd, "columns"), "type")
@@ -184,7 +184,7 @@ func TestPartitionProjectionMatchesKeyLayout(t *testing.T) {
 			"regions":     []string{"eu-west-1", "us-east-1"},
 		},
 	})
-	params := attr(t, root(t, s, "resource", "aws_glue_catalog_table", "this"), "parameters").AsValueMap()
+	params := attr(t, parquetTable(t, s), "parameters").AsValueMap()
 	tmpl := params["storage.location.template"].AsString()
 	l := exporter.Layout{Prefix: "costs/", Account: otherAccount, Region: "us-east-1", Cluster: "prod"}
 	day := time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC)

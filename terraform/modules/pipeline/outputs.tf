@@ -35,7 +35,7 @@ output "database_name" {
 
 output "table_name" {
   description = "Glue table name."
-  value       = aws_glue_catalog_table.this.name
+  value       = module.table.name
 }
 
 output "view_name" {
