@@ -113,6 +113,20 @@ func root(t *testing.T, s *tfeval.Scope, typ string, labels ...string) tfeval.In
 	return s.Root(b)
 }
 
+// each is the instance at key of a for_each block.
+func each(t *testing.T, s *tfeval.Scope, key, typ string, labels ...string) tfeval.Instance {
+	t.Helper()
+	b := s.M.Find(typ, labels...)
+	if b == nil {
+		t.Fatalf("no %s %v in %s", typ, labels, s.M.Dir)
+	}
+	i, err := s.Each(b, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
 func count(t *testing.T, s *tfeval.Scope, typ string, labels ...string) int {
 	t.Helper()
 	b := s.M.Find(typ, labels...)

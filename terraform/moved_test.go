@@ -110,6 +110,7 @@ func TestMovedFollow(t *testing.T) {
 		{From: `aws_quicksight_data_set.bill[0]`, To: `aws_quicksight_data_set.this["bill"]`},
 		{From: "module.a", To: "module.b"},
 		{From: "module.b.aws_x.y", To: "module.b.aws_x.z"},
+		{From: "aws_q.this", To: `aws_q.this["kubecost"]`},
 	}
 	for in, want := range map[string]string{
 		"aws_s3_bucket.data[0]":           "module.data_bucket.aws_s3_bucket.this[0]",
@@ -117,6 +118,9 @@ func TestMovedFollow(t *testing.T) {
 		"aws_s3_bucket.database[0]":       "aws_s3_bucket.database[0]",
 		"aws_quicksight_data_set.bill[0]": `aws_quicksight_data_set.this["bill"]`,
 		"module.a.aws_x.y":                "module.b.aws_x.z",
+		"aws_q.this":                      `aws_q.this["kubecost"]`,
+		`aws_q.this["bill"]`:              `aws_q.this["bill"]`,
+		"aws_q.this[0]":                   "aws_q.this[0]",
 	} {
 		if got := follow(in, moves); got != want {
 			t.Errorf("follow(%s) = %s, want %s", in, got, want)
@@ -125,22 +129,26 @@ func TestMovedFollow(t *testing.T) {
 }
 
 // follow applies moved blocks to an address until none applies, as
-// Terraform chains them: a move of a resource carries its instance keys,
-// a move of a module call carries what is inside it.
+// Terraform chains them, each block once. A move between two resource (or
+// module call) addresses carries instance keys and what is inside a call;
+// when either side names an instance, both name one instance
+// (https://developer.hashicorp.com/terraform/language/modules/develop/refactoring).
 func follow(a string, moves []tfeval.Move) string {
-	for range len(moves) + 1 {
+	used := make([]bool, len(moves))
+	for {
 		moved := false
-		for _, mv := range moves {
-			if a == mv.From || strings.HasPrefix(a, mv.From+"[") || strings.HasPrefix(a, mv.From+".") {
-				a, moved = mv.To+a[len(mv.From):], true
-				break
+		for i, mv := range moves {
+			instance := strings.HasSuffix(mv.From, "]") || strings.HasSuffix(mv.To, "]")
+			if used[i] || !(a == mv.From || !instance && (strings.HasPrefix(a, mv.From+"[") || strings.HasPrefix(a, mv.From+"."))) {
+				continue
 			}
-		}
-		if !moved {
+			a, used[i], moved = mv.To+a[len(mv.From):], true, true
 			break
 		}
+		if !moved {
+			return a
+		}
 	}
-	return a
 }
 
 func plannedAddresses(t *testing.T, dir string, in map[string]any) ([]string, []tfeval.Move) {

@@ -365,6 +365,34 @@ type Instance struct {
 // when it has count (count.index = 0).
 func (s *Scope) Root(b *Block) Instance { return Instance{Body: b.Body, Ctx: s.Ctx} }
 
+// Each returns the instance of a for_each block at key: each.key is key
+// and each.value its element of for_each.
+func (s *Scope) Each(b *Block, key string) (Instance, error) {
+	a, ok := b.Body.Attributes["for_each"]
+	if !ok {
+		return Instance{}, fmt.Errorf("tfeval: %s has no for_each", b.Name())
+	}
+	coll, err := s.Eval(a.Expr)
+	if err != nil {
+		return Instance{}, fmt.Errorf("tfeval: %s for_each: %w", b.Name(), err)
+	}
+	if !coll.IsWhollyKnown() || coll.IsNull() || !coll.CanIterateElements() {
+		return Instance{}, fmt.Errorf("tfeval: %s: for_each is not a known collection", b.Name())
+	}
+	for it := coll.ElementIterator(); it.Next(); {
+		k, v := it.Element()
+		if coll.Type().IsSetType() {
+			k = v
+		}
+		if k.AsString() == key {
+			ctx := s.Ctx.NewChild()
+			ctx.Variables = map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": k, "value": v})}
+			return Instance{Body: b.Body, Ctx: ctx}, nil
+		}
+	}
+	return Instance{}, fmt.Errorf("tfeval: %s has no instance %q", b.Name(), key)
+}
+
 // Count evaluates a block's count: 1 without one.
 func (s *Scope) Count(b *Block) (int, error) {
 	a, ok := b.Body.Attributes["count"]
