@@ -93,7 +93,9 @@ func parityCases() []parityCase {
 		{[]set{{"clusterId", ""}, {"clusterMapConfigMap", map[string]any{"name": "fleet", "key": "bad key!"}}}, false},
 		one("clusterFilter", "v1", true),
 		one("clusterFilter", "V2", false),
-		{[]set{{"clusterFilter", "v1"}, {"kubecostApiFlavor", "opencost"}}, false},
+		// With an endpoint: OpenCost is not discovered, so without one the
+		// exporter would refuse the case for that and not for the filter.
+		{[]set{{"clusterFilter", "v1"}, {"kubecostApiFlavor", "opencost"}, {"kubecostApiEndpoint", "http://opencost.opencost:9003"}}, false},
 		one("failOnUnmappedClusters", true, true),
 		// S3_BUCKET_NAME.
 		one("s3BucketName", "abc", true),

@@ -81,13 +81,12 @@ func TestBillReaderPolicy(t *testing.T) {
 // AWS documents, and a Glue table whose projected partitions are the
 // export's BILLING_PERIOD folders.
 func TestCURExport(t *testing.T) {
-	s, err := load(t, "modules/cur-export").Evaluate(tfeval.Inputs{
+	s, err := load(t, "modules/bill-export").Evaluate(tfeval.Inputs{
 		Vars: vars(t, map[string]any{"bucket_name": "example-cur2-scad", "export_name": curfixture.Export}),
 		Refs: map[string]cty.Value{
 			"data.aws_caller_identity.current": obj("account_id", pipelineAccount),
 			"data.aws_partition.current":       obj("partition", "aws"),
 			"data.aws_region.current":          obj("id", "eu-west-1"),
-			"aws_s3_bucket.this":               cty.TupleVal([]cty.Value{obj("id", "example-cur2-scad")}),
 		},
 	})
 	if err != nil {
@@ -113,14 +112,18 @@ func TestCURExport(t *testing.T) {
 			t.Errorf("%s = %s, want %s", k, got, want)
 		}
 	}
-	params := attr(t, root(t, s, "resource", "aws_glue_catalog_table", "this"), "parameters").AsValueMap()
+	params := attr(t, parquetTable(t, s), "parameters").AsValueMap()
 	loc := strings.ReplaceAll(params["storage.location.template"].AsString(), "${billing_period}", "2026-01")
 	want := "s3://example-cur2-scad/cur2/" + curfixture.Key(curfixture.Export, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	if !strings.HasPrefix(want, loc) || !strings.HasSuffix(loc, "BILLING_PERIOD=2026-01/") {
 		t.Errorf("projected location %s does not hold the export's file %s", loc, want)
 	}
-	stmts := policyStatements(t, s, "bucket")
-	if len(stmts) != 2 || !slices.Equal(stmts[0].Principals["Service"], []string{"billingreports.amazonaws.com", "bcm-data-exports.amazonaws.com"}) ||
+	stmts := bucketPolicy(t, s, "bucket", "bucket")
+	if len(stmts) != 2 || stmts[0].Sid != "DenyInsecureTransport" {
+		t.Fatalf("bucket policy %+v", stmts)
+	}
+	stmts = stmts[1:]
+	if !slices.Equal(stmts[0].Principals["Service"], []string{"billingreports.amazonaws.com", "bcm-data-exports.amazonaws.com"}) ||
 		!slices.Equal(stmts[0].Actions, []string{"s3:PutObject", "s3:GetBucketPolicy"}) {
 		t.Fatalf("bucket policy %+v", stmts)
 	}

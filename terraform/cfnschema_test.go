@@ -102,8 +102,10 @@ func quicksightBillScope(t *testing.T, extra map[string]any) *tfeval.Scope {
 		Refs: map[string]cty.Value{
 			"data.aws_caller_identity.current":  obj("account_id", pipelineAccount),
 			"aws_quicksight_data_source.athena": obj("arn", "arn:aws:quicksight:eu-west-1:"+pipelineAccount+":datasource/kubecost-athena"),
-			"aws_quicksight_data_set.this":      obj("arn", dsARN+"kubecost_view", "data_set_id", "kubecost_view"),
-			"aws_quicksight_data_set.bill":      cty.TupleVal([]cty.Value{obj("arn", dsARN+"kubecost-bill-vs-kubecost", "data_set_id", "kubecost-bill-vs-kubecost")}),
+			"aws_quicksight_data_set.this": cty.ObjectVal(map[string]cty.Value{
+				"kubecost": obj("arn", dsARN+"kubecost_view", "data_set_id", "kubecost_view"),
+				"bill":     obj("arn", dsARN+"kubecost-bill-vs-kubecost", "data_set_id", "kubecost-bill-vs-kubecost"),
+			}),
 		},
 	})
 	if err != nil {
@@ -161,15 +163,24 @@ func TestQuickSightFollowsCloudFormationSchemas(t *testing.T) {
 	dataset := cfnSchema(t, "aws-quicksight-dataset.json")
 	s := quicksightBillScope(t, nil)
 
-	for local, sch := range map[string]*jsonschema.Schema{
-		"dashboard_template":      dashboard,
-		"analysis_template":       analysis,
-		"bill_dashboard_template": dashboard,
+	templates, err := s.Local("dashboard_templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysisTemplate, err := s.Local("analysis_template")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		local string
+		v     cty.Value
+		sch   *jsonschema.Schema
+	}{
+		{"dashboard_templates.kubecost", templates.GetAttr("kubecost"), dashboard},
+		{"dashboard_templates.bill", templates.GetAttr("bill"), dashboard},
+		{"analysis_template", analysisTemplate, analysis},
 	} {
-		v, err := s.Local(local)
-		if err != nil {
-			t.Fatal(err)
-		}
+		local, v, sch := tc.local, tc.v, tc.sch
 		var tmpl struct {
 			Resources map[string]struct {
 				Type       string
@@ -189,8 +200,8 @@ func TestQuickSightFollowsCloudFormationSchemas(t *testing.T) {
 			validateCFN(t, sch, local+"."+name, r.Properties)
 		}
 	}
-	for _, name := range []string{"this", "bill"} {
-		validateCFN(t, dataset, "aws_quicksight_data_set."+name, datasetProperties(t, root(t, s, "resource", "aws_quicksight_data_set", name)))
+	for _, key := range []string{"kubecost", "bill"} {
+		validateCFN(t, dataset, "aws_quicksight_data_set.this."+key, datasetProperties(t, each(t, s, key, "resource", "aws_quicksight_data_set", "this")))
 	}
 
 	// The data source, as AWS::QuickSight::DataSource properties.
@@ -219,10 +230,11 @@ func TestCloudFormationSchemaCheckFails(t *testing.T) {
 	dashboard := cfnSchema(t, "aws-quicksight-dashboard.json")
 	dataset := cfnSchema(t, "aws-quicksight-dataset.json")
 	s := quicksightBillScope(t, nil)
-	v, err := s.Local("bill_dashboard_template")
+	templates, err := s.Local("dashboard_templates")
 	if err != nil {
 		t.Fatal(err)
 	}
+	v := templates.GetAttr("bill")
 	bad := strings.Replace(v.AsString(), `"VisualId":"bill-daily"`, `"VisualId":"bill-daily","Colour":"red"`, 1)
 	if bad == v.AsString() {
 		t.Fatal("mutation did not apply")
@@ -238,7 +250,7 @@ func TestCloudFormationSchemaCheckFails(t *testing.T) {
 	if dashboard.Validate(doc) == nil {
 		t.Error("a visual with an unknown property passes the dashboard schema")
 	}
-	props := datasetProperties(t, root(t, s, "resource", "aws_quicksight_data_set", "bill"))
+	props := datasetProperties(t, each(t, s, "bill", "resource", "aws_quicksight_data_set", "this"))
 	rel := props["PhysicalTableMap"].(map[string]any)["bill-namespace-daily"].(map[string]any)["RelationalTable"].(map[string]any)
 	rel["InputColumns"].([]map[string]any)[0]["Type"] = "DOUBLE"
 	b, _ = json.Marshal(props)

@@ -113,6 +113,20 @@ func root(t *testing.T, s *tfeval.Scope, typ string, labels ...string) tfeval.In
 	return s.Root(b)
 }
 
+// each is the instance at key of a for_each block.
+func each(t *testing.T, s *tfeval.Scope, key, typ string, labels ...string) tfeval.Instance {
+	t.Helper()
+	b := s.M.Find(typ, labels...)
+	if b == nil {
+		t.Fatalf("no %s %v in %s", typ, labels, s.M.Dir)
+	}
+	i, err := s.Each(b, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
 func count(t *testing.T, s *tfeval.Scope, typ string, labels ...string) int {
 	t.Helper()
 	b := s.M.Find(typ, labels...)
@@ -193,13 +207,25 @@ func pipelineScope(t *testing.T, in map[string]any) *tfeval.Scope {
 			"data.aws_region.current":          obj("id", "eu-west-1", "name", "eu-west-1"),
 			// Attributes AWS returns, for the default names.
 			"aws_glue_catalog_database.this": obj("name", "kubecost_db", "arn", "arn:aws:glue:eu-west-1:"+pipelineAccount+":database/kubecost_db"),
-			"aws_glue_catalog_table.this":    obj("name", "kubecost_table", "arn", "arn:aws:glue:eu-west-1:"+pipelineAccount+":table/kubecost_db/kubecost_table"),
+			"module.table":                   obj("name", "kubecost_table", "arn", "arn:aws:glue:eu-west-1:"+pipelineAccount+":table/kubecost_db/kubecost_table"),
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// parquetTable is the Glue table a module's call "table" of
+// modules/internal/parquet-table creates, evaluated with the caller's
+// arguments.
+func parquetTable(t *testing.T, s *tfeval.Scope) tfeval.Instance {
+	t.Helper()
+	child, err := s.Call("table", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root(t, child, "resource", "aws_glue_catalog_table", "this")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

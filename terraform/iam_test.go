@@ -138,6 +138,29 @@ func policyStatements(t *testing.T, s *tfeval.Scope, name string) []statement {
 	return out
 }
 
+// bucketPolicy is the policy a call of modules/internal/bucket attaches:
+// the bucket module's own statement (TLS only), then those of the caller's
+// document doc, which the call must pass as its policy_documents.
+func bucketPolicy(t *testing.T, s *tfeval.Scope, call, doc string) []statement {
+	t.Helper()
+	b := s.M.Find("module", call)
+	if b == nil {
+		t.Fatalf("no module %s in %s", call, s.M.Dir)
+	}
+	a, ok := b.Body.Attributes["policy_documents"]
+	if !ok {
+		t.Fatalf("module %s has no policy_documents", call)
+	}
+	if src := strings.Join(strings.Fields(s.M.Source(a.Expr.Range())), ""); src != "[data.aws_iam_policy_document."+doc+".json]" {
+		t.Fatalf("module %s policy_documents = %s, want [data.aws_iam_policy_document.%s.json]", call, src, doc)
+	}
+	child, err := s.Call(call, map[string]cty.Value{"data.aws_partition.current": obj("partition", "aws")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(policyStatements(t, child, "this"), policyStatements(t, s, doc)...)
+}
+
 func allowed(stmts []statement, action, resource string) bool {
 	for _, s := range stmts {
 		if s.Effect != "Allow" || !slices.Contains(s.Actions, action) {
@@ -349,7 +372,7 @@ func TestBucketPolicy(t *testing.T) {
 		"arn:aws:iam::" + pipelineAccount + ":role/kubecost-s3-exporter-staging",
 	}
 	s := pipelineScope(t, map[string]any{"exporter_principal_arns": writers, "s3_prefix": "costs/"})
-	stmts := policyStatements(t, s, "bucket")
+	stmts := bucketPolicy(t, s, "data_bucket", "bucket")
 	bySid := map[string]statement{}
 	for _, st := range stmts {
 		bySid[st.Sid] = st
@@ -384,7 +407,7 @@ func TestBucketPolicy(t *testing.T) {
 		t.Errorf("the write restriction covers keys outside the data prefix")
 	}
 
-	none := policyStatements(t, pipelineScope(t, nil), "bucket")
+	none := bucketPolicy(t, pipelineScope(t, nil), "data_bucket", "bucket")
 	if len(none) != 1 || none[0].Sid != "DenyInsecureTransport" {
 		t.Errorf("without exporters the policy should only deny insecure transport: %+v", none)
 	}

@@ -57,7 +57,7 @@ func TestGlueTableColumnsEqualSchema(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := pipelineScope(t, map[string]any{"labels": tc.labels, "annotations": tc.annotations, "s3_prefix": "team-a/costs/"})
 			want := schema.Describe(tc.labels, tc.annotations)
-			table := root(t, s, "resource", "aws_glue_catalog_table", "this")
+			table := parquetTable(t, s)
 			sd := one(t, table, "storage_descriptor")
 
 			got := blockColumns(t, blocks(t, sd, "columns"), "type")
@@ -184,7 +184,7 @@ func TestPartitionProjectionMatchesKeyLayout(t *testing.T) {
 			"regions":     []string{"eu-west-1", "us-east-1"},
 		},
 	})
-	params := attr(t, root(t, s, "resource", "aws_glue_catalog_table", "this"), "parameters").AsValueMap()
+	params := attr(t, parquetTable(t, s), "parameters").AsValueMap()
 	tmpl := params["storage.location.template"].AsString()
 	l := exporter.Layout{Prefix: "costs/", Account: otherAccount, Region: "us-east-1", Cluster: "prod"}
 	day := time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC)
@@ -230,7 +230,9 @@ func quicksightScope(t *testing.T, viewColumns cty.Value, extra map[string]any) 
 		Vars: vars(t, in),
 		Refs: map[string]cty.Value{
 			"data.aws_caller_identity.current": obj("account_id", pipelineAccount),
-			"aws_quicksight_data_set.this":     obj("arn", "arn:aws:quicksight:eu-west-1:"+pipelineAccount+":dataset/kubecost_view", "data_set_id", "kubecost_view"),
+			"aws_quicksight_data_set.this": cty.ObjectVal(map[string]cty.Value{
+				"kubecost": obj("arn", "arn:aws:quicksight:eu-west-1:"+pipelineAccount+":dataset/kubecost_view", "data_set_id", "kubecost_view"),
+			}),
 		},
 	})
 	if err != nil {
@@ -249,7 +251,7 @@ func TestQuickSightDatasetColumnsEqualView(t *testing.T) {
 			p := pipelineScope(t, map[string]any{"labels": tc.labels, "annotations": tc.annotations})
 			q := quicksightScope(t, viewColumnsOutput(t, p), nil)
 
-			ptm := one(t, root(t, q, "resource", "aws_quicksight_data_set", "this"), "physical_table_map")
+			ptm := one(t, each(t, q, "kubecost", "resource", "aws_quicksight_data_set", "this"), "physical_table_map")
 			rel := one(t, ptm, "relational_table")
 			got := blockColumns(t, blocks(t, rel, "input_columns"), "type")
 
@@ -320,11 +322,15 @@ func TestQuickSightDefinitionMatchesGoRender(t *testing.T) {
 			if k := strs(t, output(t, q, "label_keys")); !slices.Equal(k, keys) {
 				t.Errorf("label_keys = %v, want %v", k, keys)
 			}
-			for _, name := range []string{"dashboard_template", "analysis_template"} {
-				tmpl, err := q.Local(name)
-				if err != nil {
-					t.Fatal(err)
-				}
+			templates, err := q.Local("dashboard_templates")
+			if err != nil {
+				t.Fatal(err)
+			}
+			analysis, err := q.Local("analysis_template")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, tmpl := range map[string]cty.Value{"dashboard_templates.kubecost": templates.GetAttr("kubecost"), "analysis_template": analysis} {
 				if n := len(tmpl.AsString()); n > 51200 {
 					t.Errorf("%s is %d bytes; CloudFormation's template body limit is 51,200", name, n)
 				}

@@ -130,6 +130,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log.Info("image index", "digest", digest, "sbom", sbomPath)
+	return deliver(ctx, log, o, res, digest, stdout)
+}
+
+// deliver hands the built index on as the flags ask: the manifest file and
+// OCI layout first, then either a registry check (which prints what the
+// registry holds, for the release plan) or a push, and the digest last, so
+// a digest file exists only after everything asked for succeeded.
+func deliver(ctx context.Context, log *slog.Logger, o options, res *imagebuild.Result, digest v1.Hash, stdout io.Writer) error {
 	if o.manifestFile != "" {
 		raw, err := res.Index.RawManifest()
 		if err != nil {
@@ -171,7 +179,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := writeDigest(o.digestFile, digest); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(stdout, digest)
+	_, err := fmt.Fprintln(stdout, digest)
 	return err
 }
 

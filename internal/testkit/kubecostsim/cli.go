@@ -133,7 +133,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliFlags, error) {
 	fs.StringVar(&fl.out, "out", "-", "file for -render ('-': stdout)")
 	fs.StringVar(&fl.serveFile, "serve-file", "", "serve this pre-rendered body for -serve-query")
 	fs.StringVar(&fl.serveQuery, "serve-query", "", "query answered with -serve-file")
-	fs.StringVar(&fl.curExport, "cur-export", "", "first write the bill of the simulated days into this directory: a CUR 2.0 Data Export with split cost allocation data (<dir>/kubecost-sim-cur/data/BILLING_PERIOD=YYYY-MM/), priced at 0.72x Kubecost's prices (prints CUR_EXPORT=<dir>)")
+	fs.StringVar(&fl.curExport, "cur-export", "", "first write the bill of the simulated days into this directory: a CUR 2.0 Data Export with split cost allocation data (<dir>/kubecost-sim-cur/data/BILLING_PERIOD=YYYY-MM/), with instance and volume lines of a known purchase mix (prints CUR_EXPORT=<dir> and the mix)")
 	fs.StringVar(&fl.clusterARN, "cluster-arn", "", "with -cur-export: the cluster's EKS ARN in the bill's pod lines (default arn:aws:eks:<region>:111122223333:cluster/<cluster>); give the exporter's CLUSTER_ID")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

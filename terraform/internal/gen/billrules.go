@@ -11,8 +11,8 @@ import (
 // definition the report's Go reader also follows.
 func billSummarySQL(table string) string { return cur.SummarySQL(table) }
 
-// CURColumnsPath is the cur-export module's column list.
-const CURColumnsPath = "modules/cur-export/columns.json"
+// CURColumnsPath is the bill-export module's column list.
+const CURColumnsPath = "modules/bill-export/columns.json"
 
 // curColumnsJSON lists the CUR 2.0 columns the export selects and its Glue
 // table declares: exporter/cur's column table, with the data dictionary's

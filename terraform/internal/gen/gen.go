@@ -29,7 +29,7 @@ const (
 
 // ModuleDirs and ExampleDirs are the Terraform modules and examples.
 func ModuleDirs() []string {
-	return []string{"modules/pipeline", "modules/exporter", "modules/quicksight", "modules/bill", "modules/bill-focus", "modules/cur-export"}
+	return []string{"modules/pipeline", "modules/exporter", "modules/quicksight", "modules/bill", "modules/bill-focus", "modules/bill-export", "modules/internal/bucket", "modules/internal/parquet-table"}
 }
 
 // ExampleDirs are the Terraform examples.

@@ -173,8 +173,9 @@ type Inputs struct {
 	// Vars are input variables; the others take their defaults.
 	Vars map[string]cty.Value
 	// Refs are known values of resources ("aws_iam_role.irsa") and data
-	// sources ("data.aws_caller_identity.pipeline"); every other resource
-	// and data source is unknown. A counted resource takes a tuple.
+	// sources ("data.aws_caller_identity.pipeline") and the outputs of
+	// module calls ("module.table", an object); every other resource, data
+	// source and call is unknown. A counted resource takes a tuple.
 	Refs map[string]cty.Value
 }
 
@@ -236,16 +237,23 @@ func (m *Module) rootVariables(refs map[string]cty.Value) map[string]cty.Value {
 	roots := map[string]cty.Value{
 		"path":      cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal(m.Dir), "root": cty.StringVal(m.Dir), "cwd": cty.StringVal(m.Dir)}),
 		"terraform": cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal("default")}),
-		"module":    cty.DynamicVal,
 		"count":     cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(0)}),
 		"each":      cty.DynamicVal,
 	}
 	resources := map[string]map[string]cty.Value{}
 	data := map[string]map[string]cty.Value{}
+	calls := map[string]cty.Value{}
 	for _, b := range m.Blocks {
 		var into map[string]map[string]cty.Value
 		key := b.Name()
 		switch b.Type {
+		case "module":
+			if val, ok := refs["module."+key]; ok {
+				calls[key] = val
+			} else {
+				calls[key] = cty.DynamicVal
+			}
+			continue
 		case "resource":
 			into = resources
 		case "data":
@@ -270,6 +278,7 @@ func (m *Module) rootVariables(refs map[string]cty.Value) map[string]cty.Value {
 		dataRoot[typ] = cty.ObjectVal(byName)
 	}
 	roots["data"] = cty.ObjectVal(dataRoot)
+	roots["module"] = cty.ObjectVal(calls)
 	return roots
 }
 
@@ -355,6 +364,34 @@ type Instance struct {
 // Root returns the instance of a top-level block, as its first instance
 // when it has count (count.index = 0).
 func (s *Scope) Root(b *Block) Instance { return Instance{Body: b.Body, Ctx: s.Ctx} }
+
+// Each returns the instance of a for_each block at key: each.key is key
+// and each.value its element of for_each.
+func (s *Scope) Each(b *Block, key string) (Instance, error) {
+	a, ok := b.Body.Attributes["for_each"]
+	if !ok {
+		return Instance{}, fmt.Errorf("tfeval: %s has no for_each", b.Name())
+	}
+	coll, err := s.Eval(a.Expr)
+	if err != nil {
+		return Instance{}, fmt.Errorf("tfeval: %s for_each: %w", b.Name(), err)
+	}
+	if !coll.IsWhollyKnown() || coll.IsNull() || !coll.CanIterateElements() {
+		return Instance{}, fmt.Errorf("tfeval: %s: for_each is not a known collection", b.Name())
+	}
+	for it := coll.ElementIterator(); it.Next(); {
+		k, v := it.Element()
+		if coll.Type().IsSetType() {
+			k = v
+		}
+		if k.AsString() == key {
+			ctx := s.Ctx.NewChild()
+			ctx.Variables = map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": k, "value": v})}
+			return Instance{Body: b.Body, Ctx: ctx}, nil
+		}
+	}
+	return Instance{}, fmt.Errorf("tfeval: %s has no instance %q", b.Name(), key)
+}
 
 // Count evaluates a block's count: 1 without one.
 func (s *Scope) Count(b *Block) (int, error) {

@@ -10,7 +10,7 @@ variable "kubecost_view_name" {
 }
 
 variable "cur_database_name" {
-  description = "Glue database of the CUR 2.0 table: an existing one (Cloud Intelligence Dashboards users have one), or the cur-export module's database_name."
+  description = "Glue database of the CUR 2.0 table: an existing one (Cloud Intelligence Dashboards users have one), or the bill-export module's database_name."
   type        = string
 }
 

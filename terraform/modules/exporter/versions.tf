@@ -4,8 +4,10 @@ terraform {
   required_providers {
     aws = {
       source = "hashicorp/aws"
-      # Tested range: 5.40 and later 5.x, and 6.x. The resources and data
-      # sources used were checked against the provider's v6 upgrade guide
+      # Tested range: 5.40 and later 5.x, and 6.x; the lower bound is the
+      # highest first version of what the module uses
+      # (terraform/internal/providerfloor). The resources and data sources
+      # used were checked against the provider's v6 upgrade guide
       # (docs/deployment.md, "AWS provider v6"); 7.0 is unknown.
       version = ">= 5.40.0, < 7.0.0"
       # aws: the cluster's account (IRSA role). aws.pipeline: the account of

@@ -1,6 +1,6 @@
 locals {
   create_results_bucket = var.athena_results_bucket_name == null
-  results_bucket        = local.create_results_bucket ? aws_s3_bucket.athena_results[0].id : var.athena_results_bucket_name
+  results_bucket        = local.create_results_bucket ? module.athena_results.id : var.athena_results_bucket_name
   results_kms           = var.athena_encryption_option == "SSE_S3" ? null : var.athena_kms_key_arn
 }
 
@@ -39,92 +39,49 @@ resource "aws_athena_workgroup" "this" {
   }
 }
 
-resource "aws_s3_bucket" "athena_results" {
-  count = local.create_results_bucket ? 1 : 0
+# The query results bucket, unless athena_results_bucket_name names one:
+# private, encrypted like the results, TLS only, results expiring.
+module "athena_results" {
+  source = "../internal/bucket"
 
-  bucket_prefix = "${substr(var.name_prefix, 0, 20)}-athena-results-"
+  create        = local.create_results_bucket
+  name_prefix   = "${substr(var.name_prefix, 0, 20)}-athena-results-"
   force_destroy = true
-  tags          = var.tags
-}
-
-resource "aws_s3_bucket_public_access_block" "athena_results" {
-  count = local.create_results_bucket ? 1 : 0
-
-  bucket                  = aws_s3_bucket.athena_results[0].id
-  block_public_acls       = true
-  block_public_policy     = true
-  ignore_public_acls      = true
-  restrict_public_buckets = true
-}
-
-resource "aws_s3_bucket_ownership_controls" "athena_results" {
-  count = local.create_results_bucket ? 1 : 0
-
-  bucket = aws_s3_bucket.athena_results[0].id
-  rule {
-    object_ownership = "BucketOwnerEnforced"
+  kms_key_arn   = local.results_kms
+  lifecycle_rule = {
+    id              = "expire-query-results"
+    prefix          = var.athena_results_prefix
+    expiration_days = var.athena_results_expiration_days
   }
+  tags = var.tags
 }
 
-resource "aws_s3_bucket_server_side_encryption_configuration" "athena_results" {
-  count = local.create_results_bucket ? 1 : 0
-
-  bucket = aws_s3_bucket.athena_results[0].id
-  rule {
-    apply_server_side_encryption_by_default {
-      sse_algorithm     = local.results_kms == null ? "AES256" : "aws:kms"
-      kms_master_key_id = local.results_kms
-    }
-    bucket_key_enabled = local.results_kms != null
-  }
+moved {
+  from = aws_s3_bucket.athena_results
+  to   = module.athena_results.aws_s3_bucket.this
 }
 
-resource "aws_s3_bucket_lifecycle_configuration" "athena_results" {
-  count = local.create_results_bucket ? 1 : 0
-
-  bucket = aws_s3_bucket.athena_results[0].id
-  rule {
-    id     = "expire-query-results"
-    status = "Enabled"
-    filter {
-      prefix = var.athena_results_prefix
-    }
-    expiration {
-      days = var.athena_results_expiration_days
-    }
-    abort_incomplete_multipart_upload {
-      days_after_initiation = 1
-    }
-  }
+moved {
+  from = aws_s3_bucket_public_access_block.athena_results
+  to   = module.athena_results.aws_s3_bucket_public_access_block.this
 }
 
-data "aws_iam_policy_document" "athena_results" {
-  count = local.create_results_bucket ? 1 : 0
-
-  statement {
-    sid       = "DenyInsecureTransport"
-    effect    = "Deny"
-    actions   = ["s3:*"]
-    resources = [aws_s3_bucket.athena_results[0].arn, "${aws_s3_bucket.athena_results[0].arn}/*"]
-
-    principals {
-      type        = "*"
-      identifiers = ["*"]
-    }
-
-    condition {
-      test     = "Bool"
-      variable = "aws:SecureTransport"
-      values   = ["false"]
-    }
-  }
+moved {
+  from = aws_s3_bucket_ownership_controls.athena_results
+  to   = module.athena_results.aws_s3_bucket_ownership_controls.this
 }
 
-resource "aws_s3_bucket_policy" "athena_results" {
-  count = local.create_results_bucket ? 1 : 0
+moved {
+  from = aws_s3_bucket_server_side_encryption_configuration.athena_results
+  to   = module.athena_results.aws_s3_bucket_server_side_encryption_configuration.this
+}
 
-  bucket = aws_s3_bucket.athena_results[0].id
-  policy = data.aws_iam_policy_document.athena_results[0].json
+moved {
+  from = aws_s3_bucket_lifecycle_configuration.athena_results
+  to   = module.athena_results.aws_s3_bucket_lifecycle_configuration.this
+}
 
-  depends_on = [aws_s3_bucket_public_access_block.athena_results]
+moved {
+  from = aws_s3_bucket_policy.athena_results
+  to   = module.athena_results.aws_s3_bucket_policy.this
 }

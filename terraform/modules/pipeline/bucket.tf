@@ -1,4 +1,4 @@
-# The data bucket's policy: TLS only, and only the exporters (plus
+# The data bucket's policy: only the exporters (plus
 # additional_writer_principal_arns) may put objects under the data prefix.
 # Each exporter's own IAM policy narrows it further to its cluster's files.
 
@@ -7,24 +7,6 @@ locals {
 }
 
 data "aws_iam_policy_document" "bucket" {
-  statement {
-    sid       = "DenyInsecureTransport"
-    effect    = "Deny"
-    actions   = ["s3:*"]
-    resources = [local.bucket_arn, "${local.bucket_arn}/*"]
-
-    principals {
-      type        = "*"
-      identifiers = ["*"]
-    }
-
-    condition {
-      test     = "Bool"
-      variable = "aws:SecureTransport"
-      values   = ["false"]
-    }
-  }
-
   dynamic "statement" {
     for_each = length(var.exporter_principal_arns) > 0 ? [1] : []
     content {
@@ -101,69 +83,48 @@ data "aws_iam_policy_document" "bucket" {
   }
 }
 
-resource "aws_s3_bucket" "data" {
-  count = var.create_bucket ? 1 : 0
+# The bucket itself, private and encrypted, with the policy above after
+# the TLS-only statement (modules/internal/bucket).
+module "data_bucket" {
+  source = "../internal/bucket"
 
-  bucket        = var.bucket_name
-  force_destroy = var.bucket_force_destroy
-  tags          = var.tags
+  create           = var.create_bucket
+  name             = var.bucket_name
+  force_destroy    = var.bucket_force_destroy
+  kms_key_arn      = var.bucket_kms_key_arn
+  attach_policy    = var.attach_bucket_policy
+  policy_documents = [data.aws_iam_policy_document.bucket.json]
+  tags             = var.tags
 }
 
-resource "aws_s3_bucket_public_access_block" "data" {
-  count = var.create_bucket ? 1 : 0
-
-  bucket                  = aws_s3_bucket.data[0].id
-  block_public_acls       = true
-  block_public_policy     = true
-  ignore_public_acls      = true
-  restrict_public_buckets = true
+# The resources this file held before the shared module: state moves, no
+# bucket is destroyed.
+moved {
+  from = aws_s3_bucket.data
+  to   = module.data_bucket.aws_s3_bucket.this
 }
 
-resource "aws_s3_bucket_ownership_controls" "data" {
-  count = var.create_bucket ? 1 : 0
-
-  bucket = aws_s3_bucket.data[0].id
-  rule {
-    object_ownership = "BucketOwnerEnforced"
-  }
+moved {
+  from = aws_s3_bucket_public_access_block.data
+  to   = module.data_bucket.aws_s3_bucket_public_access_block.this
 }
 
-resource "aws_s3_bucket_server_side_encryption_configuration" "data" {
-  count = var.create_bucket ? 1 : 0
-
-  bucket = aws_s3_bucket.data[0].id
-  rule {
-    apply_server_side_encryption_by_default {
-      sse_algorithm     = var.bucket_kms_key_arn == null ? "AES256" : "aws:kms"
-      kms_master_key_id = var.bucket_kms_key_arn
-    }
-    bucket_key_enabled = var.bucket_kms_key_arn != null
-  }
+moved {
+  from = aws_s3_bucket_ownership_controls.data
+  to   = module.data_bucket.aws_s3_bucket_ownership_controls.this
 }
 
-# The exporter aborts a failed multipart upload itself, but an upload whose
-# CreateMultipartUpload reply was lost cannot be named, so it cannot be
-# aborted by the exporter. This rule removes such leftovers (and their
-# billed parts) after a day. Data objects never expire.
-resource "aws_s3_bucket_lifecycle_configuration" "data" {
-  count = var.create_bucket ? 1 : 0
-
-  bucket = aws_s3_bucket.data[0].id
-  rule {
-    id     = "abort-incomplete-uploads"
-    status = "Enabled"
-    filter {}
-    abort_incomplete_multipart_upload {
-      days_after_initiation = 1
-    }
-  }
+moved {
+  from = aws_s3_bucket_server_side_encryption_configuration.data
+  to   = module.data_bucket.aws_s3_bucket_server_side_encryption_configuration.this
 }
 
-resource "aws_s3_bucket_policy" "data" {
-  count = var.create_bucket || var.attach_bucket_policy ? 1 : 0
+moved {
+  from = aws_s3_bucket_lifecycle_configuration.data
+  to   = module.data_bucket.aws_s3_bucket_lifecycle_configuration.this
+}
 
-  bucket = var.create_bucket ? aws_s3_bucket.data[0].id : var.bucket_name
-  policy = data.aws_iam_policy_document.bucket.json
-
-  depends_on = [aws_s3_bucket_public_access_block.data]
+moved {
+  from = aws_s3_bucket_policy.data
+  to   = module.data_bucket.aws_s3_bucket_policy.this
 }

@@ -26,7 +26,7 @@ data "aws_iam_policy_document" "crawler" {
     resources = [
       "arn:${local.partition}:glue:${local.region}:${local.account_id}:catalog",
       aws_glue_catalog_database.this.arn,
-      aws_glue_catalog_table.this.arn,
+      module.table.arn,
     ]
   }
 
@@ -44,7 +44,7 @@ data "aws_iam_policy_document" "crawler" {
     resources = [
       "arn:${local.partition}:glue:${local.region}:${local.account_id}:catalog",
       aws_glue_catalog_database.this.arn,
-      aws_glue_catalog_table.this.arn,
+      module.table.arn,
     ]
   }
 
@@ -119,7 +119,7 @@ resource "aws_glue_crawler" "this" {
 
   catalog_target {
     database_name = aws_glue_catalog_database.this.name
-    tables        = [aws_glue_catalog_table.this.name]
+    tables        = [module.table.name]
   }
 
   # The table is Terraform's: log schema changes instead of applying them,

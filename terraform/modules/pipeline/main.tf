@@ -102,47 +102,23 @@ resource "aws_glue_catalog_database" "this" {
   tags        = var.tags
 }
 
-resource "aws_glue_catalog_table" "this" {
-  name          = var.table_name
-  database_name = aws_glue_catalog_database.this.name
-  description   = "Daily Kubecost allocations, one Parquet file per cluster and day (schema ${local.schema.schema_version})."
-  table_type    = "EXTERNAL_TABLE"
+module "table" {
+  source = "../internal/parquet-table"
 
+  name           = var.table_name
+  database_name  = aws_glue_catalog_database.this.name
+  description    = "Daily Kubecost allocations, one Parquet file per cluster and day (schema ${local.schema.schema_version})."
+  location       = local.data_location
+  columns        = [for c in local.columns : { name = c.name, type = c.glue }]
+  partition_keys = [for p in local.partition_keys : { name = p.name, type = p.glue }]
   parameters = merge({
-    EXTERNAL                              = "TRUE"
-    classification                        = "parquet"
     "kubecost_s3_exporter.schema_version" = local.schema.schema_version
   }, local.projection_parameters)
+}
 
-  storage_descriptor {
-    location      = local.data_location
-    input_format  = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat"
-    output_format = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat"
-
-    ser_de_info {
-      name                  = "parquet"
-      serialization_library = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
-      parameters = {
-        "serialization.format" = "1"
-      }
-    }
-
-    dynamic "columns" {
-      for_each = local.columns
-      content {
-        name = columns.value.name
-        type = columns.value.glue
-      }
-    }
-  }
-
-  dynamic "partition_keys" {
-    for_each = local.partition_keys
-    content {
-      name = partition_keys.value.name
-      type = partition_keys.value.glue
-    }
-  }
+moved {
+  from = aws_glue_catalog_table.this
+  to   = module.table.aws_glue_catalog_table.this
 }
 
 resource "aws_glue_catalog_table" "view" {
@@ -169,5 +145,5 @@ resource "aws_glue_catalog_table" "view" {
     }
   }
 
-  depends_on = [aws_glue_catalog_table.this]
+  depends_on = [module.table]
 }

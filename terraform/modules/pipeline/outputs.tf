@@ -10,7 +10,7 @@ output "region" {
 
 output "bucket_name" {
   description = "Bucket the exporters write to (S3_BUCKET_NAME)."
-  value       = var.create_bucket ? aws_s3_bucket.data[0].id : var.bucket_name
+  value       = module.data_bucket.id
 }
 
 output "bucket_arn" {
@@ -25,7 +25,7 @@ output "s3_prefix" {
 
 output "bucket_policy_json" {
   description = "Bucket policy for the data bucket: TLS only, and only the exporters may put objects under the data prefix. Attached when create_bucket or attach_bucket_policy is true."
-  value       = data.aws_iam_policy_document.bucket.json
+  value       = module.data_bucket.policy_json
 }
 
 output "database_name" {
@@ -35,7 +35,7 @@ output "database_name" {
 
 output "table_name" {
   description = "Glue table name."
-  value       = aws_glue_catalog_table.this.name
+  value       = module.table.name
 }
 
 output "view_name" {

@@ -27,12 +27,15 @@ locals {
   "\"__DEFAULT_LABEL_KEY__\"", jsonencode(local.label_choices[0]))
 
   definition_raw = jsondecode(local.definition_text)
-  definition = merge(local.definition_raw, {
+
+  # Each stack's definition, its dataset declared by the dataset's ARN.
+  definitions = merge({ kubecost = local.definition_raw }, local.bill ? { bill = local.bill_definition } : {})
+  definitions_with_arn = { for k, d in local.definitions : k => merge(d, {
     DataSetIdentifierDeclarations = [{
-      Identifier = local.definition_raw.DataSetIdentifierDeclarations[0].Identifier
-      DataSetArn = aws_quicksight_data_set.this.arn
+      Identifier = d.DataSetIdentifierDeclarations[0].Identifier
+      DataSetArn = aws_quicksight_data_set.this[k].arn
     }]
-  })
+  }) }
 
   dashboard_actions = [
     "quicksight:DescribeDashboard",
@@ -54,17 +57,17 @@ locals {
     "quicksight:UpdateAnalysis",
   ]
 
-  dashboard_template = jsonencode({
+  dashboard_templates = { for k, st in local.stacks : k => jsonencode({
     AWSTemplateFormatVersion = "2010-09-09"
-    Description              = "kubecost-s3-exporter QuickSight dashboard (managed by Terraform)."
+    Description              = st.description
     Resources = {
       Dashboard = {
         Type = "AWS::QuickSight::Dashboard"
         Properties = {
           AwsAccountId = local.account_id
-          DashboardId  = var.dashboard_id
-          Name         = var.dashboard_name
-          Definition   = local.definition
+          DashboardId  = st.dashboard_id
+          Name         = st.dashboard_name
+          Definition   = local.definitions_with_arn[k]
           Permissions  = [for p in var.principal_arns : { Principal = p, Actions = local.dashboard_actions }]
           DashboardPublishOptions = {
             AdHocFilteringOption = { AvailabilityStatus = "ENABLED" }
@@ -77,7 +80,7 @@ locals {
     Outputs = {
       Arn = { Value = { "Fn::GetAtt" = ["Dashboard", "Arn"] } }
     }
-  })
+  }) }
 
   analysis_template = jsonencode({
     AWSTemplateFormatVersion = "2010-09-09"
@@ -89,7 +92,7 @@ locals {
           AwsAccountId = local.account_id
           AnalysisId   = "${var.dashboard_id}-analysis"
           Name         = var.dashboard_name
-          Definition   = local.definition
+          Definition   = local.definitions_with_arn.kubecost
           Permissions  = [for p in var.principal_arns : { Principal = p, Actions = local.analysis_actions }]
         }
       }
@@ -98,21 +101,6 @@ locals {
       Arn = { Value = { "Fn::GetAtt" = ["Analysis", "Arn"] } }
     }
   })
-}
-
-resource "aws_cloudformation_stack" "dashboard" {
-  count = var.create_dashboard ? 1 : 0
-
-  name          = "${var.stack_name_prefix}-dashboard"
-  template_body = local.dashboard_template
-  tags          = var.tags
-
-  lifecycle {
-    precondition {
-      condition     = length(local.dashboard_template) <= 51200
-      error_message = "The dashboard template exceeds CloudFormation's 51,200-byte template body limit; shorten the definition or the label list."
-    }
-  }
 }
 
 resource "aws_cloudformation_stack" "analysis" {

@@ -5,12 +5,12 @@ output "data_source_arn" {
 
 output "data_set_arn" {
   description = "ARN of the SPICE dataset over the view."
-  value       = aws_quicksight_data_set.this.arn
+  value       = aws_quicksight_data_set.this["kubecost"].arn
 }
 
 output "data_set_id" {
   description = "ID of the dataset."
-  value       = aws_quicksight_data_set.this.data_set_id
+  value       = aws_quicksight_data_set.this["kubecost"].data_set_id
 }
 
 output "dashboard_id" {
@@ -20,7 +20,7 @@ output "dashboard_id" {
 
 output "dashboard_arn" {
   description = "ARN of the dashboard, or null when create_dashboard is false."
-  value       = var.create_dashboard ? aws_cloudformation_stack.dashboard[0].outputs["Arn"] : null
+  value       = var.create_dashboard ? aws_cloudformation_stack.dashboard["kubecost"].outputs["Arn"] : null
 }
 
 output "analysis_arn" {
@@ -35,10 +35,10 @@ output "label_keys" {
 
 output "bill_data_set_arn" {
   description = "ARN of the Bill vs Kubecost dataset, or null without bill_view."
-  value       = local.bill ? aws_quicksight_data_set.bill[0].arn : null
+  value       = local.bill ? aws_quicksight_data_set.this["bill"].arn : null
 }
 
 output "bill_dashboard_arn" {
   description = "ARN of the Bill vs Kubecost dashboard, or null without bill_view or when create_dashboard is false."
-  value       = local.bill && var.create_dashboard ? aws_cloudformation_stack.bill_dashboard[0].outputs["Arn"] : null
+  value       = local.bill && var.create_dashboard ? aws_cloudformation_stack.dashboard["bill"].outputs["Arn"] : null
 }

@@ -15,7 +15,7 @@ locals {
   # (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html).
   columns = jsondecode(file("${path.module}/columns.json")).columns
 
-  bucket_name = var.create_bucket ? aws_s3_bucket.this[0].id : var.bucket_name
+  bucket_name = module.bucket.id
   bucket_arn  = "arn:${local.partition}:s3:::${var.bucket_name}"
 
   # A Data Export writes <prefix>/<export-name>/data/BILLING_PERIOD=YYYY-MM/
@@ -70,7 +70,7 @@ resource "aws_bcmdataexports_export" "this" {
 
   tags = var.tags
 
-  depends_on = [aws_s3_bucket_policy.this]
+  depends_on = [module.bucket]
 }
 
 resource "aws_glue_catalog_database" "this" {
@@ -83,15 +83,16 @@ resource "aws_glue_catalog_database" "this" {
 
 # The export's table. Partition projection computes the BILLING_PERIOD
 # partitions, so no crawler is needed.
-resource "aws_glue_catalog_table" "this" {
-  name          = var.table_name
-  database_name = var.create_database ? aws_glue_catalog_database.this[0].name : var.database_name
-  description   = "CUR 2.0 with split cost allocation data, written by the Data Export ${var.export_name}."
-  table_type    = "EXTERNAL_TABLE"
+module "table" {
+  source = "../internal/parquet-table"
 
+  name           = var.table_name
+  database_name  = var.create_database ? aws_glue_catalog_database.this[0].name : var.database_name
+  description    = "CUR 2.0 with split cost allocation data, written by the Data Export ${var.export_name}."
+  location       = local.data_location
+  columns        = [for c in local.columns : { name = c.name, type = c.glue }]
+  partition_keys = [{ name = "billing_period", type = "string" }]
   parameters = {
-    EXTERNAL                                  = "TRUE"
-    classification                            = "parquet"
     "projection.enabled"                      = "true"
     "projection.billing_period.type"          = "date"
     "projection.billing_period.format"        = "yyyy-MM"
@@ -100,31 +101,9 @@ resource "aws_glue_catalog_table" "this" {
     "projection.billing_period.interval.unit" = "MONTHS"
     "storage.location.template"               = "${local.data_location}BILLING_PERIOD=$${billing_period}/"
   }
+}
 
-  storage_descriptor {
-    location      = local.data_location
-    input_format  = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat"
-    output_format = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat"
-
-    ser_de_info {
-      name                  = "parquet"
-      serialization_library = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
-      parameters = {
-        "serialization.format" = "1"
-      }
-    }
-
-    dynamic "columns" {
-      for_each = local.columns
-      content {
-        name = columns.value.name
-        type = columns.value.glue
-      }
-    }
-  }
-
-  partition_keys {
-    name = "billing_period"
-    type = "string"
-  }
+moved {
+  from = aws_glue_catalog_table.this
+  to   = module.table.aws_glue_catalog_table.this
 }

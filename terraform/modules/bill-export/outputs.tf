@@ -5,12 +5,12 @@ output "export_arn" {
 
 output "database_name" {
   description = "Glue database of the CUR 2.0 table (the bill module's cur_database_name)."
-  value       = aws_glue_catalog_table.this.database_name
+  value       = module.table.database_name
 }
 
 output "table_name" {
   description = "Glue table of the export (the bill module's cur_table_name)."
-  value       = aws_glue_catalog_table.this.name
+  value       = module.table.name
 }
 
 output "bucket_name" {
@@ -30,5 +30,5 @@ output "query_statement" {
 
 output "bucket_policy_json" {
   description = "The Data Exports bucket policy (billing services may write for this account's exports; TLS only). Attached when create_bucket or attach_bucket_policy."
-  value       = data.aws_iam_policy_document.bucket.json
+  value       = module.bucket.policy_json
 }

@@ -4,10 +4,12 @@ terraform {
   required_providers {
     aws = {
       source = "hashicorp/aws"
-      # Tested range: 5.40 and later 5.x, and 6.x. The resources and data
-      # sources used were checked against the provider's v6 upgrade guide
+      # 5.47.0 is the first release with aws_bcmdataexports_export; the
+      # lower bound is the highest first version of what the module uses
+      # (terraform/internal/providerfloor). The resources and data sources
+      # were checked against the provider's v6 upgrade guide
       # (docs/deployment.md, "AWS provider v6"); 7.0 is unknown.
-      version = ">= 5.40.0, < 7.0.0"
+      version = ">= 5.47.0, < 7.0.0"
       # The Data Exports API is served from us-east-1 only
       # (https://docs.aws.amazon.com/general/latest/gr/billing.html):
       # aws.us_east_1 creates the export, aws the bucket and Glue table.
