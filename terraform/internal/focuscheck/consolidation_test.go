@@ -14,11 +14,11 @@ import (
 // moduleInputs are the required inputs of each module, enough to render
 // its Glue tables.
 var moduleInputs = map[string]map[string]string{
-	"modules/pipeline":   {"bucket_name": "kubecost-archive"},
-	"modules/exporter":   {},
-	"modules/quicksight": {},
-	"modules/bill":       {"database_name": "kubecost_db", "cur_database_name": "cur", "cur_table_name": "cur2", "cur_bucket_name": "cur-bucket"},
-	"modules/bill-focus": {"database_name": "kubecost_db", "focus_database_name": "cid_data_export", "focus_table_name": "focus", "focus_bucket_name": "focus-bucket"},
+	"modules/pipeline":    {"bucket_name": "kubecost-archive"},
+	"modules/exporter":    {},
+	"modules/quicksight":  {},
+	"modules/bill":        {"database_name": "kubecost_db", "cur_database_name": "cur", "cur_table_name": "cur2", "cur_bucket_name": "cur-bucket"},
+	"modules/bill-focus":  {"database_name": "kubecost_db", "focus_database_name": "cid_data_export", "focus_table_name": "focus", "focus_bucket_name": "focus-bucket"},
 	"modules/bill-export": {"bucket_name": "cur-bucket"},
 }
 
