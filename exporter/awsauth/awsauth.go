@@ -51,7 +51,7 @@ const (
 	sessionPrefix = "kubecost-s3-exporter-"
 )
 
-// Input is what Load needs. Only Region is required.
+// Input is what Load needs. Region and RequestTimeout are required.
 type Input struct {
 	// Region is the region of every client. Required; awsauth takes it as
 	// given: which variable or flag wins is the destination's decision
@@ -81,7 +81,8 @@ type Input struct {
 	// refreshed; 0 means 5 minutes.
 	ExpiryWindow time.Duration
 	// RequestTimeout bounds how long an S3, STS or Secrets Manager call may
-	// make no progress (see NewHTTPClient); 0 means DefaultRequestTimeout.
+	// make no progress (see NewHTTPClient). Required, as the region: its
+	// default is the destination's (S3_REQUEST_TIMEOUT).
 	// RequestTimeoutSetting names the variable that sets it, for errors.
 	RequestTimeout        time.Duration
 	RequestTimeoutSetting string
@@ -165,8 +166,11 @@ func newSetup(in Input) (*setup, error) {
 		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
 		session: SessionName(in.ClusterName),
 	}
-	if st.region = in.Region; st.region == "" {
+	switch st.region = in.Region; {
+	case st.region == "":
 		return nil, errors.New("awsauth: no AWS region in the input")
+	case in.RequestTimeout <= 0:
+		return nil, errors.New("awsauth: no request timeout in the input")
 	}
 	return st, nil
 }

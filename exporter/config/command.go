@@ -43,8 +43,9 @@ type Report struct {
 	Today         string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
 	Out           string `flag:"o" default:"report.html" desc:"output file"`
 
-	// The bill to compare with (cur.go).
-	BillLocation
+	// The bill to compare with: a location of the destination's, loaded
+	// (Load) and checked (BillRules) like the archive.
+	destination.Bill
 
 	Logging
 
@@ -80,6 +81,25 @@ func reportRules() []rule[Report] {
 			}
 		}},
 	}, billRules(), loggingRules(func(r *Report) *Logging { return &r.Logging }))
+}
+
+// Load reads what the archive's settings name, then makes the bill's
+// location settings of its own, before any rule runs.
+func (r *Report) Load(lookup func(string) (string, bool)) {
+	r.Settings.Load(lookup)
+	r.Bill.Load(&r.Settings, lookup)
+}
+
+// billRules are the destination's rules for the bill, in the report's
+// scope (its cluster's region).
+func billRules() []rule[Report] {
+	var out []rule[Report]
+	for _, br := range destination.BillRules() {
+		out = append(out, rule[Report]{br.Var, func(r *Report, bad badFunc) {
+			br.Check(&r.Bill, destination.Scope{Region: parseCluster(r.ClusterID).Region}, bad)
+		}})
+	}
+	return out
 }
 
 // Schema is the configuration of the schema command.

@@ -66,7 +66,7 @@ type Config struct {
 	BackfillMaxDays      int  `env:"BACKFILL_MAX_DAYS" default:"400" desc:"how far back, in days, BACKFILL_ALL_AVAILABLE and the continuation of an unfinished backfill look, 3-3650; at most BACKFILL_PERIOD_DAYS keeps every run to its window"`
 
 	CASecretName   string `env:"KUBECOST_CA_CERTIFICATE_SECRET_NAME" desc:"Secrets Manager secret holding a PEM CA bundle for Kubecost TLS"`
-	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`
+	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the region of STS, AWS_REGION, else the cluster's)"`
 	BearerFile     string `env:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
 	BearerSecret   string `env:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
 	HeadersFile    string `env:"KUBECOST_HTTP_HEADERS_FILE" desc:"file of 'Name: value' lines sent as headers on every Kubecost request (credentials of an SSO-enabled Kubecost, e.g. X-API-KEY); values are never logged"`

@@ -20,7 +20,6 @@ const (
 )
 
 var (
-	regionRE = regexp.MustCompile(`^` + regionPattern + `$`)
 	// A secret is named, or, for one in another account, given by ARN.
 	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
 	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
@@ -137,7 +136,6 @@ func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) fun
 // What the regexps accept, in the words of errors.
 const (
 	secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
-	regionAccepted = destination.RegionAccepted
 )
 
 func rules() []Rule {
@@ -167,7 +165,11 @@ func rules() []Rule {
 		{"CONNECTION_TIMEOUT", positive(func(c *Config) Seconds { return c.ConnectionTimeout })},
 		{"KUBECOST_ALLOCATION_API_READ_TIMEOUT", positive(func(c *Config) Seconds { return c.ReadTimeout })},
 		{"KUBECOST_CA_CERTIFICATE_SECRET_NAME", matches(func(c *Config) string { return c.CASecretName }, secretNameRE, secretAccepted)},
-		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", matches(func(c *Config) string { return c.CASecretRegion }, regionRE, regionAccepted)},
+		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", func(c *Config, bad badFunc) {
+			if r := c.CASecretRegion; r != "" && !exporter.IsRegion(r) {
+				bad(r, "accepted: %s", exporter.RegionAccepted)
+			}
+		}},
 		{"KUBECOST_BEARER_TOKEN_FILE", func(c *Config, bad badFunc) {
 			if c.BearerSecret != "" && c.BearerFile != "" {
 				bad(c.BearerFile, "set KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, not both")

@@ -231,7 +231,7 @@ func TestInvalidValues(t *testing.T) {
 		{"KUBECOST_ALLOCATION_API_PAGINATE", "on", flagMsg},
 		{"S3_REQUEST_TIMEOUT", "0", "accepted: a number of seconds > 0"},
 		{"S3_REQUEST_TIMEOUT", "soon", "accepted: a number of seconds"},
-		{"S3_PART_SIZE_MIB", "4", "accepted: an integer from 5 to 5120"},
+		{"S3_PART_SIZE_MIB", "4", "accepted: 5 MiB to 5 GiB"},
 		{"S3_PART_SIZE_MIB", "8MiB", "accepted: an integer"},
 		{"CONNECTION_TIMEOUT", "0", "accepted: a number of seconds > 0"},
 		{"CONNECTION_TIMEOUT", "-5", "accepted: a number of seconds > 0"},

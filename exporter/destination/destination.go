@@ -41,14 +41,11 @@ type Settings struct {
 	SSE                   string `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
 	SSEKMSKeyID           string `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
 	S3PartSizeMiB         int    `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
-	// Region is the region of the archive's AWS clients: STS, Secrets
-	// Manager by default, and the bucket unless OBJECT_STORE_CONFIG_FILE
-	// names the bucket's (BucketRegion). A flag wins over AWS_REGION, which
-	// wins over AWS_DEFAULT_REGION (Load), then the command's cluster's
-	// (Scope.Region), then the file's. awsauth takes it as given. The
-	// run's table leaves it out: the AWS SDK defines the variable, and EKS
-	// sets it in every IRSA pod.
-	Region string `env:"AWS_REGION" flag:"region" desc:"the region of STS and of the bucket, unless OBJECT_STORE_CONFIG_FILE names the bucket's (also read from AWS_DEFAULT_REGION; default: CLUSTER_ID's, else the file's)"`
+	// Region is the AWS region the user set (a flag, AWS_REGION); the
+	// regions of the clients are decided from it by STSRegion and
+	// BucketRegion. The run's table leaves it out: the AWS SDK defines the
+	// variable, and EKS sets it in every IRSA pod.
+	Region string `env:"AWS_REGION" flag:"region" desc:"the region of STS and of the bucket, unless the bucket names its own (an access point ARN, OBJECT_STORE_CONFIG_FILE's config.region); default: AWS_DEFAULT_REGION, else CLUSTER_ID's"`
 	// RequestTimeout bounds every AWS call of the archive (awsauth's HTTP
 	// client), for every command that opens it.
 	RequestTimeout exporter.Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
@@ -56,16 +53,49 @@ type Settings struct {
 	// store is what Load read from OBJECT_STORE_CONFIG_FILE, so that the
 	// rules stay free of I/O.
 	store objectStore
+	// envRegion is AWS_REGION, else AWS_DEFAULT_REGION, as Load found
+	// them; clusterRegion the command's cluster's (Scope.Region).
+	envRegion, clusterRegion string
 }
 
 // Load reads what the settings name (OBJECT_STORE_CONFIG_FILE) and fills
 // the values only the file sets. lookup is the environment, for the
 // variables the file must agree with. Call it once, after decoding.
 func (s *Settings) Load(lookup func(string) (string, bool)) {
-	if v, _ := lookup("AWS_DEFAULT_REGION"); s.Region == "" {
-		s.Region = strings.TrimSpace(v) // the SDK's second name for AWS_REGION
-	}
+	get := func(name string) string { v, _ := lookup(name); return strings.TrimSpace(v) }
+	s.envRegion = cmp.Or(get("AWS_REGION"), get("AWS_DEFAULT_REGION")) // the SDK's order
 	s.loadObjectStore(lookup)
+}
+
+// The region of each client is decided here, once, in the order
+// docs/deployment.md ("Regions") states.
+
+// STSRegion is the region of STS and of the configuration every AWS client
+// starts from: Region (the bill's: BILL_REGION), else AWS_REGION (or
+// -region), else AWS_DEFAULT_REGION, else the command's cluster's, else
+// the bucket's own.
+func (s *Settings) STSRegion() string {
+	return cmp.Or(s.Region, s.envRegion, s.clusterRegion, s.ownRegion())
+}
+
+// BucketRegion is the S3 client's region: the bucket's own (an access
+// point ARN's, the object-store file's), else STSRegion.
+func (s *Settings) BucketRegion() string { return cmp.Or(s.ownRegion(), s.STSRegion()) }
+
+// SecretsRegion is Secrets Manager's region: setting (the secret's region
+// variable) when set, else STSRegion.
+func (s *Settings) SecretsRegion(setting string) string { return cmp.Or(setting, s.STSRegion()) }
+
+// ownRegion is the region the bucket names itself: an access point ARN's,
+// else the object-store file's (config.region, or its AWS endpoint's).
+func (s *Settings) ownRegion() string {
+	if ap, msg := exporter.ParseAccessPointARN(s.S3BucketName); msg == "" {
+		return ap.Region
+	}
+	if f := s.store.file; f != nil && f.IsS3() {
+		return f.Region()
+	}
+	return ""
 }
 
 // Scope is what the rest of a command's configuration tells the
@@ -91,20 +121,20 @@ type badFunc = func(value, format string, args ...any)
 // SSEModes are the accepted S3_SSE values.
 func SSEModes() []string { return []string{s3store.SSES3, s3store.SSEKMS} }
 
-// S3's limits on a multipart part (S3_PART_SIZE_MIB, config.part_size):
+const maxPartSize = 5 << 30
+
+// partSizeProblem holds a part size in bytes (S3_PART_SIZE_MIB,
+// config.part_size) to S3's limits on a multipart part:
 // https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html
-const (
-	minPartSize = 5 << 20
-	maxPartSize = 5 << 30
-)
+func partSizeProblem(n int64) string {
+	if n < 5<<20 || n > maxPartSize {
+		return "accepted: 5 MiB to 5 GiB (5120 MiB), S3's limits on a part"
+	}
+	return ""
+}
 
 // timeoutVar names RequestTimeout in the errors of a stalled call.
 const timeoutVar = "S3_REQUEST_TIMEOUT"
-
-var regionRE = regexp.MustCompile(`^` + exporter.RegionPattern + `$`)
-
-// RegionAccepted is what a region setting accepts, in the words of errors.
-const RegionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
 
 var roleARNRE = regexp.MustCompile(`^arn:(` + exporter.PartitionPattern + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
 
@@ -129,8 +159,8 @@ func Rules() []Rule {
 			}
 		}},
 		{"S3_PART_SIZE_MIB", func(s *Settings, _ Scope, bad badFunc) {
-			if v := s.S3PartSizeMiB; v < minPartSize>>20 || v > maxPartSize>>20 {
-				bad(fmt.Sprint(v), "accepted: an integer from %d to %d", minPartSize>>20, maxPartSize>>20)
+			if msg := partSizeProblem(int64(s.S3PartSizeMiB) << 20); msg != "" {
+				bad(fmt.Sprint(s.S3PartSizeMiB), "%s", msg)
 			}
 		}},
 		{"AWS_REGION", checkRegion},
@@ -142,16 +172,14 @@ func Rules() []Rule {
 	}
 }
 
-// checkRegion gives Region its default and requires one where AWS is
-// asked for a bucket.
+// checkRegion learns the command's cluster's region, STSRegion's
+// default, and requires a region where AWS is asked for a bucket.
 func checkRegion(s *Settings, sc Scope, bad badFunc) {
-	if s.Region == "" {
-		s.Region = cmp.Or(sc.Region, s.BucketRegion())
-	}
-	switch {
-	case s.Region != "" && !regionRE.MatchString(s.Region):
-		bad(s.Region, "accepted: %s", RegionAccepted)
-	case s.Region == "" && s.S3BucketName != "" && !s.IsDir() && !sc.Clusters:
+	s.clusterRegion = sc.Region
+	switch r := s.STSRegion(); {
+	case r != "" && !exporter.IsRegion(r):
+		bad(r, "accepted: %s", exporter.RegionAccepted)
+	case r == "" && s.S3BucketName != "" && !s.IsDir() && !sc.Clusters:
 		bad("", "required with a bucket: the bucket's region (or CLUSTER_ID, whose region it is)")
 	}
 }

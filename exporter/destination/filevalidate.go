@@ -66,8 +66,8 @@ func (c *S3) validate(bad badFn) {
 	default:
 		bad("config.list_objects_version", c.ListObjectsVersion, "accepted: v1, v2")
 	}
-	if c.PartSize < minPartSize || c.PartSize > maxPartSize {
-		bad("config.part_size", fmt.Sprint(c.PartSize), "accepted: %d (5 MiB) to %d (5 GiB) bytes, S3's limits on a part", minPartSize, int64(maxPartSize))
+	if msg := partSizeProblem(int64(c.PartSize)); msg != "" {
+		bad("config.part_size", fmt.Sprint(c.PartSize), "%s", msg)
 	}
 	if c.STSEndpoint != "" && !exporter.IsBaseURL(c.STSEndpoint) {
 		bad("config.sts_endpoint", c.STSEndpoint, "accepted: %s", exporter.BaseURLAccepted)

@@ -1,7 +1,6 @@
 package destination
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -30,6 +29,10 @@ type Env struct {
 	// AWS loads the credentials even for a directory: the run's Kubecost
 	// secrets are read with them.
 	AWS bool
+	// Shared is an identity already loaded (the archive's), which a
+	// location that names no role and no keys of its own (the bill's,
+	// without BILL_ROLE_ARN) reads with instead of loading the chain again.
+	Shared *awsauth.Identity
 	// ReadOnly opens an existing directory only: a command that reads must
 	// not create one, or a typo would read as an empty archive.
 	ReadOnly bool
@@ -48,7 +51,11 @@ type Archive struct {
 // directory works without credentials.
 func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 	a := &Archive{}
-	if !s.IsDir() || e.AWS {
+	switch {
+	case s.IsDir() && !e.AWS:
+	case e.Shared != nil && s.IRSAParentRoleARN == "" && s.store.file == nil:
+		a.AWS = e.Shared
+	default:
 		var err error
 		if a.AWS, err = awsauth.Load(ctx, s.awsInput(e)); err != nil {
 			return nil, err
@@ -86,7 +93,7 @@ func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 // lookup.
 func (s *Settings) awsInput(e Env) awsauth.Input {
 	in := awsauth.Input{
-		Region: cmp.Or(s.Region, s.BucketRegion()), ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
+		Region: s.STSRegion(), ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
 		Lookup: s.AWSLookup(e.Lookup), Logger: e.Logger,
 		RequestTimeout: s.RequestTimeout.Duration(), RequestTimeoutSetting: timeoutVar,
 	}

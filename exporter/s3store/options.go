@@ -13,8 +13,7 @@ import (
 // (TestPutMemoryBounded), so the job fits a small pod limit while still
 // sending two parts at a time.
 const (
-	DefaultPartSize    int64 = 8 << 20
-	DefaultConcurrency       = 2
+	DefaultConcurrency = 2
 	// DefaultContentType is the IANA media type registered for Parquet.
 	DefaultContentType = "application/vnd.apache.parquet"
 	// DefaultChecksum is the flexible checksum sent with every PutObject and
@@ -51,8 +50,8 @@ type Options struct {
 	// Headers go on every object written (Put); see ObjectHeaders.
 	Headers ObjectHeaders
 	// PartSize is the multipart part size and the size of each upload
-	// buffer. 0 means DefaultPartSize; the destination holds it to S3's
-	// limits.
+	// buffer, required for Put. The destination gives it, its default and
+	// S3's limits (S3_PART_SIZE_MIB); a store that only reads needs none.
 	PartSize int64
 	// Concurrency is how many parts of one object are sent at once. 0 means
 	// DefaultConcurrency.
@@ -74,9 +73,6 @@ type Options struct {
 
 // withDefaults fills in every zero field that has a default.
 func (o Options) withDefaults() Options {
-	if o.PartSize == 0 {
-		o.PartSize = DefaultPartSize
-	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
 	}

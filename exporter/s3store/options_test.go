@@ -21,7 +21,7 @@ func TestNewTrustsOptions(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	o := Options{Bucket: "b"}.withDefaults()
-	if o.PartSize != 8<<20 || o.Concurrency != 2 || o.Checksum != "CRC32" || o.ContentType != "application/vnd.apache.parquet" || o.Logger == nil {
+	if o.PartSize != 0 || o.Concurrency != 2 || o.Checksum != "CRC32" || o.ContentType != "application/vnd.apache.parquet" || o.Logger == nil {
 		t.Errorf("defaults = %+v", o)
 	}
 }

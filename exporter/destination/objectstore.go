@@ -303,19 +303,6 @@ func (c *Settings) objectStoreWarnings() []string {
 	return w
 }
 
-// BucketRegion is the bucket's region: an access point ARN's, else the
-// object-store file's (config.region, or an AWS endpoint's host), else
-// Region.
-func (c *Settings) BucketRegion() string {
-	if ap, msg := exporter.ParseAccessPointARN(c.S3BucketName); msg == "" {
-		return ap.Region
-	}
-	if f := c.store.file; f != nil && f.IsS3() && f.Region() != "" {
-		return f.Region()
-	}
-	return c.Region
-}
-
 // maxAttempts is the S3 client's attempts per call: max_retries, else
 // AWS_MAX_ATTEMPTS (they agree when both are set), else 0, the SDK's
 // default. Read here, the lookup's value counts as the process's would.
