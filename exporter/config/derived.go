@@ -61,10 +61,6 @@ func (c *Config) AllocationURL() string {
 // directory archive.
 func (c *Config) SecretsInAWS() bool { return c.CASecretName != "" || c.BearerSecret != "" }
 
-// SecretRegion is the region of the Secrets Manager secrets, as the
-// destination decides every AWS client's (Settings.SecretsRegion).
-func (c *Config) SecretRegion() string { return c.Settings.SecretsRegion(c.CASecretRegion) }
-
 // ForceDays parses FORCE_DATES. Call it only on a validated Config.
 func (c *Config) ForceDays() []time.Time {
 	var out []time.Time
