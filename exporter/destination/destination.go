@@ -144,7 +144,11 @@ const roleAccepted = "an IAM role ARN, arn:<partition>:iam::<12-digit account>:r
 func Rules() []Rule {
 	return []Rule{
 		{"S3_BUCKET_NAME", checkBucket},
-		{"S3_PREFIX", func(s *Settings, _ Scope, bad badFunc) { checkPrefix(s.S3Prefix, bad) }},
+		{"S3_PREFIX", func(s *Settings, _ Scope, bad badFunc) {
+			if msg := prefixProblem(s.S3Prefix); msg != "" {
+				bad(s.S3Prefix, "%s", msg)
+			}
+		}},
 		{"OBJECT_STORE_CONFIG_FILE", func(s *Settings, _ Scope, bad badFunc) { checkObjectStore(s, bad) }},
 		{"IRSA_PARENT_IAM_ROLE_ARN", checkParentRole},
 		{"S3_EXPECTED_BUCKET_OWNER", checkBucketOwner},
@@ -201,22 +205,18 @@ func checkBucket(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-// checkPrefix accepts a key prefix such as team-a/costs/. The characters
-// refused are those S3 keys or the Hive layout cannot carry as written:
-// control characters (a key is UTF-8 without them in every tool that
-// lists it) and the backslash, which Windows tools read as a separator.
-func checkPrefix(p string, bad badFunc) {
-	if p == "" {
-		return
+// prefixProblem is the one grammar of a key prefix, as S3_PREFIX spells
+// it (team-a/costs/; the file's prefix is read as KeyPrefix makes it). The
+// characters refused are those S3 keys or the Hive layout cannot carry as
+// written: control characters (a key is UTF-8 without them in every tool
+// that lists it) and the backslash, which Windows tools read as a
+// separator.
+func prefixProblem(p string) string {
+	if p == "" || (strings.HasSuffix(p, "/") && !strings.HasPrefix(p, "/") && !strings.Contains(p, "//") &&
+		!strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f })) {
+		return ""
 	}
-	if !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || prefixCharProblem(p) {
-		bad(p, "accepted: a key prefix like team-a/costs/ that ends with /, does not start with /, and has no //, backslash or control character")
-	}
-}
-
-// prefixCharProblem reports a backslash or a control character.
-func prefixCharProblem(p string) bool {
-	return strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f })
+	return "accepted: a key prefix like team-a/costs/ that ends with /, does not start with /, and has no //, backslash or control character"
 }
 
 func checkParentRole(s *Settings, sc Scope, bad badFunc) {

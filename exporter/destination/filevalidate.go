@@ -32,8 +32,8 @@ func (f *File) Validate() exporter.FieldErrors {
 	default:
 		bad("type", f.Type, "unknown type; accepted: S3, FILESYSTEM")
 	}
-	if p := strings.Trim(f.Prefix, "/"); strings.Contains(p, "//") || prefixCharProblem(p) {
-		bad("prefix", f.Prefix, "accepted: a key prefix such as team-a/costs, without //, backslash or control characters")
+	if msg := prefixProblem(f.KeyPrefix()); msg != "" {
+		bad("prefix", f.Prefix, "%s (objstore trims the slashes around it)", msg)
 	}
 	return errs
 }
