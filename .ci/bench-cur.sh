@@ -6,7 +6,7 @@
 # 180k lines of the nodes themselves, which are not pod lines), next to an
 # archive of the same clusters and days (kse-bench cur-month,
 # internal/bench/curmonth.go). Measured with GNU time (/usr/bin/time -v):
-# the report of the archive alone, with -cur over the month, and with -cur
+# the report of the archive alone, with -bill over the month, and with -bill
 # over one week (row groups outside it are skipped by their statistics).
 # Needs only Go and GNU time.
 #
@@ -56,5 +56,5 @@ measure() {
 echo "| run | bill read | wall (m:ss) | CPU s (user+sys) | peak RSS MiB |"
 echo "|---|---|--:|--:|--:|"
 measure "archive only, no -cur"
-measure "-cur, the month" -cur "$dir/cur"
-measure "-cur, one week (-from 2026-10-24 -to 2026-10-30)" -cur "$dir/cur" -from 2026-10-24 -to 2026-10-30
+measure "-bill, the month" -bill "$dir/cur"
+measure "-bill, one week (-from 2026-10-24 -to 2026-10-30)" -bill "$dir/cur" -from 2026-10-24 -to 2026-10-30

@@ -95,7 +95,7 @@ else
 	echo "   The bill is priced at 0.72x Kubecost's prices and gives each node's unused capacity (Kubecost's idle) to its pods;"
 	echo "   Kubecost counts PV, network and load balancers, which the bill does not split (only Kubecost)."
 	echo "   So the TOTAL row should read about +38.9% of the bill (1/0.72), idle and unused included."
-	if ! bin/kubecost-s3-exporter report -dir "$out" -cur "$cur" -o "$out/report.html" >"$tmp/report.out" 2>"$tmp/report.log"; then
+	if ! bin/kubecost-s3-exporter report -dir "$out" -bill "$cur" -o "$out/report.html" >"$tmp/report.out" 2>"$tmp/report.log"; then
 		cat "$tmp/report.log" >&2
 		exit 1
 	fi
