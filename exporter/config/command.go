@@ -54,8 +54,8 @@ type Report struct {
 }
 
 func reportRules() []rule[Report] {
-	return slices.Concat(destinationRules(func(r *Report) (*destination.Settings, destination.Scope) {
-		return &r.Settings, destination.Scope{Region: parseCluster(r.ClusterID).Region}
+	return slices.Concat(destinationRules(destination.Rules(), func(r *Report) (*destination.Settings, destination.Scope) {
+		return &r.Settings, reportScope(r)
 	}), []rule[Report]{
 		{"-from", func(r *Report, bad badFunc) { r.FromDay = checkDay(r.From, bad) }},
 		{"-to", func(r *Report, bad badFunc) {
@@ -80,7 +80,9 @@ func reportRules() []rule[Report] {
 				bad(r.Today, "accepted: YYYY-MM-DD or RFC 3339 (2026-11-21T10:00:00Z)")
 			}
 		}},
-	}, billRules(), loggingRules(func(r *Report) *Logging { return &r.Logging }))
+	}, destinationRules(destination.BillRules(), func(r *Report) (*destination.Bill, destination.Scope) {
+		return &r.Bill, reportScope(r)
+	}), loggingRules(func(r *Report) *Logging { return &r.Logging }))
 }
 
 // Load reads what the archive's settings name, then makes the bill's
@@ -90,16 +92,10 @@ func (r *Report) Load(lookup func(string) (string, bool)) {
 	r.Bill.Load(&r.Settings, lookup)
 }
 
-// billRules are the destination's rules for the bill, in the report's
-// scope (its cluster's region).
-func billRules() []rule[Report] {
-	var out []rule[Report]
-	for _, br := range destination.BillRules() {
-		out = append(out, rule[Report]{br.Var, func(r *Report, bad badFunc) {
-			br.Check(&r.Bill, destination.Scope{Region: parseCluster(r.ClusterID).Region}, bad)
-		}})
-	}
-	return out
+// reportScope is what the report tells the destination's rules: its
+// cluster's region.
+func reportScope(r *Report) destination.Scope {
+	return destination.Scope{Region: parseCluster(r.ClusterID).Region}
 }
 
 // Schema is the configuration of the schema command.

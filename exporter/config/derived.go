@@ -7,16 +7,14 @@ import (
 )
 
 // Cluster is what CLUSTER_ID says about the cluster.
-type Cluster struct {
-	ARN, Partition, Region, Account, Name string
-}
+type Cluster = exporter.ClusterARN
 
 // Cluster parses CLUSTER_ID. Call it only on a validated Config.
 func (c *Config) Cluster() Cluster { return parseCluster(c.ClusterID) }
 
 func parseCluster(arn string) Cluster {
 	c, _ := exporter.ParseClusterARN(arn)
-	return Cluster(c)
+	return c
 }
 
 func isClusterARN(arn string) bool { _, ok := exporter.ParseClusterARN(arn); return ok }

@@ -139,7 +139,7 @@ const (
 )
 
 func rules() []Rule {
-	return slices.Concat(destinationRules(func(c *Config) (*destination.Settings, destination.Scope) {
+	return slices.Concat(destinationRules(destination.Rules(), func(c *Config) (*destination.Settings, destination.Scope) {
 		return &c.Settings, destination.Scope{Partition: c.partition(), Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
 	}), []Rule{
 		{"CLUSTER_ID", checkCluster},
@@ -316,11 +316,12 @@ func (c *Config) Warnings() []string {
 	return w
 }
 
-// destinationRules are the destination's own rules over the Settings a
-// command's configuration embeds, so every command checks it alike.
-func destinationRules[T any](of func(*T) (*destination.Settings, destination.Scope)) []rule[T] {
+// destinationRules are the destination's own rules over the settings a
+// command's configuration embeds (Settings, Bill), so every command checks
+// them alike.
+func destinationRules[T, S any](rs []destination.Rule[S], of func(*T) (*S, destination.Scope)) []rule[T] {
 	var out []rule[T]
-	for _, r := range destination.Rules() {
+	for _, r := range rs {
 		out = append(out, rule[T]{r.Var, func(c *T, bad badFunc) { s, sc := of(c); r.Check(s, sc, bad) }})
 	}
 	return out

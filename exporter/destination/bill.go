@@ -54,18 +54,12 @@ func (b *Bill) Load(archive *Settings, lookup func(string) (string, bool)) {
 // Source is the location as the user gave it, for the page and errors.
 func (b *Bill) Source() string { return strings.TrimSpace(cmp.Or(b.BillLocation, b.CURLocation)) }
 
-// BillRule checks one setting of the bill.
-type BillRule struct {
-	Var   string
-	Check func(b *Bill, sc Scope, bad func(value, format string, args ...any))
-}
-
 // BillRules are the bill's checks: a name and its old name set to
 // different values, a location that names no bucket, then the
 // destination's own rules over what the location sets, each error named
 // by the bill's variable.
-func BillRules() []BillRule {
-	out := []BillRule{
+func BillRules() []Rule[Bill] {
+	out := []Rule[Bill]{
 		{"BILL_LOCATION", func(b *Bill, _ Scope, bad badFunc) {
 			sameOrOne(b.BillLocation, b.CURLocation, "CUR_EXPORT_LOCATION", bad)
 			if s := b.Dest; s != nil && !s.IsDir() && s.S3BucketName == "" {
@@ -76,7 +70,7 @@ func BillRules() []BillRule {
 	}
 	for _, r := range Rules() {
 		if v := billVars[r.Var]; v != "" {
-			out = append(out, BillRule{v, func(b *Bill, sc Scope, bad badFunc) {
+			out = append(out, Rule[Bill]{v, func(b *Bill, sc Scope, bad badFunc) {
 				if s := b.Dest; s != nil && (s.IsDir() || s.S3BucketName != "") {
 					r.Check(s, sc, bad)
 				}
@@ -94,13 +88,12 @@ func sameOrOne(v, old, oldName string, bad badFunc) {
 }
 
 // Warnings name the old names in use.
-func (b *Bill) Warnings() []string {
-	var w []string
-	if b.CURLocation != "" {
-		w = append(w, "CUR_EXPORT_LOCATION (-cur) is the old name of BILL_LOCATION (-bill); it still works, but use the new name")
-	}
-	if b.CURRegion != "" {
-		w = append(w, "CUR_EXPORT_REGION (-cur-region) is the old name of BILL_REGION (-bill-region); it still works, but use the new name")
+func (b *Bill) Warnings() (w []string) {
+	for _, a := range [][3]string{{b.CURLocation, "CUR_EXPORT_LOCATION (-cur)", "BILL_LOCATION (-bill)"},
+		{b.CURRegion, "CUR_EXPORT_REGION (-cur-region)", "BILL_REGION (-bill-region)"}} {
+		if a[0] != "" {
+			w = append(w, a[1]+" is the old name of "+a[2]+"; it still works, but use the new name")
+		}
 	}
 	return w
 }

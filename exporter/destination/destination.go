@@ -109,11 +109,11 @@ type Scope struct {
 	Clusters          bool
 }
 
-// Rule checks one setting; bad is called once per problem with the value
-// as the user wrote it.
-type Rule struct {
+// Rule checks one setting of a T (Settings, Bill); bad is called once per
+// problem with the value as the user wrote it.
+type Rule[T any] struct {
 	Var   string
-	Check func(s *Settings, sc Scope, bad func(value, format string, args ...any))
+	Check func(s *T, sc Scope, bad func(value, format string, args ...any))
 }
 
 type badFunc = func(value, format string, args ...any)
@@ -141,8 +141,8 @@ var roleARNRE = regexp.MustCompile(`^arn:(` + exporter.PartitionPattern + `):iam
 const roleAccepted = "an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
 
 // Rules are the destination's checks, in the order errors are reported.
-func Rules() []Rule {
-	return []Rule{
+func Rules() []Rule[Settings] {
+	return []Rule[Settings]{
 		{"S3_BUCKET_NAME", checkBucket},
 		{"S3_PREFIX", func(s *Settings, _ Scope, bad badFunc) {
 			if msg := prefixProblem(s.S3Prefix); msg != "" {

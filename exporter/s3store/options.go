@@ -25,9 +25,8 @@ const (
 
 // Server-side encryption modes accepted in Options.SSE.
 const (
-	SSENone = ""
-	SSES3   = string(types.ServerSideEncryptionAes256)
-	SSEKMS  = string(types.ServerSideEncryptionAwsKms)
+	SSES3  = string(types.ServerSideEncryptionAes256)
+	SSEKMS = string(types.ServerSideEncryptionAwsKms)
 )
 
 // Options configure a Store. The zero value of every field but Bucket means
