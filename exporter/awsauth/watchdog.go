@@ -30,6 +30,10 @@ func (e *StallError) Error() string {
 	return msg
 }
 
+// Bound is the bound the call broke and the setting that sets it, for a
+// caller that words the error its own way (s3store).
+func (e *StallError) Bound() (time.Duration, string) { return e.After, e.Setting }
+
 // Timeout marks the error as retryable for the SDK.
 func (e *StallError) Timeout() bool { return true }
 

@@ -83,7 +83,6 @@ func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 	return s3store.New(s.s3Client(id), s3store.Options{
 		Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
 		SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
-		RequestTimeout: s.RequestTimeout.Duration(), TimeoutSetting: timeoutVar,
 		PartSize: s.PartSizeBytes(),
 	})
 }

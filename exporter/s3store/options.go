@@ -2,7 +2,6 @@ package s3store
 
 import (
 	"log/slog"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
@@ -60,11 +59,6 @@ type Options struct {
 	Checksum types.ChecksumAlgorithm
 	// ContentType of stored objects. "" means DefaultContentType.
 	ContentType string
-	// RequestTimeout and TimeoutSetting only word errors: the bound itself
-	// is set on the HTTP client (awsauth), and a stalled call fails with
-	// "no progress for <RequestTimeout> (<TimeoutSetting>)".
-	RequestTimeout time.Duration
-	TimeoutSetting string
 	// Logger receives debug events per operation and warnings about
 	// clean-up failures. nil discards them.
 	Logger *slog.Logger
