@@ -105,7 +105,7 @@ func (s *Store) brief(err error) string {
 	case errors.As(err, &ae):
 		fmt.Fprintf(&b, "%s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 40))
 	default:
-		b.WriteString(clip(innermost(err).Error(), 120))
+		b.WriteString(clip(exporter.Innermost(err).Error(), 120))
 	}
 	var ma *retry.MaxAttemptsError
 	if errors.As(err, &ma) {
@@ -116,16 +116,6 @@ func (s *Store) brief(err error) string {
 
 // innermost is the deepest error of a single-wrap chain: the network error
 // under the SDK's operation and retry wrappers.
-func innermost(err error) error {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err
-		}
-		err = next
-	}
-}
-
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
