@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -51,7 +50,7 @@ const (
 	sessionPrefix = "kubecost-s3-exporter-"
 )
 
-// Input is what Load needs. Region and RequestTimeout are required.
+// Input is what Load needs. Region, Lookup and RequestTimeout are required.
 type Input struct {
 	// Region is the region of every client. Required; awsauth takes it as
 	// given: which variable or flag wins is the destination's decision
@@ -63,11 +62,11 @@ type Input struct {
 	// so CloudTrail shows which cluster's exporter acted.
 	ClusterName string
 	// Lookup reads the AWS_* variables awsauth interprets itself:
-	// AWS_ROLE_ARN,
-	// AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME, AWS_ENDPOINT_URL,
-	// AWS_ENDPOINT_URL_<SERVICE> and AWS_IGNORE_CONFIGURED_ENDPOINT_URLS.
-	// nil means os.LookupEnv. Anything else the SDK reads (profiles, static
-	// keys, IMDS settings) still comes from the process environment.
+	// AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME,
+	// AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_<SERVICE> and
+	// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS. Required: the destination
+	// hands it (Settings.AWSLookup). Anything else the SDK reads (profiles,
+	// static keys, IMDS settings) still comes from the process environment.
 	Lookup func(string) (string, bool)
 	// Static are keys the destination's configuration names (a Thanos
 	// object-store.yaml's access_key and secret_key). When set they replace
@@ -155,13 +154,9 @@ type setup struct {
 }
 
 func newSetup(in Input) (*setup, error) {
-	lookup := in.Lookup
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
 	st := &setup{
 		in:      in,
-		env:     envSource{lookup},
+		env:     envSource{in.Lookup},
 		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
 		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
 		session: SessionName(in.ClusterName),
@@ -169,6 +164,8 @@ func newSetup(in Input) (*setup, error) {
 	switch st.region = in.Region; {
 	case st.region == "":
 		return nil, errors.New("awsauth: no AWS region in the input")
+	case in.Lookup == nil:
+		return nil, errors.New("awsauth: no environment lookup in the input")
 	case in.RequestTimeout <= 0:
 		return nil, errors.New("awsauth: no request timeout in the input")
 	}
