@@ -114,16 +114,6 @@ func intRange[T any](get func(*T) int, lo, hi int) func(*T, badFunc) {
 	}
 }
 
-// positive accepts a duration above zero; Seconds.Decode already refuses
-// others, this catches a Config built in code.
-func positive(get func(*Config) Seconds) func(*Config, badFunc) {
-	return func(c *Config, bad badFunc) {
-		if v := get(c); v <= 0 {
-			bad(fmt.Sprint(v.Duration().Seconds()), "accepted: a number of seconds > 0")
-		}
-	}
-}
-
 // matches accepts "" and values matching re.
 func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) func(*T, badFunc) {
 	return func(c *T, bad badFunc) {
@@ -162,8 +152,6 @@ func rules() []Rule {
 		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
 		{"MAX_VALUE_BYTES", intRange(func(c *Config) int { return c.MaxValueBytes }, 4096, 1<<30)},
 		{"BACKFILL_MAX_DAYS", intRange(func(c *Config) int { return c.BackfillMaxDays }, exporter.MinBackfillDays, maxBackfillDays)},
-		{"CONNECTION_TIMEOUT", positive(func(c *Config) Seconds { return c.ConnectionTimeout })},
-		{"KUBECOST_ALLOCATION_API_READ_TIMEOUT", positive(func(c *Config) Seconds { return c.ReadTimeout })},
 		{"KUBECOST_CA_CERTIFICATE_SECRET_NAME", matches(func(c *Config) string { return c.CASecretName }, secretNameRE, secretAccepted)},
 		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", func(c *Config, bad badFunc) {
 			if r := c.CASecretRegion; r != "" && !exporter.IsRegion(r) {

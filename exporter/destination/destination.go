@@ -168,11 +168,6 @@ func Rules() []Rule[Settings] {
 			}
 		}},
 		{"AWS_REGION", checkRegion},
-		{timeoutVar, func(s *Settings, _ Scope, bad badFunc) {
-			if s.RequestTimeout <= 0 { // Seconds refuses it; a Settings built in code
-				bad(fmt.Sprint(s.RequestTimeout.Duration().Seconds()), "accepted: a number of seconds > 0")
-			}
-		}},
 	}
 }
 

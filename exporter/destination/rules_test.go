@@ -48,7 +48,6 @@ func TestRulesAtConfiguration(t *testing.T) {
 		{"part above 5 GiB", func(s *Settings) { s.S3PartSizeMiB = 5121 }, "S3_PART_SIZE_MIB"},
 		{"region not a code", func(s *Settings) { s.Region = "useast1" }, "AWS_REGION"},
 		{"no region for a bucket", func(s *Settings) { s.Region = "" }, "AWS_REGION: required"},
-		{"timeout zero", func(s *Settings) { s.RequestTimeout = 0 }, "S3_REQUEST_TIMEOUT"},
 	} {
 		s := ok()
 		tc.set(s)
