@@ -29,8 +29,8 @@ func readPolicy(bucket string) string {
 // TestBillInPayerAccount: the archive is read with the pod's chain
 // (web identity, then IRSA_PARENT_IAM_ROLE_ARN), and the bill, in a bucket
 // only the payer account's role may read, with BILL_ROLE_ARN assumed by
-// the pod's own credentials. Without the role the archive's credentials
-// are shared and the bill's bucket refuses them.
+// the pod's own credentials. Without the role the archive's identity is
+// shared, not loaded again, and the bill's bucket refuses it.
 func TestBillInPayerAccount(t *testing.T) {
 	const (
 		archiveBucket, billBucket = "cost-pipeline", "payer-cur"
@@ -85,7 +85,9 @@ func TestBillInPayerAccount(t *testing.T) {
 	}
 
 	// Without BILL_ROLE_ARN the bill is read with the archive's identity,
-	// which the payer's bucket refuses.
+	// loaded once (one web identity call; a second identity would make a
+	// second one), which the payer's bucket refuses.
+	webBefore := len(fake.CallsTo("AssumeRoleWithWebIdentity"))
 	out := filepath.Join(t.TempDir(), "report.html")
 	var stdout, stderr bytes.Buffer
 	code := cli.Main(context.Background(), []string{"report", "-bucket", archiveBucket, "-bill", "s3://" + billBucket + "/billing/",
@@ -93,6 +95,9 @@ func TestBillInPayerAccount(t *testing.T) {
 	if code != cli.ExitRuntime || !strings.Contains(stderr.String(), "the bill at s3://"+billBucket+"/billing/") ||
 		!strings.Contains(stderr.String(), "AccessDenied") {
 		t.Errorf("without BILL_ROLE_ARN: exit %d, %s; want the bill refused to the archive's credentials", code, stderr.String())
+	}
+	if n := len(fake.CallsTo("AssumeRoleWithWebIdentity")) - webBefore; n != 1 {
+		t.Errorf("without BILL_ROLE_ARN the report loaded %d identities; want the archive's one, shared", n)
 	}
 }
 
