@@ -7,11 +7,12 @@
 // The sources are the variables (the env tags of Settings, which the
 // configuration tables of package config embed, so help, the docs and the
 // chart list them), the report's flags (the flag tags), and
-// OBJECT_STORE_CONFIG_FILE (file.go, settings.go). Settings owns their
-// defaults, their validation (Rules), where each value came from
-// (Sources), and the construction of the store and its client (open.go):
-// credential chain, role chaining, endpoint, TLS, retries, encryption and
-// object headers. s3store and dirstore only implement the store.
+// OBJECT_STORE_CONFIG_FILE (file.go, objectstore.go). The bill's location
+// is a second Settings (bill.go). Settings owns their defaults, their
+// validation (Rules), each client's region (STSRegion, BucketRegion,
+// SecretsRegion), where each value came from (Sources), and the
+// construction of the store and its client (open.go): credential chain,
+// role chaining, endpoint, TLS, retries, encryption and object headers. s3store and dirstore only implement the store.
 //
 // Adding an object-store option: docs/architecture.md.
 package destination
