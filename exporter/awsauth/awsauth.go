@@ -56,8 +56,9 @@ type Input struct {
 	// given: which variable or flag wins is the destination's decision
 	// (destination.Settings.Region), so a command's -region is obeyed.
 	Region string
-	// ParentRoleARN is IRSA_PARENT_IAM_ROLE_ARN; empty means no chaining.
-	ParentRoleARN string
+	// ParentRoleARN is the role the child's credentials assume; empty
+	// means no chaining. ParentRoleSetting names its variable, for errors.
+	ParentRoleARN, ParentRoleSetting string
 	// ClusterName names the STS sessions kubecost-s3-exporter-<cluster>,
 	// so CloudTrail shows which cluster's exporter acted.
 	ClusterName string
@@ -251,8 +252,8 @@ func (st *setup) assumeParent(ctx context.Context, id *Identity, parentARN strin
 	id.Config = id.Config.Copy()
 	id.Config.Credentials = aws.NewCredentialsCache(p, st.cacheOptions)
 	if _, err := id.Config.Credentials.Retrieve(ctx); err != nil {
-		return fmt.Errorf("awsauth: cannot assume parent role %s (IRSA_PARENT_IAM_ROLE_ARN) with %s: %w%s",
-			parentARN, id.Chain, err, assumeHint(err))
+		return fmt.Errorf("awsauth: cannot assume parent role %s (%s) with %s: %w%s",
+			parentARN, st.in.ParentRoleSetting, id.Chain, err, assumeHint(err))
 	}
 	id.Chain += " -> assume-role " + parentARN
 	return nil

@@ -70,7 +70,7 @@ func newIRSA(t *testing.T) *irsa {
 }
 
 func (s *irsa) input(log *slog.Logger, parent string) Input {
-	return Input{Region: region, ParentRoleARN: parent, ClusterName: cluster, Lookup: s.env.lookup, Logger: log, RequestTimeout: time.Minute}
+	return Input{Region: region, ParentRoleARN: parent, ParentRoleSetting: "IRSA_PARENT_IAM_ROLE_ARN", ClusterName: cluster, Lookup: s.env.lookup, Logger: log, RequestTimeout: time.Minute}
 }
 
 // secrets is everything that must never be logged: every secret key,

@@ -38,7 +38,7 @@ func (b *Bill) Load(archive *Settings, lookup func(string) (string, bool)) {
 		return
 	}
 	s := &Settings{Region: cmp.Or(b.BillRegion, b.CURRegion), IRSAParentRoleARN: b.BillRoleARN,
-		RequestTimeout: archive.RequestTimeout, S3PartSizeMiB: archive.S3PartSizeMiB}
+		RequestTimeout: archive.RequestTimeout, S3PartSizeMiB: archive.S3PartSizeMiB, roleVar: "BILL_ROLE_ARN"}
 	if rest, isS3 := strings.CutPrefix(loc, "s3://"); isS3 {
 		s.S3BucketName, s.S3Prefix, _ = strings.Cut(rest, "/")
 		if s.S3Prefix != "" && !strings.HasSuffix(s.S3Prefix, "/") {

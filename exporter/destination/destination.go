@@ -55,8 +55,9 @@ type Settings struct {
 	// rules stay free of I/O.
 	store objectStore
 	// envRegion is AWS_REGION, else AWS_DEFAULT_REGION, as Load found
-	// them; clusterRegion the command's cluster's (Scope.Region).
-	envRegion, clusterRegion string
+	// them; clusterRegion the command's cluster's (Scope.Region); roleVar
+	// names IRSAParentRoleARN's variable when it is not its own (the bill's).
+	envRegion, clusterRegion, roleVar string
 }
 
 // Load reads what the settings name (OBJECT_STORE_CONFIG_FILE) and fills

@@ -1,6 +1,7 @@
 package destination
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -92,7 +93,7 @@ func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 // lookup.
 func (s *Settings) awsInput(e Env) awsauth.Input {
 	in := awsauth.Input{
-		Region: s.STSRegion(), ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
+		Region: s.STSRegion(), ParentRoleARN: s.IRSAParentRoleARN, ParentRoleSetting: cmp.Or(s.roleVar, "IRSA_PARENT_IAM_ROLE_ARN"), ClusterName: e.Session,
 		Lookup: s.AWSLookup(e.Lookup), Logger: e.Logger,
 		RequestTimeout: s.RequestTimeout.Duration(), RequestTimeoutSetting: timeoutVar,
 	}
