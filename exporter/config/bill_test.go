@@ -97,6 +97,19 @@ func TestBillLocation(t *testing.T) {
 	if err != nil || r.Bill.Dest != nil {
 		t.Errorf("without -bill: bill %+v, err %v; want no bill", r, err)
 	}
+	// The bill's region is never the archive bucket's own (here an access
+	// point's, eu-north-1): without one of its own, the environment's or
+	// the cluster's, it is required, not borrowed.
+	ap := "arn:aws:s3:eu-north-1:444455556666:accesspoint/cost-ap"
+	noEnv := func(string) (string, bool) { return "", false }
+	_, err = LoadReport([]string{"-bucket", ap, "-bill", "s3://cid-data-exports/"}, noEnv, io.Discard)
+	if msg := checkOneError(err, "BILL_REGION", "", "required with a bucket"); msg != "" {
+		t.Errorf("the bill's region taken from the archive's access point: %s", msg)
+	}
+	r, err = LoadReport([]string{"-bucket", ap, "-bill", "s3://cid-data-exports/", "-region", "us-east-1"}, noEnv, io.Discard)
+	if err != nil || r.BucketRegion() != "eu-north-1" || r.STSRegion() != "us-east-1" || r.Bill.Dest.BucketRegion() != "us-east-1" {
+		t.Errorf("archive bucket %s, STS %s, bill %v (%v); want eu-north-1, us-east-1, us-east-1", r.BucketRegion(), r.STSRegion(), r.Bill.Dest, err)
+	}
 	var help strings.Builder
 	if _, err := LoadReport([]string{"-h"}, func(string) (string, bool) { return "", false }, &help); !IsHelp(err) {
 		t.Fatal(err)
