@@ -231,16 +231,7 @@ func envSource(lookup func(string) (string, bool)) source {
 func decode(src source, dst any) exporter.FieldErrors {
 	var errs exporter.FieldErrors
 	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if isEmbedded(f) { // a package's own settings, such as the destination's
-			errs = append(errs, decode(src, v.Field(i).Addr().Interface())...)
-			continue
-		}
-		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
-			continue // not a setting
-		}
+	for _, f := range settingFields(v.Type()) {
 		name, raw, ok := src(f)
 		if !ok {
 			name, raw, ok = settingName(f), f.Tag.Get("default"), f.Tag.Get("default") != ""
@@ -248,7 +239,7 @@ func decode(src source, dst any) exporter.FieldErrors {
 		if !ok {
 			continue
 		}
-		if msg := decodeField(v.Field(i), raw); msg != "" {
+		if msg := decodeField(v.FieldByIndex(f.Index), raw); msg != "" {
 			errs = append(errs, &exporter.FieldError{Field: name, Value: raw, Msg: msg})
 		}
 	}
@@ -317,24 +308,23 @@ func Vars() []Var {
 	return vars
 }
 
-// isEmbedded reports an embedded settings struct, whose fields are
-// settings of the struct that embeds it.
-func isEmbedded(f reflect.StructField) bool {
-	return f.Anonymous && f.Type.Kind() == reflect.Struct
+// settingFields are the settings of a configuration struct in
+// declaration order, those of an embedded package's settings (the
+// destination's) in its place: every field with an env or flag tag.
+func settingFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.Anonymous && (f.Tag.Get("env") != "" || f.Tag.Get("flag") != "") {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // varsOf lists the settings of a configuration struct in declaration order.
 func varsOf(t reflect.Type) []Var {
-	out := make([]Var, 0, t.NumField())
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if isEmbedded(f) {
-			out = append(out, varsOf(f.Type)...)
-			continue
-		}
-		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
-			continue
-		}
+	var out []Var
+	for _, f := range settingFields(t) {
 		out = append(out, Var{
 			Name:     f.Tag.Get("env"),
 			Default:  f.Tag.Get("default"),
