@@ -67,8 +67,11 @@ func TestGuardCatchesMutations(t *testing.T) {
 		{"cli builds S3_PREFIX from literals", read(`"S3_" + "PREFIX"`), `"S3_PREFIX"`},
 		{"cli builds a name on S3_", read(`"S3_" + os.Args[0]`), `"S3_"`},
 		{"cli reads a name it computes", read(`os.Args[1]`), "by a name that is not a constant"},
+		{"cli scans the whole environment", cliCode("\t\"os\"\n", "var _ = os.Environ()"), "reads the environment (os.Environ)"},
 		{"awsauth reads AWS_REGION again", map[string]string{"exporter/awsauth/sneak.go": "package awsauth\n\nimport \"os\"\n\nvar _ = os.Getenv(\"AWS_REGION\")\n"}, `"AWS_REGION"`},
 		{"config declares AWS_DEFAULT_REGION", map[string]string{"exporter/config/sneak.go": "package config\n\ntype sneak struct {\n\tR string `env:\"AWS_DEFAULT_REGION\"`\n}\n"}, `"AWS_DEFAULT_REGION"`},
+		{"config declares the destination's -bill-region", map[string]string{"exporter/config/sneak.go": "package config\n\ntype sneak struct {\n\tR string `flag:\"bill-region\"`\n}\n"},
+			"declares the destination's flag -bill-region"},
 		{"config declares a new BILL_ACCOUNT", map[string]string{"exporter/config/sneak.go": "package config\n\ntype sneak struct {\n\tA string `env:\"BILL_ACCOUNT\"`\n}\n"}, `"BILL_ACCOUNT"`},
 		// Other ways of deciding a setting outside the destination.
 		{"config decides the Secrets Manager region", map[string]string{"exporter/config/sneak.go": "package config\n\n" +

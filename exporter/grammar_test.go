@@ -128,9 +128,9 @@ func destinationVars(lits []grammars.Literal) map[string]bool {
 // does, not by how a name is spelled: a literal that spells a destination
 // variable or a pattern of one ("S3_%s_TIMEOUT", "S3_" + x); a struct tag
 // that declares a variable in the destination's namespace (S3_*, AWS_*,
-// BILL_*, ...: the first words of its variables), known or new; an
-// environment read by a name that is not a constant, or that is the
-// destination's; a check of a field that carries a destination setting
+// BILL_*, ...: the first words of its variables), known or new, or one of
+// its flags; an environment read by a name that is not a constant
+// (os.Environ included), or that is the destination's; a check of a field that carries a destination setting
 // (the s3store.Options the destination fills from Settings, or a field
 // of Settings itself) against anything but its zero value; a function or
 // a call that picks a region or a timeout; and the region pattern
@@ -164,6 +164,17 @@ func destinationViolations(lits []grammars.Literal, fx *grammars.Facts) []string
 			bad(f.File, "declares the destination variable %q", f.Name)
 		}
 	}
+	flags := map[string]bool{}
+	for _, f := range fx.FlagTags {
+		if inHome(f.File, destHome) {
+			flags[f.Name] = true
+		}
+	}
+	for _, f := range fx.FlagTags {
+		if !inHome(f.File, destHome) && flags[f.Name] {
+			bad(f.File, "declares the destination's flag -%s", f.Name)
+		}
+	}
 	for _, f := range fx.Fields {
 		if !inHome(f.File, destHome) {
 			delete(settingFields, f.Name) // a name other structs use too (Region) says nothing
@@ -177,7 +188,9 @@ func destinationViolations(lits []grammars.Literal, fx *grammars.Facts) []string
 	for _, f := range fx.Getenv {
 		switch {
 		case inHome(f.File, destHome):
-		case f.Name == "":
+		case f.Name == "" && (inHome(f.File, "exporter/") || inHome(f.File, "cmd/kubecost-s3-exporter/")):
+			// The exporter's; build tools (internal/imagebuild) pass their
+			// environment to the commands they run.
 			bad(f.File, "reads the environment (%s) by a name that is not a constant, which may be the destination's", f.Value)
 		case vars[f.Name] || inNamespace(f.Name, ns):
 			bad(f.File, "spells the destination variable %q", f.Name)

@@ -21,10 +21,13 @@ type Facts struct {
 	// EnvTags are the env names of struct tags (Name), with the field
 	// they tag (Value).
 	EnvTags []Fact
+	// FlagTags are the flag names of struct tags.
+	FlagTags []Fact
 	// Fields are the names of every field (and parameter) declared.
 	Fields []Fact
-	// Getenv are calls of os.Getenv, os.LookupEnv and syscall.Getenv;
-	// Name is the argument as a constant, "" when it is not one.
+	// Getenv are calls of os.Getenv, os.LookupEnv, syscall.Getenv and
+	// os.Environ; Name is the argument as a constant, "" when it is not
+	// one (os.Environ reads every variable).
 	Getenv []Fact
 	// Checks are fields compared with something else than their zero
 	// value ("", 0, nil), switched on, or passed to a function that tells
@@ -94,6 +97,9 @@ func (fx *Facts) add(fset *token.FileSet, file string, f *ast.File) {
 					if env := lookupTag(tag, "env"); env != "" && len(n.Names) == 1 {
 						fx.EnvTags = append(fx.EnvTags, at(n, env, n.Names[0].Name))
 					}
+					if fl := lookupTag(tag, "flag"); fl != "" {
+						fx.FlagTags = append(fx.FlagTags, at(n, fl, ""))
+					}
 				}
 			}
 		case *ast.CallExpr:
@@ -128,7 +134,7 @@ func (fx *Facts) add(fset *token.FileSet, file string, f *ast.File) {
 func (fx *Facts) call(at func(ast.Node, string, string) Fact, n *ast.CallExpr) {
 	name := callee(n.Fun)
 	switch name {
-	case "os.Getenv", "os.LookupEnv", "syscall.Getenv":
+	case "os.Getenv", "os.LookupEnv", "syscall.Getenv", "os.Environ", "syscall.Environ":
 		v := ""
 		if len(n.Args) == 1 {
 			v, _ = constant(n.Args[0])
