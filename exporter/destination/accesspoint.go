@@ -1,7 +1,6 @@
 package destination
 
 import (
-	"cmp"
 	"net/url"
 	"strings"
 
@@ -82,7 +81,7 @@ func (c *S3) validateAccessPoint(bad badFn) {
 	if !isARN {
 		return
 	}
-	switch region := cmp.Or(c.Region, regionOfHost(host)); {
+	switch region := c.region(); {
 	case arnEndpointRefused(host):
 		// An AWS host other than FIPS and PrivateLink is left to the SDK
 		// (EndpointURL), which resolves the access point's host itself.
