@@ -8,14 +8,14 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// TestBillLocation: -bill (BILL_LOCATION) names the bill as an S3
+// TestBillLocationRefused: -bill (BILL_LOCATION) names the bill as an S3
 // location or a directory, loaded into destination settings of its own
 // and held to the archive's rules for a bucket name, a prefix, a region
 // and a role; a bad value is one error naming the flag or variable as
 // the user set it. -cur and CUR_EXPORT_LOCATION (and -cur-region,
 // CUR_EXPORT_REGION) are old names that still work; an old and a new
 // name set to different values are an error.
-func TestBillLocation(t *testing.T) {
+func TestBillLocationRefused(t *testing.T) {
 	t.Parallel()
 	bad := []struct {
 		args        []string
@@ -45,6 +45,12 @@ func TestBillLocation(t *testing.T) {
 			t.Errorf("%v %v: %s", tc.args, tc.env, msg)
 		}
 	}
+}
+
+// TestBillLocationAccepted: the location's settings as loaded, the old
+// names with a warning each.
+func TestBillLocationAccepted(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		args                []string
 		env                 map[string]string
@@ -97,19 +103,27 @@ func TestBillLocation(t *testing.T) {
 	if err != nil || r.Bill.Dest != nil {
 		t.Errorf("without -bill: bill %+v, err %v; want no bill", r, err)
 	}
-	// The bill's region is never the archive bucket's own (here an access
-	// point's, eu-north-1): without one of its own, the environment's or
-	// the cluster's, it is required, not borrowed.
+}
+
+// TestBillRegionNotBorrowed: the bill's region is never the archive
+// bucket's own (here an access point's, eu-north-1): without one of its
+// own, the environment's or the cluster's, it is required, not borrowed.
+func TestBillRegionNotBorrowed(t *testing.T) {
+	t.Parallel()
 	ap := "arn:aws:s3:eu-north-1:444455556666:accesspoint/cost-ap"
 	noEnv := func(string) (string, bool) { return "", false }
-	_, err = LoadReport([]string{"-bucket", ap, "-bill", "s3://cid-data-exports/"}, noEnv, io.Discard)
+	_, err := LoadReport([]string{"-bucket", ap, "-bill", "s3://cid-data-exports/"}, noEnv, io.Discard)
 	if msg := checkOneError(err, "BILL_REGION", "", "required with a bucket"); msg != "" {
 		t.Errorf("the bill's region taken from the archive's access point: %s", msg)
 	}
-	r, err = LoadReport([]string{"-bucket", ap, "-bill", "s3://cid-data-exports/", "-region", "us-east-1"}, noEnv, io.Discard)
+	r, err := LoadReport([]string{"-bucket", ap, "-bill", "s3://cid-data-exports/", "-region", "us-east-1"}, noEnv, io.Discard)
 	if err != nil || r.BucketRegion() != "eu-north-1" || r.STSRegion() != "us-east-1" || r.Bill.Dest.BucketRegion() != "us-east-1" {
 		t.Errorf("archive bucket %s, STS %s, bill %v (%v); want eu-north-1, us-east-1, us-east-1", r.BucketRegion(), r.STSRegion(), r.Bill.Dest, err)
 	}
+}
+
+// TestBillHelp: report -h lists the new names and the old.
+func TestBillHelp(t *testing.T) {
 	var help strings.Builder
 	if _, err := LoadReport([]string{"-h"}, func(string) (string, bool) { return "", false }, &help); !IsHelp(err) {
 		t.Fatal(err)
