@@ -532,7 +532,7 @@ func TestDerived(t *testing.T) {
 		t.Errorf("Cluster() = %+v", got)
 	}
 	if c.SecretsRegion(c.CASecretRegion) != "us-gov-west-1" {
-		t.Errorf("SecretRegion() = %q, want the cluster's region", c.SecretsRegion(c.CASecretRegion))
+		t.Errorf("SecretsRegion = %q, want the cluster's region", c.SecretsRegion(c.CASecretRegion))
 	}
 	if c.AllocationURL() != "http://opencost:9003/allocation/compute" {
 		t.Errorf("AllocationURL() = %q", c.AllocationURL())
@@ -551,6 +551,6 @@ func TestDerived(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c2.SecretsRegion(c2.CASecretRegion) != "eu-west-1" || c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/") != "http://kubecost-frontend.kubecost:9090/custom" {
-		t.Errorf("SecretRegion() = %q, AllocationURLAt() = %q", c2.SecretsRegion(c2.CASecretRegion), c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/"))
+		t.Errorf("SecretsRegion = %q, AllocationURLAt() = %q", c2.SecretsRegion(c2.CASecretRegion), c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/"))
 	}
 }
