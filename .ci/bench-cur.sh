@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make bench-cur (and the last step of make bench): time and peak RSS of
-# `kubecost-s3-exporter report -cur` over a synthetic month of an
+# `kubecost-s3-exporter report -bill` over a synthetic month of an
 # organisation's CUR 2.0 with split cost allocation data: 10 EKS clusters
 # of 30 nodes x 300 pods x 24 hours x 30 days, a CPU and a memory line per
 # pod and hour (4.32M pod lines), each node's own hourly line (216k), and
 # 20 times as many lines of other services (90.7M), next to an archive of
 # the same clusters and days (kse-bench cur-month,
 # internal/bench/curmonth.go). Measured with GNU time (/usr/bin/time -v):
-# the report of the archive alone, with -cur over the month and over one
+# the report of the archive alone, with -bill over the month and over one
 # week (row groups outside it are skipped by their statistics), and DuckDB
 # doing the per-instance join on the same files (bin/kse-duckjoin,
 # internal/bench/duckjoin, built with cgo). Then, with MinIO, the bytes the
@@ -81,9 +81,9 @@ duck() {
 
 echo "| run | bill read | wall (m:ss) | CPU s (user+sys) | peak RSS MiB |"
 echo "|---|---|--:|--:|--:|"
-measure "archive only, no -cur"
-measure "-cur, the month" -cur "$dir/cur"
-measure "-cur, one week (-from 2026-10-24 -to 2026-10-30)" -cur "$dir/cur" -from 2026-10-24 -to 2026-10-30
+measure "archive only, no -bill"
+measure "-bill, the month" -bill "$dir/cur"
+measure "-bill, one week (-from 2026-10-24 -to 2026-10-30)" -bill "$dir/cur" -from 2026-10-24 -to 2026-10-30
 duck "DuckDB per-instance join, the month"
 duck "DuckDB per-instance join, one week" -from 2026-10-24 -to 2026-10-30
 

@@ -94,13 +94,13 @@ if [ -n "$federated" ]; then
 	echo "== HTML report of ./$out (open it in a browser; it needs no network)"
 	bin/kubecost-s3-exporter report -dir "$out" -o "$out/report.html" >/dev/null
 else
-	echo "== Kubecost next to the bill: the simulated CUR 2.0 export in ./$cur (report -cur), per namespace over the archived days"
+	echo "== Kubecost next to the bill: the simulated CUR 2.0 export in ./$cur (report -bill), per namespace over the archived days"
 	echo "   The bill prices each node's instance at a known rate of Kubecost's list price (public on demand = list):"
 	sed -n 's/^CUR_NODE /     /p' "$tmp/sim.out"
 	echo "   Its pod lines split each instance-hour as AWS's split cost allocation data does (max of request and usage,"
 	echo "   vCPU:memory weights 9:1) and give each node's unused capacity (Kubecost's idle) to its pods;"
 	echo "   Kubecost counts PV, network and load balancers, which the bill's pod lines do not split (only Kubecost)."
-	if ! bin/kubecost-s3-exporter report -dir "$out" -cur "$cur" -o "$out/report.html" >"$tmp/report.out" 2>"$tmp/report.log"; then
+	if ! bin/kubecost-s3-exporter report -dir "$out" -bill "$cur" -o "$out/report.html" >"$tmp/report.out" 2>"$tmp/report.log"; then
 		cat "$tmp/report.log" >&2
 		exit 1
 	fi

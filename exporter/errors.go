@@ -26,3 +26,23 @@ func (e FieldErrors) Error() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// Innermost follows err's chain to its root cause (the first branch of a
+// joined error).
+func Innermost(err error) error {
+	for {
+		var next error
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			next = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			if errs := u.Unwrap(); len(errs) > 0 {
+				next = errs[0]
+			}
+		}
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}

@@ -76,18 +76,25 @@ type ObjectAttrs struct {
 	Metadata map[string]string
 }
 
-// ObjectStore is where day files go: S3, or a local directory.
-type ObjectStore interface {
+// Reader is what a reader of a store needs of it (the report, the bill's
+// reader): it lists and reads, never writes, as objstore's BucketReader,
+// so a read-only credential needs no more.
+type Reader interface {
 	// List calls fn for every key under prefix that sorts after startAfter,
 	// in lexical order, until fn returns an error.
 	List(ctx context.Context, prefix, startAfter string, fn func(ObjectInfo) error) error
+	// Open reads an object back. It returns ErrNotExist for a missing key.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+// ObjectStore is where day files go: S3, or a local directory.
+type ObjectStore interface {
+	Reader
 	// Put stores r under key when cond holds, else it returns an error
 	// wrapping ErrPreconditionFailed and writes nothing. The object appears
 	// whole or not at all: when r returns an error or ctx ends, nothing is
 	// left behind.
 	Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond Precondition) error
-	// Open reads an object back. It returns ErrNotExist for a missing key.
-	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	// Delete removes an object; deleting a missing key is not an error.
 	Delete(ctx context.Context, key string) error
 	// Head returns an object's size, ETag and user metadata without reading

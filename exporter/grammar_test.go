@@ -123,28 +123,143 @@ func destinationVars(lits []grammars.Literal) map[string]bool {
 	return vars
 }
 
-// destinationViolations are the literals outside the destination that
-// spell one of its variables.
-func destinationViolations(lits []grammars.Literal) []string {
+// destinationViolations are the ways the product outside the destination
+// reads, declares or decides one of its settings, found by what the code
+// does, not by how a name is spelled: a literal that spells a destination
+// variable or a pattern of one ("S3_%s_TIMEOUT", "S3_" + x); a struct tag
+// that declares a variable in the destination's namespace (S3_*, AWS_*,
+// BILL_*, ...: the first words of its variables), known or new, or one of
+// its flags; an environment read by a name that is not a constant
+// (os.Environ included), or that is the destination's; a check of a field that carries a destination setting
+// (the s3store.Options the destination fills from Settings, or a field
+// of Settings itself) against anything but its zero value; a function or
+// a call that picks a region or a timeout; and the region pattern
+// compiled outside its home.
+func destinationViolations(lits []grammars.Literal, fx *grammars.Facts) []string {
 	vars := destinationVars(lits)
+	ns := namespace(vars)
 	var out []string
+	bad := func(file string, format string, args ...any) {
+		out = append(out, file+": "+fmt.Sprintf(format, args...)+"; the destination ("+destHome+") describes where the data lives")
+	}
 	for _, l := range lits {
-		if inHome(l.File, destHome) || (inHome(l.File, "exporter/awsauth/") && sdkEndpoints[l.Value]) {
+		if inHome(l.File, destHome) || (inHome(l.File, "exporter/awsauth/") && sdkEndpoints[l.Value]) || l.Tag {
 			continue
 		}
-		name := l.Value
-		if l.Tag {
-			name = reflect.StructTag(l.Value).Get("env")
-		}
-		prefixOf := l.Operand && strings.HasSuffix(name, "_") && slices.ContainsFunc(slices.Collect(maps.Keys(vars)), func(v string) bool {
-			return strings.HasPrefix(v, name)
+		prefixOf := l.Operand && strings.HasSuffix(l.Value, "_") && slices.ContainsFunc(slices.Collect(maps.Keys(vars)), func(v string) bool {
+			return strings.HasPrefix(v, l.Value)
 		})
-		if vars[name] || prefixOf {
-			out = append(out, fmt.Sprintf("%s spells the destination variable %q; the destination (%s) reads its settings", l.File, name, destHome))
+		if vars[l.Value] || prefixOf {
+			bad(l.File, "spells the destination variable %q", l.Value)
+		} else if v := patternOf(l, vars); v != "" {
+			bad(l.File, "builds the destination variable %q from %q", v, l.Value)
+		}
+	}
+	settingFields, carried := map[string]bool{}, map[string]bool{}
+	for _, f := range fx.EnvTags {
+		switch {
+		case inHome(f.File, destHome):
+			settingFields[f.Value] = true
+		case vars[f.Name] || inNamespace(f.Name, ns):
+			bad(f.File, "declares the destination variable %q", f.Name)
+		}
+	}
+	flags := map[string]bool{}
+	for _, f := range fx.FlagTags {
+		if inHome(f.File, destHome) {
+			flags[f.Name] = true
+		}
+	}
+	for _, f := range fx.FlagTags {
+		if !inHome(f.File, destHome) && flags[f.Name] {
+			bad(f.File, "declares the destination's flag -%s", f.Name)
+		}
+	}
+	for _, f := range fx.Fields {
+		if !inHome(f.File, destHome) {
+			delete(settingFields, f.Name) // a name other structs use too (Region) says nothing
+		}
+	}
+	for _, f := range fx.OptionsFields {
+		if inHome(f.File, destHome) && f.Value == "setting" {
+			carried[f.Name] = true
+		}
+	}
+	for _, f := range fx.Getenv {
+		switch {
+		case inHome(f.File, destHome):
+		case f.Name == "" && (inHome(f.File, "exporter/") || inHome(f.File, "cmd/kubecost-s3-exporter/")):
+			// The exporter's; build tools (internal/imagebuild) pass their
+			// environment to the commands they run.
+			bad(f.File, "reads the environment (%s) by a name that is not a constant, which may be the destination's", f.Value)
+		case vars[f.Name] || inNamespace(f.Name, ns):
+			bad(f.File, "spells the destination variable %q", f.Name)
+		}
+	}
+	for _, f := range fx.Checks {
+		if !inHome(f.File, destHome) && (settingFields[f.Name] || (carried[f.Name] && inHome(f.File, "exporter/s3store/"))) {
+			bad(f.File, "checks the destination setting %s again (line %d)", f.Name, f.Line)
+		}
+	}
+	for _, f := range fx.Deciders {
+		if !inHome(f.File, destHome) {
+			bad(f.File, "decides a region or a timeout (%s %s, line %d)", f.Value, f.Name, f.Line)
+		}
+	}
+	for _, f := range fx.Compiles {
+		if !inHome(f.File, "exporter/names.go") {
+			bad(f.File, "compiles the region pattern again (line %d); call exporter.IsRegion", f.Line)
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// namespace is the first word of every destination variable: S3, AWS,
+// BILL, CUR, ... A new variable in one of them is the destination's too.
+func namespace(vars map[string]bool) map[string]bool {
+	ns := map[string]bool{}
+	for v := range vars {
+		first, _, _ := strings.Cut(v, "_")
+		ns[first] = true
+	}
+	return ns
+}
+
+func inNamespace(name string, ns map[string]bool) bool {
+	first, _, ok := strings.Cut(name, "_")
+	return ok && ns[first]
+}
+
+// verbRE is a fmt verb; nameTextRE a literal made of a variable name's
+// characters and verbs alone.
+var (
+	verbRE     = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	nameTextRE = regexp.MustCompile(`^(?:[A-Z0-9_]|%[-+# 0-9.]*[a-zA-Z])+$`)
+)
+
+// patternOf is the destination variable a literal builds when formatted
+// or concatenated, "" when it builds none: "S3_%s_TIMEOUT" builds
+// S3_REQUEST_TIMEOUT.
+func patternOf(l grammars.Literal, vars map[string]bool) string {
+	if !nameTextRE.MatchString(l.Value) || !strings.Contains(l.Value, "_") || !strings.ContainsAny(l.Value, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") || (!l.Operand && !verbRE.MatchString(l.Value)) {
+		return ""
+	}
+	parts := verbRE.Split(l.Value, -1)
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	p := strings.Join(parts, ".*")
+	if l.Operand {
+		p = ".*" + p + ".*"
+	}
+	re := regexp.MustCompile("^" + p + "$")
+	for _, v := range slices.Sorted(maps.Keys(vars)) {
+		if re.MatchString(v) {
+			return v
+		}
+	}
+	return ""
 }
 
 // TestDestinationVariablesDerived: the derived list holds every env tag
@@ -197,7 +312,11 @@ func TestGrammarsDefinedOnce(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range destinationViolations(lits) {
+	fx, err := grammars.ProductFacts("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range destinationViolations(lits, fx) {
 		t.Error(v)
 	}
 	for i, def := range definitions {

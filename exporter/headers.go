@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 )
 
@@ -108,21 +106,4 @@ func validValue(s string) bool {
 		}
 	}
 	return true
-}
-
-// ReadFileMax reads a configuration file the user names (the headers
-// file, CLUSTER_MAP_FILE, OBJECT_STORE_CONFIG_FILE) but no more than max
-// bytes, a whole number of MiB, so that a wrong path (a log, a device)
-// is refused instead of read whole.
-func ReadFileMax(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("larger than %d MiB", max>>20)
-	}
-	return b, err
 }

@@ -96,6 +96,13 @@ var (
 	regionRE          = regexp.MustCompile(`^` + RegionPattern + `$`)
 )
 
+// IsRegion reports an AWS region code (RegionPattern), the one check of
+// every region setting.
+func IsRegion(s string) bool { return regionRE.MatchString(s) }
+
+// RegionAccepted is what a region setting accepts, in the words of errors.
+const RegionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
+
 // AccessPointARNAccepted says what ParseAccessPointARN accepts.
 const AccessPointARNAccepted = "arn:<partition>:s3:<region>:<12-digit account>:accesspoint/<name>"
 

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -51,23 +50,24 @@ const (
 	sessionPrefix = "kubecost-s3-exporter-"
 )
 
-// Input is what Load needs. Only Region is required.
+// Input is what Load needs. Region, Lookup and RequestTimeout are required.
 type Input struct {
 	// Region is the region of every client. Required; awsauth takes it as
 	// given: which variable or flag wins is the destination's decision
 	// (destination.Settings.Region), so a command's -region is obeyed.
 	Region string
-	// ParentRoleARN is IRSA_PARENT_IAM_ROLE_ARN; empty means no chaining.
-	ParentRoleARN string
+	// ParentRoleARN is the role the child's credentials assume; empty
+	// means no chaining. ParentRoleSetting names its variable, for errors.
+	ParentRoleARN, ParentRoleSetting string
 	// ClusterName names the STS sessions kubecost-s3-exporter-<cluster>,
 	// so CloudTrail shows which cluster's exporter acted.
 	ClusterName string
 	// Lookup reads the AWS_* variables awsauth interprets itself:
-	// AWS_ROLE_ARN,
-	// AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME, AWS_ENDPOINT_URL,
-	// AWS_ENDPOINT_URL_<SERVICE> and AWS_IGNORE_CONFIGURED_ENDPOINT_URLS.
-	// nil means os.LookupEnv. Anything else the SDK reads (profiles, static
-	// keys, IMDS settings) still comes from the process environment.
+	// AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME,
+	// AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_<SERVICE> and
+	// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS. Required: the destination
+	// hands it (Settings.AWSLookup). Anything else the SDK reads (profiles,
+	// static keys, IMDS settings) still comes from the process environment.
 	Lookup func(string) (string, bool)
 	// Static are keys the destination's configuration names (a Thanos
 	// object-store.yaml's access_key and secret_key). When set they replace
@@ -81,7 +81,8 @@ type Input struct {
 	// refreshed; 0 means 5 minutes.
 	ExpiryWindow time.Duration
 	// RequestTimeout bounds how long an S3, STS or Secrets Manager call may
-	// make no progress (see NewHTTPClient); 0 means DefaultRequestTimeout.
+	// make no progress (see NewHTTPClient). Required, as the region: its
+	// default is the destination's (S3_REQUEST_TIMEOUT).
 	// RequestTimeoutSetting names the variable that sets it, for errors.
 	RequestTimeout        time.Duration
 	RequestTimeoutSetting string
@@ -154,19 +155,20 @@ type setup struct {
 }
 
 func newSetup(in Input) (*setup, error) {
-	lookup := in.Lookup
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
 	st := &setup{
 		in:      in,
-		env:     envSource{lookup},
+		env:     envSource{in.Lookup},
 		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
 		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
 		session: SessionName(in.ClusterName),
 	}
-	if st.region = in.Region; st.region == "" {
+	switch st.region = in.Region; {
+	case st.region == "":
 		return nil, errors.New("awsauth: no AWS region in the input")
+	case in.Lookup == nil:
+		return nil, errors.New("awsauth: no environment lookup in the input")
+	case in.RequestTimeout <= 0:
+		return nil, errors.New("awsauth: no request timeout in the input")
 	}
 	return st, nil
 }
@@ -250,8 +252,8 @@ func (st *setup) assumeParent(ctx context.Context, id *Identity, parentARN strin
 	id.Config = id.Config.Copy()
 	id.Config.Credentials = aws.NewCredentialsCache(p, st.cacheOptions)
 	if _, err := id.Config.Credentials.Retrieve(ctx); err != nil {
-		return fmt.Errorf("awsauth: cannot assume parent role %s (IRSA_PARENT_IAM_ROLE_ARN) with %s: %w%s",
-			parentARN, id.Chain, err, assumeHint(err))
+		return fmt.Errorf("awsauth: cannot assume parent role %s (%s) with %s: %w%s",
+			parentARN, st.in.ParentRoleSetting, id.Chain, err, assumeHint(err))
 	}
 	id.Chain += " -> assume-role " + parentARN
 	return nil

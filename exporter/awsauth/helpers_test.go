@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/awsfake"
 )
@@ -69,7 +70,7 @@ func newIRSA(t *testing.T) *irsa {
 }
 
 func (s *irsa) input(log *slog.Logger, parent string) Input {
-	return Input{Region: region, ParentRoleARN: parent, ClusterName: cluster, Lookup: s.env.lookup, Logger: log}
+	return Input{Region: region, ParentRoleARN: parent, ParentRoleSetting: "IRSA_PARENT_IAM_ROLE_ARN", ClusterName: cluster, Lookup: s.env.lookup, Logger: log, RequestTimeout: time.Minute}
 }
 
 // secrets is everything that must never be logged: every secret key,

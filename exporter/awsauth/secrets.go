@@ -10,17 +10,11 @@ import (
 
 // FetchSecret returns the current value of a Secrets Manager secret:
 // SecretString, or SecretBinary as bytes. cfg should be Identity.Config, so
-// the read uses the parent's credentials when chaining. region "" means
-// cfg's region. Errors name the secret and region, never the value.
+// the read uses the parent's credentials when chaining. region is the
+// destination's decision (Settings.SecretsRegion). Errors name the secret
+// and region, never the value.
 func FetchSecret(ctx context.Context, cfg aws.Config, region, name string) (string, error) {
-	client := secretsmanager.NewFromConfig(cfg, func(o *secretsmanager.Options) {
-		if region != "" {
-			o.Region = region
-		}
-	})
-	if region == "" {
-		region = cfg.Region
-	}
+	client := secretsmanager.NewFromConfig(cfg, func(o *secretsmanager.Options) { o.Region = region })
 	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})
 	if err != nil {
 		return "", fmt.Errorf("awsauth: read secret %s in %s: %w", name, region, err)

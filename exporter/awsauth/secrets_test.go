@@ -145,7 +145,7 @@ func TestFetchSecretErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := FetchSecret(t.Context(), parent.Config, "", "kubecost/binary"); err != nil || v != "binary-secret-value" {
+	if v, err := FetchSecret(t.Context(), parent.Config, region, "kubecost/binary"); err != nil || v != "binary-secret-value" {
 		t.Errorf("SecretBinary = %q, %v", v, err)
 	}
 	_, err = FetchSecret(t.Context(), parent.Config, "us-west-2", "kubecost/missing")
@@ -158,12 +158,12 @@ func TestFetchSecretErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = FetchSecret(t.Context(), child.Config, "", "kubecost/ca-bundle")
+	_, err = FetchSecret(t.Context(), child.Config, region, "kubecost/ca-bundle")
 	if !isCode(err, "AccessDeniedException") {
 		t.Errorf("child reading the parent's secret: %v, want AccessDeniedException", err)
 	}
 	// A secret that is not a CA bundle is reported without its content.
-	v, err := FetchSecret(t.Context(), parent.Config, "", "kubecost/binary")
+	v, err := FetchSecret(t.Context(), parent.Config, region, "kubecost/binary")
 	if err != nil {
 		t.Fatal(err)
 	}

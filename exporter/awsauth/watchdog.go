@@ -13,12 +13,6 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 )
 
-// DefaultRequestTimeout bounds how long an AWS call may make no progress.
-// S3 answers a PutObject or UploadPart within seconds of the last byte and
-// streams bodies steadily, so a minute without a byte either way is a
-// stalled connection, not a slow one.
-const DefaultRequestTimeout = 60 * time.Second
-
 // StallError is a connection that made no progress for Timeout. It is a
 // timeout (Timeout() is true), so the SDK's retryer retries the call on a
 // new connection.
@@ -36,6 +30,10 @@ func (e *StallError) Error() string {
 	return msg
 }
 
+// Bound is the bound the call broke and the setting that sets it, for a
+// caller that words the error its own way (s3store).
+func (e *StallError) Bound() (time.Duration, string) { return e.After, e.Setting }
+
 // Timeout marks the error as retryable for the SDK.
 func (e *StallError) Timeout() bool { return true }
 
@@ -52,9 +50,6 @@ func (e *StallError) Temporary() bool { return true }
 // its total duration: a large part on a slow link is fine as long as bytes
 // move.
 func NewHTTPClient(timeout time.Duration, setting string) *awshttp.BuildableClient {
-	if timeout <= 0 {
-		timeout = DefaultRequestTimeout
-	}
 	return awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
 		// The watchdog below fails a silent wait for the response after
 		// timeout, with a message naming the setting; the transport's own

@@ -64,7 +64,7 @@ func TestStalledSecretsManagerIsBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	_, err = FetchSecret(ctx, id.Config, "", "kubecost/ca")
+	_, err = FetchSecret(ctx, id.Config, region, "kubecost/ca")
 	if err == nil {
 		t.Fatal("FetchSecret succeeded against a stalled Secrets Manager")
 	}

@@ -94,7 +94,7 @@ Usage:
   kubecost-s3-exporter schema [--format json|text] [--labels k1,k2] [--annotations k1]
                                      print the Parquet column contract
   kubecost-s3-exporter summary DIR   print rows and cost per namespace of the Parquet files under DIR
-  kubecost-s3-exporter report [-dir DIR | -bucket NAME | -object-store-config-file FILE] [-from YYYY-MM-DD] [-to YYYY-MM-DD] [-cluster a,b] [-o report.html]
+  kubecost-s3-exporter report [-dir DIR | -bucket NAME | -object-store-config-file FILE] [-from YYYY-MM-DD] [-to YYYY-MM-DD] [-cluster a,b] [-bill s3://BUCKET/PREFIX/ | DIR] [-o report.html]
                                      write a self-contained HTML report of the archive (read-only); with
                                      the run's environment it needs no flag (every flag: report -h)
   kubecost-s3-exporter version       print the version

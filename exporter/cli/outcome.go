@@ -184,27 +184,7 @@ func reason(err error, n int) string {
 	if errors.As(err, &b) {
 		return clip(exporter.Redact(b.Brief()), "", n)
 	}
-	return clip(exporter.Redact(err.Error()), exporter.Redact(innermost(err).Error()), n)
-}
-
-// innermost follows err's chain to its root cause (the first branch of a
-// joined error).
-func innermost(err error) error {
-	for {
-		var next error
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			next = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			if errs := u.Unwrap(); len(errs) > 0 {
-				next = errs[0]
-			}
-		}
-		if next == nil {
-			return err
-		}
-		err = next
-	}
+	return clip(exporter.Redact(err.Error()), exporter.Redact(exporter.Innermost(err).Error()), n)
 }
 
 // clip shortens s to about n bytes by cutting out its middle: the start

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // TestReasonKeepsHeadAndCause: a long wrapped error keeps, within the
@@ -33,7 +35,7 @@ func TestReasonKeepsHeadAndCause(t *testing.T) {
 		t.Errorf("short: %q", got)
 	}
 	j := errors.Join(fmt.Errorf("plan: %w", errors.New(strings.Repeat("x", 200)+" root")), errors.New("second"))
-	if got := innermost(j).Error(); !strings.HasSuffix(got, " root") {
+	if got := exporter.Innermost(j).Error(); !strings.HasSuffix(got, " root") {
 		t.Errorf("innermost of a joined error: %q", got)
 	}
 }

@@ -44,9 +44,18 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 		return ExitRuntime
 	}
 	o.Store = arch.Store
-	if o.Bill, err = openBill(ctx, rc, lookup, log); err != nil {
-		fmt.Fprintf(stderr, "report: %v\n", err)
-		return ExitRuntime
+	for _, w := range rc.Bill.Warnings() {
+		log.Warn(w)
+	}
+	if b := rc.Bill.Dest; b != nil {
+		// The bill is opened as the archive is, read-only, with the
+		// archive's identity unless BILL_ROLE_ARN names its own.
+		bill, err := destination.Open(ctx, b, destination.Env{Lookup: lookup, Session: "report", ReadOnly: true, Logger: log, Shared: arch.AWS})
+		if err != nil {
+			fmt.Fprintf(stderr, "report: the bill at %s: %v\n", rc.Bill.Source(), err)
+			return ExitRuntime
+		}
+		o.Bill = &report.Bill{Store: bill.Store, Prefix: b.S3Prefix, Source: rc.Bill.Source()}
 	}
 	o.Today = cmp.Or(o.Today, time.Now())
 	if run != nil {

@@ -263,7 +263,7 @@ func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity)
 		var bundle string
 		if cfg.CASecretName != "" {
 			var err error
-			if bundle, err = awsauth.FetchSecret(ctx, id.Config, cfg.SecretRegion(), cfg.CASecretName); err != nil {
+			if bundle, err = awsauth.FetchSecret(ctx, id.Config, cfg.SecretsRegion(cfg.CASecretRegion), cfg.CASecretName); err != nil {
 				return nil, "", err
 			}
 		}
@@ -277,7 +277,7 @@ func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity)
 		token, err := kubecost.BearerTokenFile(cfg.BearerFile)
 		return tlsCfg, token, err
 	case cfg.BearerSecret != "":
-		raw, err := awsauth.FetchSecret(ctx, id.Config, cfg.SecretRegion(), cfg.BearerSecret)
+		raw, err := awsauth.FetchSecret(ctx, id.Config, cfg.SecretsRegion(cfg.CASecretRegion), cfg.BearerSecret)
 		if err != nil {
 			return nil, "", err
 		}

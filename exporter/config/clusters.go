@@ -202,25 +202,11 @@ func checkClusterMapFile(c *Config, bad badFunc) {
 }
 
 // partition is the partition of the cluster ARNs, or "" when unknown.
-func (c *Config) partition() string {
-	if c.Federated() {
-		if entries, err := c.mapEntries(); err == nil && len(entries) > 0 {
-			return parseCluster(entries[0][1]).Partition
-		}
-		return ""
-	}
-	return parseCluster(c.ClusterID).Partition
-}
+func (c *Config) partition() string { return c.Home().Partition }
 
 // accounts lists the distinct accounts of the clusters.
 func (c *Config) accounts() []string {
 	var out []string
-	if !c.Federated() {
-		if a := c.Cluster().Account; a != "" {
-			out = append(out, a)
-		}
-		return out
-	}
 	for _, m := range c.Members() {
 		if m.Account != "" && !slices.Contains(out, m.Account) {
 			out = append(out, m.Account)

@@ -43,8 +43,9 @@ type Report struct {
 	Today         string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
 	Out           string `flag:"o" default:"report.html" desc:"output file"`
 
-	// The bill to compare with (cur.go).
-	BillLocation
+	// The bill to compare with: a location of the destination's, loaded
+	// (Load) and checked (BillRules) like the archive.
+	destination.Bill
 
 	Logging
 
@@ -53,8 +54,8 @@ type Report struct {
 }
 
 func reportRules() []rule[Report] {
-	return slices.Concat(destinationRules(func(r *Report) (*destination.Settings, destination.Scope) {
-		return &r.Settings, destination.Scope{Region: parseCluster(r.ClusterID).Region}
+	return slices.Concat(destinationRules(destination.Rules(), func(r *Report) (*destination.Settings, destination.Scope) {
+		return &r.Settings, reportScope(r)
 	}), []rule[Report]{
 		{"-from", func(r *Report, bad badFunc) { r.FromDay = checkDay(r.From, bad) }},
 		{"-to", func(r *Report, bad badFunc) {
@@ -79,7 +80,22 @@ func reportRules() []rule[Report] {
 				bad(r.Today, "accepted: YYYY-MM-DD or RFC 3339 (2026-11-21T10:00:00Z)")
 			}
 		}},
-	}, billRules(), loggingRules(func(r *Report) *Logging { return &r.Logging }))
+	}, destinationRules(destination.BillRules(), func(r *Report) (*destination.Bill, destination.Scope) {
+		return &r.Bill, reportScope(r)
+	}), loggingRules(func(r *Report) *Logging { return &r.Logging }))
+}
+
+// Load reads what the archive's settings name, then makes the bill's
+// location settings of its own, before any rule runs.
+func (r *Report) Load(lookup func(string) (string, bool)) {
+	r.Settings.Load(lookup)
+	r.Bill.Load(&r.Settings, lookup)
+}
+
+// reportScope is what the report tells the destination's rules: its
+// cluster's region.
+func reportScope(r *Report) destination.Scope {
+	return destination.Scope{Region: parseCluster(r.ClusterID).Region}
 }
 
 // Schema is the configuration of the schema command.

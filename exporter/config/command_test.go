@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // commandBase is the smallest valid environment of each subcommand that
@@ -87,8 +89,8 @@ func TestCommandInvalidValues(t *testing.T) {
 		{"report", []string{"-from", "2026-11-05", "-to", "2026-11-01"}, nil, "-to", "2026-11-01", "is before -from 2026-11-05"},
 		{"report", nil, map[string]string{"OUTPUT_DIR": "", "S3_BUCKET_NAME": ""}, "S3_BUCKET_NAME", "", "required unless OUTPUT_DIR"},
 		{"report", []string{"-bucket", "kubecost-cost-data"}, map[string]string{"OUTPUT_DIR": ""}, "AWS_REGION", "", "required with a bucket"},
-		{"report", []string{"-bucket", "kubecost-cost-data", "-region", "us-east"}, map[string]string{"OUTPUT_DIR": ""}, "-region", "us-east", regionAccepted},
-		{"report", nil, map[string]string{"AWS_DEFAULT_REGION": "useast1", "S3_BUCKET_NAME": "kubecost-cost-data", "OUTPUT_DIR": ""}, "AWS_REGION", "useast1", regionAccepted},
+		{"report", []string{"-bucket", "kubecost-cost-data", "-region", "us-east"}, map[string]string{"OUTPUT_DIR": ""}, "-region", "us-east", exporter.RegionAccepted},
+		{"report", nil, map[string]string{"AWS_DEFAULT_REGION": "useast1", "S3_BUCKET_NAME": "kubecost-cost-data", "OUTPUT_DIR": ""}, "AWS_REGION", "useast1", exporter.RegionAccepted},
 		{"schema", []string{"-format", "yaml"}, nil, "-format", "yaml", "accepted: json, text"},
 	}
 	for _, tc := range cases {
@@ -121,9 +123,9 @@ func TestCommandFlagWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.SettleHours != 72 || r.BackfillPeriodDays != 30 || r.RetentionDays != 0 || r.Currency != "USD" || r.Region != "eu-west-1" {
+	if r.SettleHours != 72 || r.BackfillPeriodDays != 30 || r.RetentionDays != 0 || r.Currency != "USD" || r.STSRegion() != "eu-west-1" {
 		t.Errorf("settle %d, backfill %d, retention %d, currency %q, region %q; want 72, 30, 0 (ask Kubecost), USD, eu-west-1",
-			r.SettleHours, r.BackfillPeriodDays, r.RetentionDays, r.Currency, r.Region)
+			r.SettleHours, r.BackfillPeriodDays, r.RetentionDays, r.Currency, r.STSRegion())
 	}
 	if _, err := LoadReport([]string{"-h"}, func(string) (string, bool) { return "", false }, io.Discard); !IsHelp(err) {
 		t.Errorf("-h: %v, want help", err)

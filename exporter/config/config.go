@@ -66,7 +66,7 @@ type Config struct {
 	BackfillMaxDays      int  `env:"BACKFILL_MAX_DAYS" default:"400" desc:"how far back, in days, BACKFILL_ALL_AVAILABLE and the continuation of an unfinished backfill look, 3-3650; at most BACKFILL_PERIOD_DAYS keeps every run to its window"`
 
 	CASecretName   string `env:"KUBECOST_CA_CERTIFICATE_SECRET_NAME" desc:"Secrets Manager secret holding a PEM CA bundle for Kubecost TLS"`
-	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the cluster's region)"`
+	CASecretRegion string `env:"KUBECOST_CA_CERTIFICATE_SECRET_REGION" desc:"region of that secret (default: the region of STS, AWS_REGION, else the cluster's)"`
 	BearerFile     string `env:"KUBECOST_BEARER_TOKEN_FILE" desc:"file holding a bearer token for a Kubecost behind OIDC"`
 	BearerSecret   string `env:"KUBECOST_BEARER_TOKEN_SECRET_NAME" desc:"Secrets Manager secret holding that bearer token"`
 	HeadersFile    string `env:"KUBECOST_HTTP_HEADERS_FILE" desc:"file of 'Name: value' lines sent as headers on every Kubecost request (credentials of an SSO-enabled Kubecost, e.g. X-API-KEY); values are never logged"`
@@ -231,16 +231,7 @@ func envSource(lookup func(string) (string, bool)) source {
 func decode(src source, dst any) exporter.FieldErrors {
 	var errs exporter.FieldErrors
 	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if isEmbedded(f) { // a package's own settings, such as the destination's
-			errs = append(errs, decode(src, v.Field(i).Addr().Interface())...)
-			continue
-		}
-		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
-			continue // not a setting
-		}
+	for _, f := range settingFields(v.Type()) {
 		name, raw, ok := src(f)
 		if !ok {
 			name, raw, ok = settingName(f), f.Tag.Get("default"), f.Tag.Get("default") != ""
@@ -248,7 +239,7 @@ func decode(src source, dst any) exporter.FieldErrors {
 		if !ok {
 			continue
 		}
-		if msg := decodeField(v.Field(i), raw); msg != "" {
+		if msg := decodeField(v.FieldByIndex(f.Index), raw); msg != "" {
 			errs = append(errs, &exporter.FieldError{Field: name, Value: raw, Msg: msg})
 		}
 	}
@@ -317,24 +308,23 @@ func Vars() []Var {
 	return vars
 }
 
-// isEmbedded reports an embedded settings struct, whose fields are
-// settings of the struct that embeds it.
-func isEmbedded(f reflect.StructField) bool {
-	return f.Anonymous && f.Type.Kind() == reflect.Struct
+// settingFields are the settings of a configuration struct in
+// declaration order, those of an embedded package's settings (the
+// destination's) in its place: every field with an env or flag tag.
+func settingFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.Anonymous && (f.Tag.Get("env") != "" || f.Tag.Get("flag") != "") {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // varsOf lists the settings of a configuration struct in declaration order.
 func varsOf(t reflect.Type) []Var {
-	out := make([]Var, 0, t.NumField())
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if isEmbedded(f) {
-			out = append(out, varsOf(f.Type)...)
-			continue
-		}
-		if f.Tag.Get("env") == "" && f.Tag.Get("flag") == "" {
-			continue
-		}
+	var out []Var
+	for _, f := range settingFields(t) {
 		out = append(out, Var{
 			Name:     f.Tag.Get("env"),
 			Default:  f.Tag.Get("default"),

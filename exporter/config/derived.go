@@ -7,16 +7,14 @@ import (
 )
 
 // Cluster is what CLUSTER_ID says about the cluster.
-type Cluster struct {
-	ARN, Partition, Region, Account, Name string
-}
+type Cluster = exporter.ClusterARN
 
 // Cluster parses CLUSTER_ID. Call it only on a validated Config.
 func (c *Config) Cluster() Cluster { return parseCluster(c.ClusterID) }
 
 func parseCluster(arn string) Cluster {
 	c, _ := exporter.ParseClusterARN(arn)
-	return Cluster(c)
+	return c
 }
 
 func isClusterARN(arn string) bool { _, ok := exporter.ParseClusterARN(arn); return ok }
@@ -60,14 +58,6 @@ func (c *Config) AllocationURL() string {
 // Secrets Manager secret: AWS credentials are then needed even for a
 // directory archive.
 func (c *Config) SecretsInAWS() bool { return c.CASecretName != "" || c.BearerSecret != "" }
-
-// SecretRegion is the region of the Secrets Manager secrets.
-func (c *Config) SecretRegion() string {
-	if c.CASecretRegion != "" {
-		return c.CASecretRegion
-	}
-	return c.Home().Region
-}
 
 // ForceDays parses FORCE_DATES. Call it only on a validated Config.
 func (c *Config) ForceDays() []time.Time {

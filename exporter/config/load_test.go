@@ -51,7 +51,7 @@ func TestEveryFieldDecodes(t *testing.T) {
 	t.Parallel()
 	typ := reflect.TypeOf(Config{})
 	for _, f := range reflect.VisibleFields(typ) { // the destination's too
-		if !f.IsExported() || isEmbedded(f) {
+		if !f.IsExported() || f.Anonymous {
 			continue // state Load derives, not a variable
 		}
 		if f.Tag.Get("env") == "" || f.Tag.Get("desc") == "" {

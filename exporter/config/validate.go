@@ -20,7 +20,6 @@ const (
 )
 
 var (
-	regionRE = regexp.MustCompile(`^` + regionPattern + `$`)
 	// A secret is named, or, for one in another account, given by ARN.
 	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
 	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
@@ -115,16 +114,6 @@ func intRange[T any](get func(*T) int, lo, hi int) func(*T, badFunc) {
 	}
 }
 
-// positive accepts a duration above zero; Seconds.Decode already refuses
-// others, this catches a Config built in code.
-func positive(get func(*Config) Seconds) func(*Config, badFunc) {
-	return func(c *Config, bad badFunc) {
-		if v := get(c); v <= 0 {
-			bad(fmt.Sprint(v.Duration().Seconds()), "accepted: a number of seconds > 0")
-		}
-	}
-}
-
 // matches accepts "" and values matching re.
 func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) func(*T, badFunc) {
 	return func(c *T, bad badFunc) {
@@ -137,11 +126,10 @@ func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) fun
 // What the regexps accept, in the words of errors.
 const (
 	secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
-	regionAccepted = destination.RegionAccepted
 )
 
 func rules() []Rule {
-	return slices.Concat(destinationRules(func(c *Config) (*destination.Settings, destination.Scope) {
+	return slices.Concat(destinationRules(destination.Rules(), func(c *Config) (*destination.Settings, destination.Scope) {
 		return &c.Settings, destination.Scope{Partition: c.partition(), Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
 	}), []Rule{
 		{"CLUSTER_ID", checkCluster},
@@ -164,10 +152,12 @@ func rules() []Rule {
 		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
 		{"MAX_VALUE_BYTES", intRange(func(c *Config) int { return c.MaxValueBytes }, 4096, 1<<30)},
 		{"BACKFILL_MAX_DAYS", intRange(func(c *Config) int { return c.BackfillMaxDays }, exporter.MinBackfillDays, maxBackfillDays)},
-		{"CONNECTION_TIMEOUT", positive(func(c *Config) Seconds { return c.ConnectionTimeout })},
-		{"KUBECOST_ALLOCATION_API_READ_TIMEOUT", positive(func(c *Config) Seconds { return c.ReadTimeout })},
 		{"KUBECOST_CA_CERTIFICATE_SECRET_NAME", matches(func(c *Config) string { return c.CASecretName }, secretNameRE, secretAccepted)},
-		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", matches(func(c *Config) string { return c.CASecretRegion }, regionRE, regionAccepted)},
+		{"KUBECOST_CA_CERTIFICATE_SECRET_REGION", func(c *Config, bad badFunc) {
+			if r := c.CASecretRegion; r != "" && !exporter.IsRegion(r) {
+				bad(r, "accepted: %s", exporter.RegionAccepted)
+			}
+		}},
 		{"KUBECOST_BEARER_TOKEN_FILE", func(c *Config, bad badFunc) {
 			if c.BearerSecret != "" && c.BearerFile != "" {
 				bad(c.BearerFile, "set KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, not both")
@@ -314,11 +304,12 @@ func (c *Config) Warnings() []string {
 	return w
 }
 
-// destinationRules are the destination's own rules over the Settings a
-// command's configuration embeds, so every command checks it alike.
-func destinationRules[T any](of func(*T) (*destination.Settings, destination.Scope)) []rule[T] {
+// destinationRules are the destination's own rules over the settings a
+// command's configuration embeds (Settings, Bill), so every command checks
+// them alike.
+func destinationRules[T, S any](rs []destination.Rule[S], of func(*T) (*S, destination.Scope)) []rule[T] {
 	var out []rule[T]
-	for _, r := range destination.Rules() {
+	for _, r := range rs {
 		out = append(out, rule[T]{r.Var, func(c *T, bad badFunc) { s, sc := of(c); r.Check(s, sc, bad) }})
 	}
 	return out

@@ -231,7 +231,7 @@ func TestInvalidValues(t *testing.T) {
 		{"KUBECOST_ALLOCATION_API_PAGINATE", "on", flagMsg},
 		{"S3_REQUEST_TIMEOUT", "0", "accepted: a number of seconds > 0"},
 		{"S3_REQUEST_TIMEOUT", "soon", "accepted: a number of seconds"},
-		{"S3_PART_SIZE_MIB", "4", "accepted: an integer from 5 to 5120"},
+		{"S3_PART_SIZE_MIB", "4", "accepted: 5 MiB to 5 GiB"},
 		{"S3_PART_SIZE_MIB", "8MiB", "accepted: an integer"},
 		{"CONNECTION_TIMEOUT", "0", "accepted: a number of seconds > 0"},
 		{"CONNECTION_TIMEOUT", "-5", "accepted: a number of seconds > 0"},
@@ -531,8 +531,8 @@ func TestDerived(t *testing.T) {
 	if got := c.Cluster(); got != (Cluster{ARN: c.ClusterID, Partition: "aws-us-gov", Region: "us-gov-west-1", Account: "111122223333", Name: "gov_1"}) {
 		t.Errorf("Cluster() = %+v", got)
 	}
-	if c.SecretRegion() != "us-gov-west-1" {
-		t.Errorf("SecretRegion() = %q, want the cluster's region", c.SecretRegion())
+	if c.SecretsRegion(c.CASecretRegion) != "us-gov-west-1" {
+		t.Errorf("SecretsRegion = %q, want the cluster's region", c.SecretsRegion(c.CASecretRegion))
 	}
 	if c.AllocationURL() != "http://opencost:9003/allocation/compute" {
 		t.Errorf("AllocationURL() = %q", c.AllocationURL())
@@ -550,7 +550,7 @@ func TestDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.SecretRegion() != "eu-west-1" || c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/") != "http://kubecost-frontend.kubecost:9090/custom" {
-		t.Errorf("SecretRegion() = %q, AllocationURLAt() = %q", c2.SecretRegion(), c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/"))
+	if c2.SecretsRegion(c2.CASecretRegion) != "eu-west-1" || c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/") != "http://kubecost-frontend.kubecost:9090/custom" {
+		t.Errorf("SecretsRegion = %q, AllocationURLAt() = %q", c2.SecretsRegion(c2.CASecretRegion), c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/"))
 	}
 }

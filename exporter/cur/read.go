@@ -14,15 +14,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Reader is what reading an export needs of an object store: list and
-// read, as exporter/report.Reader. Every exporter.ObjectStore is one (S3
-// through exporter/s3store, a local directory through exporter/dirstore).
-type Reader interface {
-	List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error
-	Open(ctx context.Context, key string) (io.ReadCloser, error)
-}
-
-var _ Reader = exporter.ObjectStore(nil)
+// Reader is what reading an export needs of an object store.
+type Reader = exporter.Reader
 
 // Options select what Read reads.
 type Options struct {
@@ -190,11 +183,6 @@ func (a *Aggregator) skip(rg parquet.RowGroup, fc fileColumns) bool {
 		a.sum.Stats.RowGroupsUndecided++
 		return false
 	}
-	first, last := utcDay(fc.start.decode(lo)), utcDay(fc.start.decode(hi))
+	first, last := exporter.Midnight(fc.start.decode(lo)), exporter.Midnight(fc.start.decode(hi))
 	return (!a.from.IsZero() && last.Before(a.from)) || (!a.to.IsZero() && first.After(a.to))
-}
-
-func utcDay(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }

@@ -3,6 +3,8 @@ package cur
 import (
 	"strings"
 	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // NullFloat is a double column's value: CUR writes null where a column does
@@ -321,8 +323,7 @@ func Day(l *Line) time.Time {
 	if l.UsageStart.IsZero() {
 		return time.Time{}
 	}
-	y, m, d := l.UsageStart.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	return exporter.Midnight(l.UsageStart)
 }
 
 // daySQL: Athena's timestamp carries no zone and CUR's are UTC; a DuckDB

@@ -21,7 +21,7 @@ import (
 func TestReadFromS3(t *testing.T) {
 	srv := miniotest.Start(t)
 	srv.CreateBucket(t, "billing")
-	store, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing"})
+	store, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing", PartSize: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package destination
 
 import (
-	"cmp"
 	"net/url"
 	"strings"
 
@@ -82,8 +81,8 @@ func (c *S3) validateAccessPoint(bad badFn) {
 	if !isARN {
 		return
 	}
-	switch region := cmp.Or(c.Region, regionOfHost(host)); {
-	case !(isAWSHost(host) && !keepsAWSHost(host)) && !accessPointVPCE(host):
+	switch region := c.region(); {
+	case arnEndpointRefused(host):
 		// An AWS host other than FIPS and PrivateLink is left to the SDK
 		// (EndpointURL), which resolves the access point's host itself.
 		bad("config.endpoint", c.Endpoint, "with an access point ARN as the bucket, write AWS's S3 endpoint (s3.%s.amazonaws.com): "+
@@ -104,10 +103,7 @@ func (c *S3) validateAccessPoint(bad badFn) {
 // refuses an ARN of another partition than the client's, and credentials
 // do not cross partitions). The file's endpoint is checked with the file.
 func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
-	name := "AWS_ENDPOINT_URL_S3"
-	if s.store.env[name] == "" {
-		name = "AWS_ENDPOINT_URL"
-	}
+	name := s.store.envOf(pair{vars: s3EndpointVars})
 	var host, hostPort string
 	if u, err := url.Parse(s.store.env[name]); err == nil && u.Host != "" {
 		host, hostPort = endpointHost(u.Host), u.Host
@@ -122,7 +118,7 @@ func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
 	if sc.Partition != "" && sc.Partition != ap.Partition {
 		bad(s.S3BucketName, "the access point's partition %q differs from the cluster's %q", ap.Partition, sc.Partition)
 	}
-	if host != "" && !accessPointVPCE(host) && accessPointHostProblem(host) == "" {
+	if host != "" && (sdkResolves(host) || arnEndpointRefused(host)) && accessPointHostProblem(host) == "" {
 		bad(s.S3BucketName, "%s=%s would receive the access point's requests as <name>-<account>.%s; "+
 			"with an access point ARN as the bucket, unset it (the AWS SDK derives the access point's host from the ARN)",
 			name, s.store.env[name], hostPort)

@@ -7,11 +7,12 @@
 // The sources are the variables (the env tags of Settings, which the
 // configuration tables of package config embed, so help, the docs and the
 // chart list them), the report's flags (the flag tags), and
-// OBJECT_STORE_CONFIG_FILE (file.go, settings.go). Settings owns their
-// defaults, their validation (Rules), where each value came from
-// (Sources), and the construction of the store and its client (open.go):
-// credential chain, role chaining, endpoint, TLS, retries, encryption and
-// object headers. s3store and dirstore only implement the store.
+// OBJECT_STORE_CONFIG_FILE (file.go, objectstore.go). The bill's location
+// is a second Settings (bill.go). Settings owns their defaults, their
+// validation (Rules), each client's region (STSRegion, BucketRegion,
+// SecretsRegion), where each value came from (Sources), and the
+// construction of the store and its client (open.go): credential chain,
+// role chaining, endpoint, TLS, retries, encryption and object headers. s3store and dirstore only implement the store.
 //
 // Adding an object-store option: docs/architecture.md.
 package destination
@@ -41,14 +42,11 @@ type Settings struct {
 	SSE                   string `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
 	SSEKMSKeyID           string `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
 	S3PartSizeMiB         int    `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
-	// Region is the region of the archive's AWS clients: STS, Secrets
-	// Manager by default, and the bucket unless OBJECT_STORE_CONFIG_FILE
-	// names the bucket's (BucketRegion). A flag wins over AWS_REGION, which
-	// wins over AWS_DEFAULT_REGION (Load), then the command's cluster's
-	// (Scope.Region), then the file's. awsauth takes it as given. The
-	// run's table leaves it out: the AWS SDK defines the variable, and EKS
-	// sets it in every IRSA pod.
-	Region string `env:"AWS_REGION" flag:"region" desc:"the region of STS and of the bucket, unless OBJECT_STORE_CONFIG_FILE names the bucket's (also read from AWS_DEFAULT_REGION; default: CLUSTER_ID's, else the file's)"`
+	// Region is the AWS region the user set (a flag, AWS_REGION); the
+	// regions of the clients are decided from it by STSRegion and
+	// BucketRegion. The run's table leaves it out: the AWS SDK defines the
+	// variable, and EKS sets it in every IRSA pod.
+	Region string `env:"AWS_REGION" flag:"region" desc:"the region of STS and of the bucket, unless the bucket names its own (an access point ARN, OBJECT_STORE_CONFIG_FILE's config.region); default: AWS_DEFAULT_REGION, else CLUSTER_ID's"`
 	// RequestTimeout bounds every AWS call of the archive (awsauth's HTTP
 	// client), for every command that opens it.
 	RequestTimeout exporter.Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
@@ -56,16 +54,50 @@ type Settings struct {
 	// store is what Load read from OBJECT_STORE_CONFIG_FILE, so that the
 	// rules stay free of I/O.
 	store objectStore
+	// envRegion is AWS_REGION, else AWS_DEFAULT_REGION, as Load found
+	// them; clusterRegion the command's cluster's (Scope.Region); roleVar
+	// names IRSAParentRoleARN's variable when it is not its own (the bill's).
+	envRegion, clusterRegion, roleVar string
 }
 
 // Load reads what the settings name (OBJECT_STORE_CONFIG_FILE) and fills
 // the values only the file sets. lookup is the environment, for the
 // variables the file must agree with. Call it once, after decoding.
 func (s *Settings) Load(lookup func(string) (string, bool)) {
-	if v, _ := lookup("AWS_DEFAULT_REGION"); s.Region == "" {
-		s.Region = strings.TrimSpace(v) // the SDK's second name for AWS_REGION
-	}
+	get := func(name string) string { v, _ := lookup(name); return strings.TrimSpace(v) }
+	s.envRegion = cmp.Or(get("AWS_REGION"), get("AWS_DEFAULT_REGION")) // the SDK's order
 	s.loadObjectStore(lookup)
+}
+
+// The region of each client is decided here, once, in the order
+// docs/deployment.md ("Regions") states.
+
+// STSRegion is the region of STS and of the configuration every AWS client
+// starts from: Region (the bill's: BILL_REGION), else AWS_REGION (or
+// -region), else AWS_DEFAULT_REGION, else the command's cluster's, else
+// the bucket's own.
+func (s *Settings) STSRegion() string {
+	return cmp.Or(s.Region, s.envRegion, s.clusterRegion, s.ownRegion())
+}
+
+// BucketRegion is the S3 client's region: the bucket's own (an access
+// point ARN's, the object-store file's), else STSRegion.
+func (s *Settings) BucketRegion() string { return cmp.Or(s.ownRegion(), s.STSRegion()) }
+
+// SecretsRegion is Secrets Manager's region: setting (the secret's region
+// variable) when set, else STSRegion.
+func (s *Settings) SecretsRegion(setting string) string { return cmp.Or(setting, s.STSRegion()) }
+
+// ownRegion is the region the bucket names itself: an access point ARN's,
+// else the object-store file's (config.region, or its AWS endpoint's).
+func (s *Settings) ownRegion() string {
+	if ap, msg := exporter.ParseAccessPointARN(s.S3BucketName); msg == "" {
+		return ap.Region
+	}
+	if f := s.store.file; f != nil && f.IsS3() {
+		return f.Region()
+	}
+	return ""
 }
 
 // Scope is what the rest of a command's configuration tells the
@@ -79,11 +111,11 @@ type Scope struct {
 	Clusters          bool
 }
 
-// Rule checks one setting; bad is called once per problem with the value
-// as the user wrote it.
-type Rule struct {
+// Rule checks one setting of a T (Settings, Bill); bad is called once per
+// problem with the value as the user wrote it.
+type Rule[T any] struct {
 	Var   string
-	Check func(s *Settings, sc Scope, bad func(value, format string, args ...any))
+	Check func(s *T, sc Scope, bad func(value, format string, args ...any))
 }
 
 type badFunc = func(value, format string, args ...any)
@@ -91,30 +123,34 @@ type badFunc = func(value, format string, args ...any)
 // SSEModes are the accepted S3_SSE values.
 func SSEModes() []string { return []string{s3store.SSES3, s3store.SSEKMS} }
 
-// S3's limits on a multipart part (S3_PART_SIZE_MIB, config.part_size):
+const maxPartSize = 5 << 30
+
+// partSizeProblem holds a part size in bytes (S3_PART_SIZE_MIB,
+// config.part_size) to S3's limits on a multipart part:
 // https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html
-const (
-	minPartSize = 5 << 20
-	maxPartSize = 5 << 30
-)
+func partSizeProblem(n int64) string {
+	if n < 5<<20 || n > maxPartSize {
+		return "accepted: 5 MiB to 5 GiB (5120 MiB), S3's limits on a part"
+	}
+	return ""
+}
 
 // timeoutVar names RequestTimeout in the errors of a stalled call.
 const timeoutVar = "S3_REQUEST_TIMEOUT"
-
-var regionRE = regexp.MustCompile(`^` + exporter.RegionPattern + `$`)
-
-// RegionAccepted is what a region setting accepts, in the words of errors.
-const RegionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or cn-north-1"
 
 var roleARNRE = regexp.MustCompile(`^arn:(` + exporter.PartitionPattern + `):iam::(\d{12}):role/(?:[\x21-\x7e]{0,510}/)?[\w+=,.@-]{1,64}$`)
 
 const roleAccepted = "an IAM role ARN, arn:<partition>:iam::<12-digit account>:role/[path/]<name>"
 
 // Rules are the destination's checks, in the order errors are reported.
-func Rules() []Rule {
-	return []Rule{
+func Rules() []Rule[Settings] {
+	return []Rule[Settings]{
 		{"S3_BUCKET_NAME", checkBucket},
-		{"S3_PREFIX", func(s *Settings, _ Scope, bad badFunc) { checkPrefix(s.S3Prefix, bad) }},
+		{"S3_PREFIX", func(s *Settings, _ Scope, bad badFunc) {
+			if msg := prefixProblem(s.S3Prefix); msg != "" {
+				bad(s.S3Prefix, "%s", msg)
+			}
+		}},
 		{"OBJECT_STORE_CONFIG_FILE", func(s *Settings, _ Scope, bad badFunc) { checkObjectStore(s, bad) }},
 		{"IRSA_PARENT_IAM_ROLE_ARN", checkParentRole},
 		{"S3_EXPECTED_BUCKET_OWNER", checkBucketOwner},
@@ -129,29 +165,22 @@ func Rules() []Rule {
 			}
 		}},
 		{"S3_PART_SIZE_MIB", func(s *Settings, _ Scope, bad badFunc) {
-			if v := s.S3PartSizeMiB; v < minPartSize>>20 || v > maxPartSize>>20 {
-				bad(fmt.Sprint(v), "accepted: an integer from %d to %d", minPartSize>>20, maxPartSize>>20)
+			if msg := partSizeProblem(int64(s.S3PartSizeMiB) << 20); msg != "" {
+				bad(fmt.Sprint(s.S3PartSizeMiB), "%s", msg)
 			}
 		}},
 		{"AWS_REGION", checkRegion},
-		{timeoutVar, func(s *Settings, _ Scope, bad badFunc) {
-			if s.RequestTimeout <= 0 { // Seconds refuses it; a Settings built in code
-				bad(fmt.Sprint(s.RequestTimeout.Duration().Seconds()), "accepted: a number of seconds > 0")
-			}
-		}},
 	}
 }
 
-// checkRegion gives Region its default and requires one where AWS is
-// asked for a bucket.
+// checkRegion learns the command's cluster's region, STSRegion's
+// default, and requires a region where AWS is asked for a bucket.
 func checkRegion(s *Settings, sc Scope, bad badFunc) {
-	if s.Region == "" {
-		s.Region = cmp.Or(sc.Region, s.BucketRegion())
-	}
-	switch {
-	case s.Region != "" && !regionRE.MatchString(s.Region):
-		bad(s.Region, "accepted: %s", RegionAccepted)
-	case s.Region == "" && s.S3BucketName != "" && !s.IsDir() && !sc.Clusters:
+	s.clusterRegion = sc.Region
+	switch r := s.STSRegion(); {
+	case r != "" && !exporter.IsRegion(r):
+		bad(r, "accepted: %s", exporter.RegionAccepted)
+	case r == "" && s.S3BucketName != "" && !s.IsDir() && !sc.Clusters:
 		bad("", "required with a bucket: the bucket's region (or CLUSTER_ID, whose region it is)")
 	}
 }
@@ -173,22 +202,18 @@ func checkBucket(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-// checkPrefix accepts a key prefix such as team-a/costs/. The characters
-// refused are those S3 keys or the Hive layout cannot carry as written:
-// control characters (a key is UTF-8 without them in every tool that
-// lists it) and the backslash, which Windows tools read as a separator.
-func checkPrefix(p string, bad badFunc) {
-	if p == "" {
-		return
+// prefixProblem is the one grammar of a key prefix, as S3_PREFIX spells
+// it (team-a/costs/; the file's prefix is read as KeyPrefix makes it). The
+// characters refused are those S3 keys or the Hive layout cannot carry as
+// written: control characters (a key is UTF-8 without them in every tool
+// that lists it) and the backslash, which Windows tools read as a
+// separator.
+func prefixProblem(p string) string {
+	if p == "" || (strings.HasSuffix(p, "/") && !strings.HasPrefix(p, "/") && !strings.Contains(p, "//") &&
+		!strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f })) {
+		return ""
 	}
-	if !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.Contains(p, "//") || prefixCharProblem(p) {
-		bad(p, "accepted: a key prefix like team-a/costs/ that ends with /, does not start with /, and has no //, backslash or control character")
-	}
-}
-
-// prefixCharProblem reports a backslash or a control character.
-func prefixCharProblem(p string) bool {
-	return strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f })
+	return "accepted: a key prefix like team-a/costs/ that ends with /, does not start with /, and has no //, backslash or control character"
 }
 
 func checkParentRole(s *Settings, sc Scope, bad badFunc) {

@@ -205,6 +205,18 @@ func awsHostProblem(host string) string {
 // replaces by the bucket's regional endpoint; the exporter then leaves
 // the endpoint to the AWS SDK, which resolves the same from the region.
 func (f *File) awsResolved() bool {
-	h := endpointHost(f.S3.Endpoint)
-	return f.IsS3() && !f.S3.Insecure && isAWSHost(h) && !keepsAWSHost(h)
+	return f.IsS3() && !f.S3.Insecure && sdkResolves(endpointHost(f.S3.Endpoint))
+}
+
+// sdkResolves reports an AWS host that is no custom endpoint: the AWS SDK
+// resolves it from the region (not FIPS, not PrivateLink, which are sent
+// to as written).
+func sdkResolves(host string) bool { return isAWSHost(host) && !keepsAWSHost(host) }
+
+// arnEndpointRefused reports a custom S3 endpoint an access point ARN
+// cannot use: the SDK sends to <name>-<account>.<host>, which only a
+// PrivateLink interface endpoint for access points reads as the access
+// point. The file's endpoint and the variables are held to it alike.
+func arnEndpointRefused(host string) bool {
+	return host != "" && !sdkResolves(host) && !accessPointVPCE(host) && accessPointHostProblem(host) == ""
 }

@@ -1,6 +1,7 @@
 package destination
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -48,14 +49,16 @@ func (f *File) EndpointURL() string {
 // Region is region, or the one the endpoint's host names as minio-go
 // reads it when region is empty (s3utils.GetRegionFromURL: the regional,
 // FIPS, dual-stack, China and PrivateLink forms; none for s3.amazonaws.com
-// and s3-external-1.amazonaws.com). "" leaves the exporter's default, the
-// cluster's region.
+// and s3-external-1.amazonaws.com). "" leaves STSRegion's.
 func (f *File) Region() string {
-	if f.S3.Region != "" || !f.IsS3() {
+	if !f.IsS3() {
 		return f.S3.Region
 	}
-	return regionOfHost(endpointHost(f.S3.Endpoint))
+	return f.S3.region()
 }
+
+// region is the S3 config's region as Region says, for its own rules.
+func (c *S3) region() string { return cmp.Or(c.Region, regionOfHost(endpointHost(c.Endpoint))) }
 
 // Addressing is bucket_lookup_type, with auto resolved as minio-go
 // resolves it (s3utils.IsVirtualHostSupported): virtual-hosted for AWS,

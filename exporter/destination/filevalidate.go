@@ -32,8 +32,8 @@ func (f *File) Validate() exporter.FieldErrors {
 	default:
 		bad("type", f.Type, "unknown type; accepted: S3, FILESYSTEM")
 	}
-	if p := strings.Trim(f.Prefix, "/"); strings.Contains(p, "//") || prefixCharProblem(p) {
-		bad("prefix", f.Prefix, "accepted: a key prefix such as team-a/costs, without //, backslash or control characters")
+	if msg := prefixProblem(f.KeyPrefix()); msg != "" {
+		bad("prefix", f.Prefix, "%s (objstore trims the slashes around it)", msg)
 	}
 	return errs
 }
@@ -66,8 +66,8 @@ func (c *S3) validate(bad badFn) {
 	default:
 		bad("config.list_objects_version", c.ListObjectsVersion, "accepted: v1, v2")
 	}
-	if c.PartSize < minPartSize || c.PartSize > maxPartSize {
-		bad("config.part_size", fmt.Sprint(c.PartSize), "accepted: %d (5 MiB) to %d (5 GiB) bytes, S3's limits on a part", minPartSize, int64(maxPartSize))
+	if msg := partSizeProblem(int64(c.PartSize)); msg != "" {
+		bad("config.part_size", fmt.Sprint(c.PartSize), "%s", msg)
 	}
 	if c.STSEndpoint != "" && !exporter.IsBaseURL(c.STSEndpoint) {
 		bad("config.sts_endpoint", c.STSEndpoint, "accepted: %s", exporter.BaseURLAccepted)

@@ -30,6 +30,10 @@ type Env struct {
 	// AWS loads the credentials even for a directory: the run's Kubecost
 	// secrets are read with them.
 	AWS bool
+	// Shared is an identity already loaded (the archive's), which a
+	// location that names no role and no keys of its own (the bill's,
+	// without BILL_ROLE_ARN) reads with instead of loading the chain again.
+	Shared *awsauth.Identity
 	// ReadOnly opens an existing directory only: a command that reads must
 	// not create one, or a typo would read as an empty archive.
 	ReadOnly bool
@@ -48,7 +52,11 @@ type Archive struct {
 // directory works without credentials.
 func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 	a := &Archive{}
-	if !s.IsDir() || e.AWS {
+	switch {
+	case s.IsDir() && !e.AWS:
+	case e.Shared != nil && s.IRSAParentRoleARN == "" && s.store.file == nil:
+		a.AWS = e.Shared
+	default:
 		var err error
 		if a.AWS, err = awsauth.Load(ctx, s.awsInput(e)); err != nil {
 			return nil, err
@@ -76,7 +84,6 @@ func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 	return s3store.New(s.s3Client(id), s3store.Options{
 		Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
 		SSE: s.SSE, SSEKMSKeyID: s.SSEKMSKeyID, Headers: s.objectHeaders(), Logger: e.Logger,
-		RequestTimeout: s.RequestTimeout.Duration(), TimeoutSetting: timeoutVar,
 		PartSize: s.PartSizeBytes(),
 	})
 }
@@ -86,7 +93,7 @@ func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 // lookup.
 func (s *Settings) awsInput(e Env) awsauth.Input {
 	in := awsauth.Input{
-		Region: cmp.Or(s.Region, s.BucketRegion()), ParentRoleARN: s.IRSAParentRoleARN, ClusterName: e.Session,
+		Region: s.STSRegion(), ParentRoleARN: s.IRSAParentRoleARN, ParentRoleSetting: cmp.Or(s.roleVar, "IRSA_PARENT_IAM_ROLE_ARN"), ClusterName: e.Session,
 		Lookup: s.AWSLookup(e.Lookup), Logger: e.Logger,
 		RequestTimeout: s.RequestTimeout.Duration(), RequestTimeoutSetting: timeoutVar,
 	}

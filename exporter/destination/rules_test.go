@@ -48,7 +48,6 @@ func TestRulesAtConfiguration(t *testing.T) {
 		{"part above 5 GiB", func(s *Settings) { s.S3PartSizeMiB = 5121 }, "S3_PART_SIZE_MIB"},
 		{"region not a code", func(s *Settings) { s.Region = "useast1" }, "AWS_REGION"},
 		{"no region for a bucket", func(s *Settings) { s.Region = "" }, "AWS_REGION: required"},
-		{"timeout zero", func(s *Settings) { s.RequestTimeout = 0 }, "S3_REQUEST_TIMEOUT"},
 	} {
 		s := ok()
 		tc.set(s)
@@ -58,34 +57,50 @@ func TestRulesAtConfiguration(t *testing.T) {
 	}
 }
 
-// TestRegionDefault: the region is decided here, once: a set Region (a
-// flag, AWS_REGION or AWS_DEFAULT_REGION, see Load) wins over the
-// command's cluster, whose region wins over the file's; a command that
-// checks its clusters reports a missing region there.
+// TestRegionDefault: each client's region is decided here, once, in the
+// order docs/deployment.md states: a set Region (a flag, AWS_REGION)
+// wins over AWS_DEFAULT_REGION (Load), which wins over the command's
+// cluster's, which wins over the bucket's own; the bucket's own (an
+// access point ARN's) wins for the S3 client alone; the secret's region
+// setting wins for Secrets Manager. A command that checks its clusters
+// reports a missing region there. Nothing overwrites what the user set.
 func TestRegionDefault(t *testing.T) {
 	s := &Settings{S3BucketName: "b-1", Region: "eu-west-1", S3PartSizeMiB: 8, RequestTimeout: 1}
 	check(s, Scope{Region: "us-east-1"})
-	if s.Region != "eu-west-1" {
-		t.Errorf("set region replaced by the cluster's: %s", s.Region)
+	if s.STSRegion() != "eu-west-1" || s.BucketRegion() != "eu-west-1" || s.SecretsRegion("") != "eu-west-1" {
+		t.Errorf("set region replaced by the cluster's: %s, bucket %s", s.STSRegion(), s.BucketRegion())
+	}
+	if s.SecretsRegion("ca-central-1") != "ca-central-1" {
+		t.Errorf("the secret's region setting lost: %s", s.SecretsRegion("ca-central-1"))
 	}
 	s.Region = ""
 	check(s, Scope{Region: "us-east-1"})
-	if s.Region != "us-east-1" || s.BucketRegion() != "us-east-1" {
-		t.Errorf("default: %s, bucket %s; want the cluster's", s.Region, s.BucketRegion())
+	if s.Region != "" || s.STSRegion() != "us-east-1" || s.BucketRegion() != "us-east-1" {
+		t.Errorf("default: %q %s, bucket %s; want the cluster's, Region untouched", s.Region, s.STSRegion(), s.BucketRegion())
 	}
-	s.Region = ""
-	if p := check(s, Scope{Clusters: true}); len(p) != 0 {
+	ap := &Settings{S3BucketName: "arn:aws:s3:eu-north-1:444455556666:accesspoint/cost-ap", S3PartSizeMiB: 8, RequestTimeout: 1}
+	check(ap, Scope{Region: "us-east-1"})
+	if ap.STSRegion() != "us-east-1" || ap.BucketRegion() != "eu-north-1" {
+		t.Errorf("access point: STS %s, bucket %s; want the cluster's and the ARN's", ap.STSRegion(), ap.BucketRegion())
+	}
+	if p := check(&Settings{S3BucketName: "b-1", S3PartSizeMiB: 8, RequestTimeout: 1}, Scope{Clusters: true}); len(p) != 0 {
 		t.Errorf("a missing cluster's region reported by the destination too: %v", p)
 	}
 	env := map[string]string{"AWS_DEFAULT_REGION": "ap-south-1"}
-	s.Region = ""
+	s = &Settings{S3BucketName: "b-1", S3PartSizeMiB: 8, RequestTimeout: 1}
 	s.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	if s.Region != "ap-south-1" {
-		t.Errorf("AWS_DEFAULT_REGION not read: %q", s.Region)
+	check(s, Scope{Region: "us-east-1"})
+	if s.STSRegion() != "ap-south-1" {
+		t.Errorf("AWS_DEFAULT_REGION not read, or lost to the cluster's: %q", s.STSRegion())
 	}
 	s.Region = "eu-west-1"
+	if s.STSRegion() != "eu-west-1" {
+		t.Errorf("AWS_DEFAULT_REGION won over a set region: %q", s.STSRegion())
+	}
+	env["AWS_REGION"] = "sa-east-1"
+	s.Region = ""
 	s.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	if s.Region != "eu-west-1" {
-		t.Errorf("AWS_DEFAULT_REGION won over a set region: %q", s.Region)
+	if s.STSRegion() != "sa-east-1" {
+		t.Errorf("AWS_DEFAULT_REGION won over AWS_REGION: %q", s.STSRegion())
 	}
 }

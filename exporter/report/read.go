@@ -24,18 +24,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// Reader is what the report needs of an object store: it lists and reads,
-// never writes, as objstore's BucketReader. Every exporter.ObjectStore is
-// one; a read-only credential needs no more.
-type Reader interface {
-	// List calls fn for every key under prefix after startAfter, in
-	// lexical order (exporter.ObjectStore.List).
-	List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error
-	// Open reads an object (exporter.ObjectStore.Open).
-	Open(ctx context.Context, key string) (io.ReadCloser, error)
-}
-
-var _ Reader = exporter.ObjectStore(nil)
+// Reader is what the report needs of an object store.
+type Reader = exporter.Reader
 
 // Options selects what the report covers.
 type Options struct {

@@ -24,10 +24,9 @@ const (
 type ClientConfig struct {
 	// Region of the bucket; "" keeps aws.Config's.
 	Region string
-	// BaseEndpoint is the S3 endpoint URL; "" keeps the one the SDK
-	// resolves (AWS_ENDPOINT_URL_S3, or AWS's own).
-	BaseEndpoint string
-	Addressing   Addressing
+	// The endpoint is the one the SDK resolves from aws.Config (awsauth
+	// answers its endpoint variables), never set here.
+	Addressing Addressing
 	// HTTPClient replaces aws.Config's, for TLS settings of this endpoint
 	// alone; nil keeps it.
 	HTTPClient aws.HTTPClient
@@ -43,9 +42,6 @@ func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.C
 	fns = append(fns, func(o *s3.Options) {
 		if cc.Region != "" {
 			o.Region = cc.Region
-		}
-		if cc.BaseEndpoint != "" {
-			o.BaseEndpoint = aws.String(cc.BaseEndpoint)
 		}
 		if cc.HTTPClient != nil {
 			o.HTTPClient = cc.HTTPClient

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -81,14 +82,19 @@ func (s *Store) brief(err error) string {
 	var re *awshttp.ResponseError
 	var ae smithy.APIError
 	var timeout interface{ Timeout() bool }
+	// A stall of the HTTP client (awsauth.StallError) names its bound and
+	// setting; the store knows neither.
+	var stall interface {
+		Bound() (time.Duration, string)
+	}
 	// Timeouts first: net/http's header timeout also matches
 	// context.DeadlineExceeded, but it is our bound, not a cancellation.
 	switch {
+	case errors.As(err, &stall):
+		after, setting := stall.Bound()
+		fmt.Fprintf(&b, "no progress for %s (%s)", after, setting)
 	case errors.As(err, &timeout) && timeout.Timeout():
-		fmt.Fprintf(&b, "no progress for %s", s.opts.RequestTimeout)
-		if s.opts.TimeoutSetting != "" {
-			fmt.Fprintf(&b, " (%s)", s.opts.TimeoutSetting)
-		}
+		b.WriteString("timed out")
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		b.WriteString("cancelled")
 	case errors.As(err, &re) && re.HTTPStatusCode() != 0:
@@ -99,7 +105,7 @@ func (s *Store) brief(err error) string {
 	case errors.As(err, &ae):
 		fmt.Fprintf(&b, "%s: %s", ae.ErrorCode(), clip(ae.ErrorMessage(), 40))
 	default:
-		b.WriteString(clip(innermost(err).Error(), 120))
+		b.WriteString(clip(exporter.Innermost(err).Error(), 120))
 	}
 	var ma *retry.MaxAttemptsError
 	if errors.As(err, &ma) {
@@ -110,16 +116,6 @@ func (s *Store) brief(err error) string {
 
 // innermost is the deepest error of a single-wrap chain: the network error
 // under the SDK's operation and retry wrappers.
-func innermost(err error) error {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err
-		}
-		err = next
-	}
-}
-
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {

@@ -2,7 +2,6 @@ package s3store
 
 import (
 	"log/slog"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
@@ -13,8 +12,7 @@ import (
 // (TestPutMemoryBounded), so the job fits a small pod limit while still
 // sending two parts at a time.
 const (
-	DefaultPartSize    int64 = 8 << 20
-	DefaultConcurrency       = 2
+	DefaultConcurrency = 2
 	// DefaultContentType is the IANA media type registered for Parquet.
 	DefaultContentType = "application/vnd.apache.parquet"
 	// DefaultChecksum is the flexible checksum sent with every PutObject and
@@ -26,9 +24,8 @@ const (
 
 // Server-side encryption modes accepted in Options.SSE.
 const (
-	SSENone = ""
-	SSES3   = string(types.ServerSideEncryptionAes256)
-	SSEKMS  = string(types.ServerSideEncryptionAwsKms)
+	SSES3  = string(types.ServerSideEncryptionAes256)
+	SSEKMS = string(types.ServerSideEncryptionAwsKms)
 )
 
 // Options configure a Store. The zero value of every field but Bucket means
@@ -51,8 +48,8 @@ type Options struct {
 	// Headers go on every object written (Put); see ObjectHeaders.
 	Headers ObjectHeaders
 	// PartSize is the multipart part size and the size of each upload
-	// buffer. 0 means DefaultPartSize; the destination holds it to S3's
-	// limits.
+	// buffer, required for Put. The destination gives it, its default and
+	// S3's limits (S3_PART_SIZE_MIB); a store that only reads needs none.
 	PartSize int64
 	// Concurrency is how many parts of one object are sent at once. 0 means
 	// DefaultConcurrency.
@@ -62,11 +59,6 @@ type Options struct {
 	Checksum types.ChecksumAlgorithm
 	// ContentType of stored objects. "" means DefaultContentType.
 	ContentType string
-	// RequestTimeout and TimeoutSetting only word errors: the bound itself
-	// is set on the HTTP client (awsauth), and a stalled call fails with
-	// "no progress for <RequestTimeout> (<TimeoutSetting>)".
-	RequestTimeout time.Duration
-	TimeoutSetting string
 	// Logger receives debug events per operation and warnings about
 	// clean-up failures. nil discards them.
 	Logger *slog.Logger
@@ -74,9 +66,6 @@ type Options struct {
 
 // withDefaults fills in every zero field that has a default.
 func (o Options) withDefaults() Options {
-	if o.PartSize == 0 {
-		o.PartSize = DefaultPartSize
-	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
 	}

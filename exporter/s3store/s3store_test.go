@@ -233,10 +233,10 @@ func TestPutMemoryBounded(t *testing.T) {
 		allocs = append(allocs, allocated)
 		grew := heapPeak - min(heapPeak, before.HeapAlloc)
 		t.Logf("%d MiB Put (PartSize %d MiB, Concurrency %d): heap peak +%.1f MiB (live and not yet collected), %.1f MiB allocated in total",
-			size>>20, DefaultPartSize>>20, DefaultConcurrency, mib(grew), mib(allocated))
+			size>>20, testPartSize>>20, DefaultConcurrency, mib(grew), mib(allocated))
 		// Concurrency+1 pooled part buffers plus the SDK's own working set
 		// (the checksum pass, request buffers). None of it depends on the object's size.
-		limit := uint64(DefaultConcurrency+4)*uint64(DefaultPartSize) + 16<<20
+		limit := uint64(DefaultConcurrency+4)*uint64(testPartSize) + 16<<20
 		if grew > limit {
 			t.Errorf("%d MiB Put: heap peak grew by %.1f MiB, want at most %.1f MiB", size>>20, mib(grew), mib(limit))
 		}

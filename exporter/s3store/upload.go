@@ -34,6 +34,9 @@ const maxParts = 10000
 // PartSize buffers, Concurrency+1 at most.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
 	start := time.Now()
+	if s.opts.PartSize == 0 { // a store opened to read (Options.PartSize)
+		return s.fail("put", key, errors.New("no part size: the store was opened without Options.PartSize"))
+	}
 	// Concurrency parts in flight and one being read.
 	src, err := newPartSource(ctx, r, s.opts.PartSize, s.opts.Concurrency+1)
 	if err != nil {

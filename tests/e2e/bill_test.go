@@ -116,7 +116,7 @@ func TestReportBillFromS3(t *testing.T) {
 	}
 	env := maps.Clone(h.env)
 	env["AWS_REGION"] = "us-east-1"
-	s3page := makeReport(t, env, "-bucket", bucket, "-cur", "s3://"+bucket+"/billing/")
+	s3page := makeReport(t, env, "-bucket", bucket, "-bill", "s3://"+bucket+"/billing/")
 	dirPage := makeReport(t, env, "-bucket", bucket, "-cur", cur)
 	s3rows, dirRows := billRows(s3page), billRows(dirPage)
 	if len(s3rows) == 0 || !maps.Equal(s3rows, dirRows) {

@@ -44,6 +44,11 @@ type pair struct {
 	apply func(c *Settings, v string)
 }
 
+// s3EndpointVars are the S3 client's endpoint variables in the order the
+// AWS SDKs read them, the service's own before the global one
+// (https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
+var s3EndpointVars = []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}
+
 func pairs() []pair {
 	s3 := func(get func(f *File) string) func(*File) (string, bool) {
 		return func(f *File) (string, bool) {
@@ -60,7 +65,7 @@ func pairs() []pair {
 			func(c *Settings, v string) { c.S3Prefix = v }},
 		{"output_dir", []string{"OUTPUT_DIR"}, "config.directory", func(f *File) (string, bool) { return f.FS.Directory, !f.IsS3() && f.FS.Directory != "" },
 			same, false, func(c *Settings, v string) { c.OutputDir = v }},
-		{"endpoint", []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}, "config.endpoint", s3(endpointOf), url, false, nil},
+		{"endpoint", s3EndpointVars, "config.endpoint", s3(endpointOf), url, false, nil},
 		// The bucket's region, for the S3 client alone. No variable pairs
 		// with it: AWS_REGION, which EKS injects into every IRSA pod, is the
 		// region of STS and Secrets Manager and may differ from the bucket's.
@@ -301,19 +306,6 @@ func (c *Settings) objectStoreWarnings() []string {
 		w = append(w, "OBJECT_STORE_CONFIG_FILE http_config insecure_skip_verify is on: the S3 endpoint's certificate is not checked")
 	}
 	return w
-}
-
-// BucketRegion is the bucket's region: an access point ARN's, else the
-// object-store file's (config.region, or an AWS endpoint's host), else
-// Region.
-func (c *Settings) BucketRegion() string {
-	if ap, msg := exporter.ParseAccessPointARN(c.S3BucketName); msg == "" {
-		return ap.Region
-	}
-	if f := c.store.file; f != nil && f.IsS3() && f.Region() != "" {
-		return f.Region()
-	}
-	return c.Region
 }
 
 // maxAttempts is the S3 client's attempts per call: max_retries, else
