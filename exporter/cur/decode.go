@@ -91,16 +91,41 @@ type batch struct {
 	// region, description (kept only where a rule reads it), RI ARN.
 	account, product, region, descr, riARN []string
 	start                                  []time.Time
-	nums                                   [len(numColumns)][]NullFloat
+	nums                                   [len(numFields)][]NullFloat
 	buf                                    []parquet.Value
 }
 
-// numColumns are the double columns read, in the order of batch.nums.
-var numColumns = [...]string{ColSplitCost, ColUnusedCost, ColNetSplitCost, ColNetUnusedCost,
-	ColPublicOnDemandSplit, ColPublicOnDemandUnused, ColUnblendedCost, ColNetUnblendedCost,
-	ColPublicOnDemandCost, ColSPEffectiveCost, ColSPNetEffectiveCost,
-	ColReservationEffective, ColRINetEffective, ColRIUnusedUpfront, ColRIUnusedRecurring,
-	ColRINetUnusedUpfront, ColRINetUnusedRecurring, ColSPTotalCommitment, ColSPUsedCommitment}
+// numField is one double column the reader decodes and the field of a
+// line it fills, named together so that a column cannot land in another's
+// field.
+type numField struct {
+	col   string
+	field func(*ResourceLine) *NullFloat
+}
+
+// numFields are the double columns read, in the order of batch.nums: the
+// pod lines' (Line) first, then the resource lines' own (resource.go).
+var numFields = [...]numField{
+	{ColSplitCost, func(l *ResourceLine) *NullFloat { return &l.SplitCost }},
+	{ColUnusedCost, func(l *ResourceLine) *NullFloat { return &l.UnusedCost }},
+	{ColNetSplitCost, func(l *ResourceLine) *NullFloat { return &l.NetSplitCost }},
+	{ColNetUnusedCost, func(l *ResourceLine) *NullFloat { return &l.NetUnusedCost }},
+	{ColPublicOnDemandSplit, func(l *ResourceLine) *NullFloat { return &l.PublicOnDemandSplit }},
+	{ColPublicOnDemandUnused, func(l *ResourceLine) *NullFloat { return &l.PublicOnDemandUnused }},
+	{ColUnblendedCost, func(l *ResourceLine) *NullFloat { return &l.UnblendedCost }},
+	{ColNetUnblendedCost, func(l *ResourceLine) *NullFloat { return &l.NetUnblendedCost }},
+	{ColPublicOnDemandCost, func(l *ResourceLine) *NullFloat { return &l.PublicOnDemand }},
+	{ColSPEffectiveCost, func(l *ResourceLine) *NullFloat { return &l.SPEffectiveCost }},
+	{ColSPNetEffectiveCost, func(l *ResourceLine) *NullFloat { return &l.SPNetEffectiveCost }},
+	{ColReservationEffective, func(l *ResourceLine) *NullFloat { return &l.RIEffective }},
+	{ColRINetEffective, func(l *ResourceLine) *NullFloat { return &l.RINetEffective }},
+	{ColRIUnusedUpfront, func(l *ResourceLine) *NullFloat { return &l.RIUnusedUpfront }},
+	{ColRIUnusedRecurring, func(l *ResourceLine) *NullFloat { return &l.RIUnusedRecurring }},
+	{ColRINetUnusedUpfront, func(l *ResourceLine) *NullFloat { return &l.RINetUnusedUpfront }},
+	{ColRINetUnusedRecurring, func(l *ResourceLine) *NullFloat { return &l.RINetUnusedRecurring }},
+	{ColSPTotalCommitment, func(l *ResourceLine) *NullFloat { return &l.SPTotalCommitment }},
+	{ColSPUsedCommitment, func(l *ResourceLine) *NullFloat { return &l.SPUsedCommitment }},
+}
 
 func newBatch() *batch {
 	b := &batch{
@@ -116,21 +141,14 @@ func newBatch() *batch {
 	return b
 }
 
-func (b *batch) line(i int, l *Line) {
-	*l = Line{
-		Operation: b.op[i], UsageType: b.usageType[i], LineItemType: b.itemType[i],
-		ResourceID: b.resource[i], ParentResourceID: b.parent[i], UsageStart: b.start[i],
-		SplitCost: b.nums[0][i], UnusedCost: b.nums[1][i], NetSplitCost: b.nums[2][i], NetUnusedCost: b.nums[3][i],
-		PublicOnDemandSplit: b.nums[4][i], PublicOnDemandUnused: b.nums[5][i], UnblendedCost: b.nums[6][i],
-		NetUnblendedCost: b.nums[7][i], PublicOnDemand: b.nums[8][i], SPEffectiveCost: b.nums[9][i], SPNetEffectiveCost: b.nums[10][i],
-	}
-}
-
-// resourceLine fills l with line i; l.Line must be line i already.
-func (b *batch) resourceLine(i int, l *ResourceLine) {
+// line fills l with line i.
+func (b *batch) line(i int, l *ResourceLine) {
+	l.Operation, l.UsageType, l.LineItemType = b.op[i], b.usageType[i], b.itemType[i]
+	l.ResourceID, l.ParentResourceID, l.UsageStart = b.resource[i], b.parent[i], b.start[i]
 	l.Account, l.ProductCode, l.RegionCode, l.Description, l.ReservationARN = b.account[i], b.product[i], b.region[i], b.descr[i], b.riARN[i]
-	l.RIEffective, l.RINetEffective, l.RIUnusedUpfront, l.RIUnusedRecurring = b.nums[11][i], b.nums[12][i], b.nums[13][i], b.nums[14][i]
-	l.RINetUnusedUpfront, l.RINetUnusedRecurring, l.SPTotalCommitment, l.SPUsedCommitment = b.nums[15][i], b.nums[16][i], b.nums[17][i], b.nums[18][i]
+	for j, f := range numFields {
+		*f.field(l) = b.nums[j][i]
+	}
 }
 
 // keptResourceID is the resource id the reader keeps: a pod's prefix
@@ -206,9 +224,9 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 	strCols := []column{open(ColOperation), open(ColUsageType), open(ColLineItemType), open(ColResourceID), open(ColParentResourceID),
 		open(ColUsageAccountID), open(ColProductCode), open(ColRegionCode), open(ColReservationARN), open(ColDescription)}
 	startCol := open(ColUsageStart)
-	var numCols [len(numColumns)]column
-	for i, name := range numColumns {
-		numCols[i] = open(name)
+	var numCols [len(numFields)]column
+	for i, f := range numFields {
+		numCols[i] = open(f.col)
 	}
 	defer func() {
 		for _, c := range append(append(strCols, startCol), numCols[:]...) {
@@ -266,9 +284,8 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 			return err
 		}
 		for i := range n {
-			b.line(i, &l.Line)
+			b.line(i, &l)
 			a.Add(&l.Line)
-			b.resourceLine(i, &l)
 			a.AddResource(&l)
 		}
 		a.sum.Stats.Lines += int64(n)

@@ -45,7 +45,7 @@ func TestReadFromS3FetchesRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	direct, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing"})
+	direct, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing", PartSize: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,9 +217,6 @@ func PublicCost(l *ResourceLine) NullFloat {
 
 const publicCostSQL = `(CASE WHEN COALESCE(line_item_line_item_type, '') <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
 
-// ResourceRegion is the line's region: product_region_code.
-func ResourceRegion(l *ResourceLine) string { return l.RegionCode }
-
 // ResourceRule is a resource rule: Eval reads a ResourceLine.
 type ResourceRule struct {
 	Name, SQL, Cite string
@@ -236,7 +233,7 @@ func ResourceRules() []ResourceRule {
 	return []ResourceRule{
 		{"resource_kind", resourceKindSQL, DocLineItem + " line_item_resource_id, line_item_usage_type, line_item_line_item_type", func(l *ResourceLine) any { return ResourceKindOf(l) }},
 		{"account_id", "line_item_usage_account_id", DocLineItem + " line_item_usage_account_id", func(l *ResourceLine) any { return l.Account }},
-		{"region", "product_region_code", DocProduct + " product_region_code", func(l *ResourceLine) any { return ResourceRegion(l) }},
+		{"region", "product_region_code", DocProduct + " product_region_code", func(l *ResourceLine) any { return l.RegionCode }},
 		{"resource_id", "line_item_resource_id", DocLineItem + " line_item_resource_id", func(l *ResourceLine) any { return l.ResourceID }},
 		{"usage_date", daySQL, DocLineItem + " line_item_usage_start_date", func(l *ResourceLine) any { return Day(&l.Line) }},
 		{"amortized_cost", amortizedCostSQL, CIDSummaryView, f(AmortizedCost)},

@@ -59,7 +59,7 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	if a.sum.Resources == nil {
 		a.sum.Resources = map[ResourceKey]*ResourceCost{}
 	}
-	k := ResourceKey{Account: l.Account, Region: ResourceRegion(l), ResourceID: l.ResourceID, Kind: kind, Day: day}
+	k := ResourceKey{Account: l.Account, Region: l.RegionCode, ResourceID: l.ResourceID, Kind: kind, Day: day}
 	c := a.sum.Resources[k]
 	if c == nil {
 		c = &ResourceCost{}

@@ -65,19 +65,41 @@ const (
 	BillOnly     Present = "bill_only"
 )
 
-// partColumns are the archive's double columns the comparison reads, in
-// the order of the part* indexes below.
-var partColumns = []string{
-	doubleColumn("cpuCost"), doubleColumn("cpuCostAdjustment"),
-	doubleColumn("ramCost"), doubleColumn("ramCostAdjustment"),
-	doubleColumn("gpuCost"), doubleColumn("gpuCostAdjustment"),
-	doubleColumn("pvCost"), doubleColumn("pvCostAdjustment"),
-	doubleColumn("networkCost"), doubleColumn("networkCostAdjustment"),
-	doubleColumn("loadBalancerCost"), doubleColumn("loadBalancerCostAdjustment"),
-	doubleColumn("sharedCost"), doubleColumn("externalCost"),
+// The archive's double columns the comparison reads: row.parts holds them
+// at these names' indexes, so every read names its column.
+const (
+	partCPU = iota
+	partCPUAdj
+	partRAM
+	partRAMAdj
+	partGPU
+	partGPUAdj
+	partPV
+	partPVAdj
+	partNetwork
+	partNetworkAdj
+	partLB
+	partLBAdj
+	partShared
+	partExternal
+	partCPUIdle
+	partRAMIdle
+	partGPUIdle
+	numParts
+)
+
+// partColumns names each part's column.
+var partColumns = [numParts]string{
+	partCPU: doubleColumn("cpuCost"), partCPUAdj: doubleColumn("cpuCostAdjustment"),
+	partRAM: doubleColumn("ramCost"), partRAMAdj: doubleColumn("ramCostAdjustment"),
+	partGPU: doubleColumn("gpuCost"), partGPUAdj: doubleColumn("gpuCostAdjustment"),
+	partPV: doubleColumn("pvCost"), partPVAdj: doubleColumn("pvCostAdjustment"),
+	partNetwork: doubleColumn("networkCost"), partNetworkAdj: doubleColumn("networkCostAdjustment"),
+	partLB: doubleColumn("loadBalancerCost"), partLBAdj: doubleColumn("loadBalancerCostAdjustment"),
+	partShared: doubleColumn("sharedCost"), partExternal: doubleColumn("externalCost"),
 	// Idle shared into an allocation (with shareIdle): appended columns
 	// of schema version 2, not in schema.DoubleNames.
-	"cpuCostIdle", "ramCostIdle", "gpuCostIdle",
+	partCPUIdle: "cpuCostIdle", partRAMIdle: "ramCostIdle", partGPUIdle: "gpuCostIdle",
 }
 
 // KubecostCost is Kubecost's side of one row; each part includes its
@@ -98,19 +120,20 @@ func (k KubecostCost) Compute() float64 { return k.CPU + k.RAM + k.GPU }
 func (k KubecostCost) OnlyKubecost() float64 { return k.PV + k.Network + k.LB }
 
 func (k *KubecostCost) addRow(p []float64, total float64, idle bool) {
-	k.CPU += p[0] + p[1]
-	k.RAM += p[2] + p[3]
-	k.GPU += p[4] + p[5]
+	cpu, ram, gpu := p[partCPU]+p[partCPUAdj], p[partRAM]+p[partRAMAdj], p[partGPU]+p[partGPUAdj]
+	k.CPU += cpu
+	k.RAM += ram
+	k.GPU += gpu
 	if idle {
-		k.Idle += p[0] + p[1] + p[2] + p[3] + p[4] + p[5]
+		k.Idle += cpu + ram + gpu
 	} else {
-		k.Idle += p[14] + p[15] + p[16]
+		k.Idle += p[partCPUIdle] + p[partRAMIdle] + p[partGPUIdle]
 	}
-	k.PV += p[6] + p[7]
-	k.Network += p[8] + p[9]
-	k.LB += p[10] + p[11]
-	k.Shared += p[12]
-	k.External += p[13]
+	k.PV += p[partPV] + p[partPVAdj]
+	k.Network += p[partNetwork] + p[partNetworkAdj]
+	k.LB += p[partLB] + p[partLBAdj]
+	k.Shared += p[partShared]
+	k.External += p[partExternal]
 	k.Total += total
 	k.rows++
 }

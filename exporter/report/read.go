@@ -217,7 +217,7 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 	defer obj.Close()
 	var parts []string
 	if o.Bill != nil {
-		parts = partColumns
+		parts = partColumns[:]
 	}
 	return scan(ctx, obj, obj.Size, parts, fn)
 }

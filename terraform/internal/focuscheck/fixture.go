@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
 
@@ -69,7 +70,7 @@ func pod(resource, kind, node, ns, ck, ctrl, p string, share, cost float64) Spli
 }
 
 func idle(resource, node string, share float64, presentIn string) SplitRow {
-	r := pod(resource, "instance", node, "__idle__", "", "", "__idle__", share, 0)
+	r := pod(resource, "instance", node, schema.IdleName, "", "", schema.IdleName, share, 0)
 	r.IsIdle, r.PresentIn = true, presentIn
 	return r
 }

@@ -1,6 +1,19 @@
 package gen
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+)
+
+// kubecostIdleSQL is true for an archive row of Kubecost's idle: its name
+// is schema.IdleName, or ends in "/" + IdleName (idle by node or cluster).
+func kubecostIdleSQL() string {
+	name := kubecostColumn("name")
+	return fmt.Sprintf(`(%s = %s OR %s LIKE '%%/%s' ESCAPE '\')`, name, sqlString(schema.IdleName), name,
+		strings.ReplaceAll(schema.IdleName, "_", `\_`))
+}
 
 // keys are the grouping keys of the per-namespace rows.
 const keys = "account_id, region, cluster_arn, cluster_name, namespace, usage_date"
@@ -17,7 +30,7 @@ const keys = "account_id, region, cluster_arn, cluster_name, namespace, usage_da
 // costs, and cpuCostIdle, ramCostIdle and gpuCostIdle say how much.
 func kubecostSQL() string {
 	k := kubecostColumn
-	isIdle := fmt.Sprintf(`(%s = '__idle__' OR %s LIKE '%%/\_\_idle\_\_' ESCAPE '\')`, k("name"), k("name"))
+	isIdle := kubecostIdleSQL()
 	cost := func(c string) string { return fmt.Sprintf("(%s + %s)", k(c), k(c+"Adjustment")) }
 	compute := fmt.Sprintf("(%s + %s + %s)", cost("cpuCost"), cost("ramCost"), cost("gpuCost"))
 	rows := [][2]string{
@@ -25,8 +38,8 @@ func kubecostSQL() string {
 		{k("region"), "region"},
 		{k("properties.clusterid"), "cluster_arn"},
 		{k("properties.eksClusterName"), "cluster_name"},
-		{fmt.Sprintf("CASE WHEN %s <> '' THEN %s WHEN %s THEN '__idle__' ELSE '__unallocated__' END",
-			k("properties.namespace"), k("properties.namespace"), isIdle), "namespace"},
+		{fmt.Sprintf("CASE WHEN %s <> '' THEN %s WHEN %s THEN %s ELSE %s END", k("properties.namespace"), k("properties.namespace"),
+			isIdle, sqlString(schema.IdleName), sqlString(schema.UnallocatedName)), "namespace"},
 		{fmt.Sprintf("CAST(%s AS DATE)", k("window.start")), "usage_date"},
 		{cost("cpuCost"), "cpu"},
 		{cost("ramCost"), "ram"},

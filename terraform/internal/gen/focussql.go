@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
 // The FOCUS views' SQL, Athena engine 3 (Trino) that runs unchanged on
@@ -21,9 +22,9 @@ import (
 
 // focusWorkloadKind and focusWorkloadName name the workload of a split row.
 const (
-	focusWorkloadKind = "CASE WHEN is_idle THEN '__idle__' WHEN coalesce(controller, '') <> '' " +
+	focusWorkloadKind = "CASE WHEN is_idle THEN '" + schema.IdleName + "' WHEN coalesce(controller, '') <> '' " +
 		"THEN coalesce(nullif(lower(controller_kind), ''), 'controller') ELSE 'pod' END"
-	focusWorkloadName = "CASE WHEN is_idle THEN '__idle__' WHEN coalesce(controller, '') <> '' THEN controller ELSE pod END"
+	focusWorkloadName = "CASE WHEN is_idle THEN '" + schema.IdleName + "' WHEN coalesce(controller, '') <> '' THEN controller ELSE pod END"
 )
 
 // focusMatchTolerance is how far a resource-day's shares may be from 1 for

@@ -43,8 +43,7 @@ const (
 
 func splitKubecostSQL() string {
 	k := kubecostColumn
-	isIdle := fmt.Sprintf(`(%s = '%s' OR %s LIKE '%%/%s' ESCAPE '\')`, k("name"), schema.IdleName, k("name"),
-		strings.ReplaceAll(schema.IdleName, "_", `\_`))
+	isIdle := kubecostIdleSQL()
 	cost := func(c string) string { return fmt.Sprintf("(%s + %s)", k(c), k(c+"Adjustment")) }
 	rows := [][2]string{
 		{k("account_id"), "account_id"},
