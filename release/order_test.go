@@ -53,6 +53,27 @@ func TestPublishChecksComeFirst(t *testing.T) {
 	if len(named) != 2 || named[0] != named[1] {
 		t.Errorf("release-github-state and release-publish must name the same PROVENANCE: %q", named)
 	}
+	// Before the provenance bundles are written (in a job before attest),
+	// github-state must still know them, as PENDING: else a published
+	// release's bundles read as an asset of no file and stop every re-run,
+	// and PROVENANCE there names a file that does not exist yet.
+	pending := regexp.MustCompile(`PENDING="([^"]+)"`)
+	for _, name := range sortedKeys(jobs) {
+		js := jobs[name].Steps
+		for i, s := range js {
+			if !strings.Contains(s.Run, "make release-github-state") {
+				continue
+			}
+			written := slices.ContainsFunc(js[:i], func(p workflowStep) bool {
+				return strings.Contains(p.Run, "gh attestation verify") && strings.Contains(p.Run, ".intoto.jsonl")
+			})
+			m := map[bool]*regexp.Regexp{true: provenance, false: pending}[written].FindStringSubmatch(s.Run)
+			if m == nil || len(named) == 0 || m[1] != named[0] {
+				t.Errorf("job %s step %q: release-github-state must name the provenance bundles %q as %s (bundles written before it: %v)",
+					name, s.Name, named, map[bool]string{true: "PROVENANCE", false: "PENDING"}[written], written)
+			}
+		}
+	}
 	for _, want := range []string{"gh --version", "make release-build", "gh attestation verify", "make release-check", "make release-github-state"} {
 		if !slices.ContainsFunc(steps[:first], func(s workflowStep) bool { return strings.Contains(s.Run, want) }) {
 			t.Errorf("no step before the first write runs %q", want)
