@@ -96,6 +96,9 @@ var mutations = []mutation{
 	{name: "the check job's github-state does not know the provenance bundles", file: ".github/workflows/release.yml",
 		edits: [][2]string{{`make release-github-state PENDING="kubecost-s3-exporter_$VERSION.intoto.jsonl"`, "make release-github-state"}},
 		pkg:   "release", test: "TestPublishChecksComeFirst"},
+	{name: "the check job may write packages, which the docs say it only reads", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"      packages: read # this version's tags", "      packages: write # this version's tags"}},
+		pkg:   "release", test: "TestReleaseDocsClaimOnlyWhatIsEnforced"},
 	// Signatures by identity: the real cosign, a fake Fulcio.
 	{name: "a signature by any identity counts", file: "internal/releaseplan/verify.go",
 		edits: [][2]string{{`"--certificate-identity", c.ID.Subject`, `"--certificate-identity-regexp", ".*"`}},
