@@ -142,7 +142,7 @@ var mutations = []mutation{
 	{name: "the provenance bundles are checked after the push", file: ".github/workflows/release.yml",
 		move: func(s string) string {
 			i := strings.Index(s, "      # The provenance build.yml made for this tag, verified")
-			j := strings.Index(s, "      - name: Log in to GHCR")
+			j := strings.Index(s[max(i, 0):], "      - name: Log in to GHCR") + max(i, 0) // publish's, after the check job's
 			k := strings.Index(s, "      - name: The GitHub release, published last")
 			if i < 0 || j < i || k < j {
 				return s
