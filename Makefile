@@ -176,11 +176,15 @@ release-check:
 # its SHA256SUMS.sigstore.json verifies against this build's SHA256SUMS
 # under the release identity; fails when the release holds what the
 # publish step must not replace, or an asset that is neither a release
-# file nor PROVENANCE. Appends to RELEASE_DIR/state.
+# file nor PROVENANCE. Appends to RELEASE_DIR/state. Before the
+# provenance bundles exist (release.yml's check job, before build.yml
+# attests), PENDING names them instead: a known asset whose bytes the
+# publish job's run, with PROVENANCE, checks.
 PROVENANCE ?=
+PENDING ?=
 release-github-state:
 	@if [ -z "$${COSIGN_BIN:-}" ]; then eval "$$(bash .ci/install-tools.sh cosign)"; fi; \
-	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release github-state $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" -attach '$(PROVENANCE)' >>$(RELEASE_DIR)/state && \
+	$(KSE_RELEASE_ENV) $(GO) run ./cmd/kse-release github-state $(KSE_RELEASE_FLAGS) -cosign "$$COSIGN_BIN" -attach '$(PROVENANCE)' -pending '$(PENDING)' >>$(RELEASE_DIR)/state && \
 	cat $(RELEASE_DIR)/state
 
 # What a release run must still publish, as step outputs (cmd/kse-release):

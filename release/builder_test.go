@@ -149,6 +149,9 @@ type builderRun struct {
 	buildSteps   []workflowStep
 	attestSteps  []workflowStep
 	attestations string // the fake gh's store
+	// checked is what the caller's check job built (build.yml's inputs,
+	// keyed as the build's outputs); nil: the build's own digests.
+	checked map[string]string
 }
 
 func (b builderRun) run(t *testing.T, rebuilt map[string]string) ([]string, string, error) {
@@ -183,6 +186,13 @@ func (b builderRun) run(t *testing.T, rebuilt map[string]string) ([]string, stri
 	}
 	for k, v := range rebuilt {
 		ctx["rebuild."+k] = v
+	}
+	for _, k := range []string{"sha256sums", "image-digest", "chart-digest"} {
+		v, ok := b.checked[k]
+		if !ok {
+			v = build[k]
+		}
+		ctx["inputs.checked-"+k] = v
 	}
 	attestDir := t.TempDir() // the attest job checks out nothing
 	var attested []string
@@ -286,7 +296,9 @@ func TestBuilderDryRun(t *testing.T) {
 }
 
 // TestAttestHoldsSubjectsToTheRebuild: the attest job attests nothing
-// unless the independent rebuild made the same files and digests.
+// unless the independent rebuild made the same files and digests, and
+// they are the build the caller's check job read the registry and the
+// GitHub release against (build.yml's inputs).
 func TestAttestHoldsSubjectsToTheRebuild(t *testing.T) {
 	bin := buildKseRelease(t)
 	b := builderRun{runner: newStepRunner(t, bin), buildSteps: jobSteps(t, workflowPath("build.yml"), "build"),
@@ -319,6 +331,18 @@ func TestAttestHoldsSubjectsToTheRebuild(t *testing.T) {
 		attested, log, err := b.run(t, rebuilt)
 		if err == nil || len(attested) > 0 || !strings.Contains(log, "::error::") || !strings.Contains(log, "nothing is attested") {
 			t.Errorf("%s: attested %v, %v; want the first step to stop with a message\n%s", name, attested, err, log)
+		}
+	}
+	for name, checked := range map[string]map[string]string{
+		"the checked build's files of other bytes": with("sha256sums", b64(other)),
+		"another checked image digest":             with("image-digest", "sha256:"+strings.Repeat("3", 64)),
+		"another checked chart digest":             with("chart-digest", "sha256:"+strings.Repeat("4", 64)),
+		"no checked digests":                       {"sha256sums": "", "image-digest": "", "chart-digest": ""},
+	} {
+		b.checked = checked
+		attested, log, err := b.run(t, same)
+		if err == nil || len(attested) > 0 || !strings.Contains(log, "::error::") || !strings.Contains(log, "release's checks read") {
+			t.Errorf("%s: attested %v, %v; want the first step to stop, naming the checks\n%s", name, attested, err, log)
 		}
 	}
 }

@@ -152,6 +152,32 @@ func TestReleaseContent(t *testing.T) {
 		}
 	})
 
+	t.Run("pending provenance bundles: known and not yet compared; without them named, an asset of no file", func(t *testing.T) {
+		c := newContentRun(t, bin, cosign, fulcio)
+		all := c.assets(fulcio.bundle(t, id, []byte(c.files["SHA256SUMS"])))
+		all[provenanceAsset] = []byte("bundles of an earlier run\n")
+		c.gh.Add(version, false, true, all)
+		if err := os.Remove(filepath.Join(c.dir, provenanceAsset)); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := c.kse("github-state", "-pending", provenanceAsset); err != nil || !strings.Contains(out, "release=published") {
+			t.Errorf("github-state -pending of a published release holding the bundles: %v\n%s", err, out)
+		}
+		if out, err := c.kse("github-state"); err == nil || !strings.Contains(out, "holds "+provenanceAsset+", which is no file of this build") {
+			t.Errorf("github-state without -pending: %v; want the bundles read as no file of the build\n%s", err, out)
+		}
+		if out, err := c.kse("github-state", "-pending", "SHA256SUMS"); err == nil || !strings.Contains(out, "is -pending and a file of the build") {
+			t.Errorf("github-state -pending SHA256SUMS: %v; want refused\n%s", err, out)
+		}
+		d := newContentRun(t, bin, cosign, fulcio)
+		d.gh.ImmutableReleases = true
+		delete(all, provenanceAsset)
+		d.gh.Add(version, false, true, all)
+		if out, err := d.kse("github-state", "-pending", provenanceAsset); err == nil || !strings.Contains(out, "immutable and lacks "+provenanceAsset) {
+			t.Errorf("github-state -pending of a published immutable release without the bundles: %v; want a stop\n%s", err, out)
+		}
+	})
+
 	for _, s := range []struct {
 		name   string
 		immut  bool
@@ -175,6 +201,17 @@ func TestReleaseContent(t *testing.T) {
 			return all
 		}, "immutable and lacks SHA256SUMS.sigstore.json"},
 	} {
+		t.Run(s.name+": github-state stops before anything is attested (the provenance bundles pending)", func(t *testing.T) {
+			c := newContentRun(t, bin, cosign, fulcio)
+			c.gh.ImmutableReleases = s.immut
+			c.gh.Add(version, false, true, s.assets(c))
+			if err := os.Remove(filepath.Join(c.dir, provenanceAsset)); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := c.kse("github-state", "-pending", provenanceAsset); err == nil || !strings.Contains(out, s.stop) {
+				t.Errorf("github-state -pending: %v; want a stop saying %q\n%s", err, s.stop, out)
+			}
+		})
 		t.Run(s.name+": github-state stops before anything is pushed, publish too", func(t *testing.T) {
 			c := newContentRun(t, bin, cosign, fulcio)
 			c.gh.ImmutableReleases = s.immut

@@ -25,6 +25,7 @@ func TestReleaseDocsClaimOnlyWhatIsEnforced(t *testing.T) {
 	t.Run("every test it names exists", func(t *testing.T) { docTestsExist(t, doc) })
 	t.Run("its counts are the Makefile's", func(t *testing.T) { docCounts(t, doc) })
 	t.Run("the tag ruleset is one the rulesets API takes", func(t *testing.T) { docRuleset(t, doc) })
+	t.Run("the job table is the workflows' jobs, permissions and needs", func(t *testing.T) { docJobs(t, doc) })
 	t.Run("the on-main check is not said to stop a tag pusher", func(t *testing.T) {
 		wf, err := os.ReadFile(workflowPath("release.yml"))
 		if err != nil {

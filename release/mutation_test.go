@@ -90,6 +90,15 @@ var mutations = []mutation{
 	{name: "SHA256SUMS counts as signed by the plan without its bundle verifying", file: "internal/releaseplan/plan.go",
 		edits: [][2]string{{`{"sums", st.SumsSignature}`, `{"sums", true}`}},
 		pkg:   "./internal/releaseplan", test: "TestDecideFromScratch"},
+	{name: "the check job's github-state reads a published release's provenance bundles as bytes to compare", file: "cmd/kse-release/main.go",
+		edits: [][2]string{{"if have, ok := facts.Assets[n]; ok {", "if have, ok := facts.Assets[n]; ok && false {"}},
+		pkg:   "release", test: "TestReleaseContent", cosign: true},
+	{name: "the check job's github-state does not know the provenance bundles", file: ".github/workflows/release.yml",
+		edits: [][2]string{{`make release-github-state PENDING="kubecost-s3-exporter_$VERSION.intoto.jsonl"`, "make release-github-state"}},
+		pkg:   "release", test: "TestPublishChecksComeFirst"},
+	{name: "the check job may write packages, which the docs say it only reads", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"      packages: read # this version's tags", "      packages: write # this version's tags"}},
+		pkg:   "release", test: "TestReleaseDocsClaimOnlyWhatIsEnforced"},
 	// Signatures by identity: the real cosign, a fake Fulcio.
 	{name: "a signature by any identity counts", file: "internal/releaseplan/verify.go",
 		edits: [][2]string{{`"--certificate-identity", c.ID.Subject`, `"--certificate-identity-regexp", ".*"`}},
@@ -133,13 +142,41 @@ var mutations = []mutation{
 	{name: "the provenance bundles are checked after the push", file: ".github/workflows/release.yml",
 		move: func(s string) string {
 			i := strings.Index(s, "      # The provenance build.yml made for this tag, verified")
-			j := strings.Index(s, "      - name: Log in to GHCR")
+			j := strings.Index(s[max(i, 0):], "      - name: Log in to GHCR") + max(i, 0) // publish's, after the check job's
 			k := strings.Index(s, "      - name: The GitHub release, published last")
 			if i < 0 || j < i || k < j {
 				return s
 			}
 			return s[:i] + s[j:k] + s[i:j] + s[k:]
 		}, pkg: "release", test: "TestPublishChecksComeFirst"},
+	// Every check that can stop the release before anything is attested,
+	// pushed, signed or uploaded (TestPublishChecksComeFirst, across jobs).
+	{name: "build.yml (and its attest job) does not need the check job", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"  build:\n    needs: [test, check]\n", "  build:\n    needs: test\n"}}, pkg: "release", test: "TestPublishChecksComeFirst"},
+	{name: "the attest job needs neither build job", file: ".github/workflows/build.yml",
+		edits: [][2]string{{"  attest:\n    needs: [build, rebuild]\n", "  attest:\n"}}, pkg: "release", test: "TestPublishChecksComeFirst"},
+	{name: "the check job does not read the registry and the GitHub release", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"          make release-check\n          make release-github-state PENDING=\"kubecost-s3-exporter_$VERSION.intoto.jsonl\"\n          make -s release-plan SCOPE=publish STATE=bin/release/state\n", "          true\n"}},
+		pkg:   "release", test: "TestPublishChecksComeFirst"},
+	{name: "build.yml is given digests no check read", file: ".github/workflows/release.yml",
+		edits: [][2]string{{"checked-sha256sums: ${{ needs.check.outputs.sha256sums }}", "checked-sha256sums: ${{ needs.test.outputs.sha256sums }}"}},
+		pkg:   "release", test: "TestPublishChecksComeFirst"},
+	{name: "the attest job signs before it compares the builds", file: ".github/workflows/build.yml",
+		move: func(s string) string {
+			i := strings.Index(s, "      - name: The subjects must be what the independent rebuild")
+			j := strings.Index(s, "      - name: Provenance of the release files")
+			k := strings.Index(s, "      - name: Provenance of the image index")
+			if i < 0 || j < i || k < j {
+				return s
+			}
+			return s[:i] + s[j:k] + s[i:j] + s[k:]
+		}, pkg: "release", test: "TestPublishChecksComeFirst"},
+	{name: "the attest job does not hold the files to the checked build", file: ".github/workflows/build.yml",
+		edits: [][2]string{{"! diff -u checked.sha256 built.sha256", "false"}}, pkg: "release", test: "TestAttestHoldsSubjectsToTheRebuild"},
+	{name: "the attest job does not hold the image digest to the checked build", file: ".github/workflows/build.yml",
+		edits: [][2]string{{`[ "$BUILT_IMAGE" != "$CHECKED_IMAGE" ]`, "false"}}, pkg: "release", test: "TestAttestHoldsSubjectsToTheRebuild"},
+	{name: "the attest job does not hold the chart digest to the checked build", file: ".github/workflows/build.yml",
+		edits: [][2]string{{`[ "$BUILT_CHART" != "$CHECKED_CHART" ]`, "false"}}, pkg: "release", test: "TestAttestHoldsSubjectsToTheRebuild"},
 	{name: "a tag that is not SemVer is built", file: ".github/workflows/release.yml",
 		edits: [][2]string{{`if ! [[ "$GITHUB_REF_NAME" =~ $semver ]]; then`, `if false; then`}}, pkg: "release", test: "TestTagMustBeSemVer"},
 	{name: "the workflow's tag expression is not anchored at the end", file: ".github/workflows/release.yml",

@@ -7,21 +7,25 @@ import (
 	"testing"
 )
 
-// writer says whether a publish step writes anything users see: pushes,
-// signs, uploads. Every other step only reads or checks, and may stop the
-// run.
-func writer(s workflowStep) bool {
-	return slices.ContainsFunc(makeInvocations(s.Run), func(t string) bool {
-		return t == "image-push" || t == "chart-push" || t == "sign" || t == "release-publish"
-	})
-}
-
-// TestPublishChecksComeFirst: in release.yml's publish job, every step
-// that can stop the run (the gh version, the rebuild compared with the
-// builder's, the provenance bundles verified and counted, the registry's
-// and the GitHub release's state) comes before the first step that
-// pushes, signs or uploads; so a run that stops has changed nothing.
+// TestPublishChecksComeFirst: across the jobs of a release run (release.yml
+// and build.yml as it calls it), every step that pushes, signs, attests or
+// uploads runs in a job that needs, directly or not, the jobs that check
+// what can stop the release (the tag, gh's version, the rebuild compared
+// with another build, the registry's and the GitHub release's state), or
+// after those checks in its own job; within a job no check follows a
+// write; build.yml attests only the digests the checks read. In the
+// publish job, the provenance bundles too are verified and counted before
+// the first write. So a run that stops has attested, pushed, signed and
+// uploaded nothing, except a stop in publish on what changed since the
+// checks or on the provenance bundles, which exist only once attested.
 func TestPublishChecksComeFirst(t *testing.T) {
+	jobs := releaseJobs(t)
+	for _, v := range append(crossJobViolations(jobs), checkedDigests(jobs)...) {
+		t.Error(v)
+	}
+	if j := jobs["build/attest"]; j == nil || !slices.ContainsFunc(j.Steps, writer) {
+		t.Error("no job build/attest that attests: the cross-job test reads no attestation")
+	}
 	steps := jobSteps(t, workflowPath("release.yml"), "publish")
 	first := slices.IndexFunc(steps, writer)
 	if first < 0 {
@@ -48,6 +52,27 @@ func TestPublishChecksComeFirst(t *testing.T) {
 	}
 	if len(named) != 2 || named[0] != named[1] {
 		t.Errorf("release-github-state and release-publish must name the same PROVENANCE: %q", named)
+	}
+	// Before the provenance bundles are written (in a job before attest),
+	// github-state must still know them, as PENDING: else a published
+	// release's bundles read as an asset of no file and stop every re-run,
+	// and PROVENANCE there names a file that does not exist yet.
+	pending := regexp.MustCompile(`PENDING="([^"]+)"`)
+	for _, name := range sortedKeys(jobs) {
+		js := jobs[name].Steps
+		for i, s := range js {
+			if !strings.Contains(s.Run, "make release-github-state") {
+				continue
+			}
+			written := slices.ContainsFunc(js[:i], func(p workflowStep) bool {
+				return strings.Contains(p.Run, "gh attestation verify") && strings.Contains(p.Run, ".intoto.jsonl")
+			})
+			m := map[bool]*regexp.Regexp{true: provenance, false: pending}[written].FindStringSubmatch(s.Run)
+			if m == nil || len(named) == 0 || m[1] != named[0] {
+				t.Errorf("job %s step %q: release-github-state must name the provenance bundles %q as %s (bundles written before it: %v)",
+					name, s.Name, named, map[bool]string{true: "PROVENANCE", false: "PENDING"}[written], written)
+			}
+		}
 	}
 	for _, want := range []string{"gh --version", "make release-build", "gh attestation verify", "make release-check", "make release-github-state"} {
 		if !slices.ContainsFunc(steps[:first], func(s workflowStep) bool { return strings.Contains(s.Run, want) }) {

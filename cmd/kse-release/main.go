@@ -183,6 +183,7 @@ func (c *common) github(getenv func(string) string) *ghrelease.Client {
 func githubState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, c := flags("github-state", getenv, stderr)
 	attach := fs.String("attach", "", "space-separated files of -dir the release holds besides SHA256SUMS and what it lists (the provenance bundles): any other asset is no file of this build")
+	pending := fs.String("pending", "", "space-separated assets the release holds that this run makes later (the provenance bundles, before they are attested): known, absent from -dir, their bytes checked by a later github-state with -attach")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -196,9 +197,23 @@ func githubState(ctx context.Context, args []string, getenv func(string) string,
 	if err := releaseplan.LoadFiles(c.dir, strings.Fields(*attach), want.Files); err != nil {
 		return err
 	}
+	for _, n := range strings.Fields(*pending) {
+		if _, ok := want.Files[n]; ok {
+			return fmt.Errorf("kse-release: github-state: %s is -pending and a file of the build", n)
+		}
+		want.Files[n] = releaseplan.File{}
+	}
 	facts, _, err := releaseplan.GatherRelease(ctx, c.github(getenv), c.verifier(getenv, stderr), c.tag, c.dir, want.Files)
 	if err != nil {
 		return err
+	}
+	// A pending asset the release holds counts as this build's here: its
+	// bytes do not exist yet. Absent, or half-uploaded, it is decided as
+	// any file (a published immutable release that lacks it stops now).
+	for _, n := range strings.Fields(*pending) {
+		if have, ok := facts.Assets[n]; ok {
+			want.Files[n] = releaseplan.File{SHA256: have}
+		}
 	}
 	if _, err := releaseplan.DecideRelease(want.Files, facts, releaseplan.Prerelease(c.tag)); err != nil {
 		return err
