@@ -14,20 +14,20 @@ import (
 
 // Data is everything the page shows, aggregated from the archive.
 type Data struct {
-	From, To     time.Time // the days covered, inclusive
-	Generated    time.Time
-	Currency     string
+	From, To  time.Time // the days covered, inclusive
+	Generated time.Time
+	Currency  string
 	// Clusters are told apart by account, region and name, in every
 	// section and count: two accounts may each have a "prod".
 	Clusters     []ClusterRef
 	Files, Rows  int64
 	Total        float64
-	Namespaces   []Amount                                 // cost per namespace over the range, largest first
-	Daily        map[ClusterRef]map[time.Time]Amounts     // cluster → day → cost per namespace
-	ClusterDaily map[time.Time]map[ClusterRef]float64     // day → cost per cluster
-	Workloads    []Amount                                 // controllers, largest first
-	Efficiency   []Efficiency                             // per namespace
-	Labels       []LabelCosts                             // one per label column present
+	Namespaces   []Amount                             // cost per namespace over the range, largest first
+	Daily        map[ClusterRef]map[time.Time]Amounts // cluster → day → cost per namespace
+	ClusterDaily map[time.Time]map[ClusterRef]float64 // day → cost per cluster
+	Workloads    []Amount                             // controllers, largest first
+	Efficiency   []Efficiency                         // per namespace
+	Labels       []LabelCosts                         // one per label column present
 	Calendar     map[ClusterRef]map[time.Time]DayState
 	Bill         *Comparison // Kubecost next to the bill; nil without a bill
 }
@@ -189,7 +189,7 @@ type aggregator struct {
 	labels map[string]map[string]float64
 	order  []string // label keys in first-seen order
 
-	dayNS      Amounts               // the current file's day
+	dayNS      Amounts                // the current file's day
 	dayCluster map[ClusterRef]float64 // the current file's day
 	cluster    ClusterRef
 

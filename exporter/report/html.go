@@ -24,7 +24,7 @@ type page struct {
 	Calendar             template.HTML
 	Counts               map[string]int
 	Currency             string
-	ClusterNames         []string // d.Clusters as the page labels them
+	ClusterNames         []string  // d.Clusters as the page labels them
 	Bill                 *billPage // the section "Kubecost and the bill", if any
 }
 
