@@ -60,12 +60,15 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 	if d.From.IsZero() {
 		return nil // no day to compare
 	}
-	bill, st, err := readBill(ctx, o, d.From, d.To)
+	from, to := billRange(o, d.From, d.To)
+	bill, st, err := readBill(ctx, o, from, to)
 	if err != nil {
 		return err
 	}
+	outside := splitOutside(bill, d.From, d.To)
 	d.Bill = &Comparison{Source: o.Bill.Source, Files: int64(st.Files), Lines: st.PodLines,
-		RowGroups: int64(st.RowGroups), Skipped: int64(st.RowGroupsSkipped), Clusters: compareSides(kube, bill)}
+		RowGroups: int64(st.RowGroups), Skipped: int64(st.RowGroupsSkipped), Clusters: compareSides(kube, bill),
+		From: d.From, To: d.To, Outside: outside, ReadFrom: from, ReadTo: to}
 	if o.Logger != nil {
 		o.Logger.Debug("bill read", "source", o.Bill.Source, "files", st.Files, "lines", st.Lines, "pod_lines", st.PodLines,
 			"row_groups", st.RowGroups, "skipped", st.RowGroupsSkipped)
