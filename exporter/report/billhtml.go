@@ -15,8 +15,9 @@ import (
 // that tests (and anyone scraping the page) compare numbers, not rounding.
 
 type billPage struct {
-	C        *Comparison
-	Currency string
+	C          *Comparison
+	Currency   string
+	Waterfalls []waterfallView
 }
 
 // The section is a template of the page's set ({{template "bill"}}), so
@@ -36,7 +37,7 @@ Like for like, per namespace and day: <b>Kubecost</b> is its CPU, RAM and GPU co
 <ul>{{range .}}<li class="bill-outside" data-account="{{.Cluster.Account}}" data-region="{{.Cluster.Region}}" data-cluster="{{.Cluster.Name}}" data-days="{{.Days}}" data-bill="{{raw .Bill.Cost}}" data-bill-net="{{raw .Bill.Net}}">{{cluster .Cluster}}: {{money .Bill.Cost}} {{$.Currency}} (after discounts {{money .Bill.Net}}) on {{.Days}} days from {{day .From}} to {{day .To}}</li>
 {{end}}</ul>
 <p class="meta">To include them, give <code>-from</code> and <code>-to</code> (for example the whole month): a day the archive does not hold then shows as "bill only".</p></div>
-{{end}}{{range $c := .C.Clusters}}<h3>{{cluster $c.Cluster}}</h3>
+{{end}}{{with .Waterfalls}}{{template "waterfall" .}}{{end}}{{range $c := .C.Clusters}}<h3>{{cluster $c.Cluster}}</h3>
 <p class="meta bill-total" data-cluster="{{$c.Cluster.Name}}" data-account="{{$c.Cluster.Account}}" data-region="{{$c.Cluster.Region}}">Over these days: Kubecost <span data-v="{{raw $c.Total.Kubecost.Compute}}">{{money $c.Total.Kubecost.Compute}}</span>, the bill <span data-v="{{raw $c.Total.Bill.Cost}}">{{money $c.Total.Bill.Cost}}</span> (after discounts {{money $c.Total.Bill.Net}}, at public on-demand prices {{money $c.Total.Bill.PublicOnDemand}}), difference {{money $c.Total.Difference}} {{$.Currency}} ({{diffpct $c.Total.Difference $c.Total.Bill.Cost}} of the bill). Of these, Kubecost's idle {{money $c.Total.Kubecost.Idle}} against the bill's unused cost {{money $c.Total.Bill.Unused}}. Only Kubecost: {{money $c.Total.Kubecost.OnlyKubecost}} {{$.Currency}}.</p>
 <table class="bill-namespaces">
 <tr><th>namespace</th><th class="num">Kubecost ({{$.Currency}})</th><th class="num">bill</th><th class="num">difference</th><th class="num">of the bill</th><th class="num">only Kubecost</th><th>present in</th></tr>
@@ -71,6 +72,7 @@ func WriteBillText(w io.Writer, c *Comparison, currency string) error {
 				o.Bill.Cost(), currency, o.Bill.Net(), o.Days, o.From.Format(time.DateOnly), o.To.Format(time.DateOnly))
 		}
 	}
+	writeWaterfallText(tw, c.Waterfalls, currency)
 	for _, cl := range c.Clusters {
 		fmt.Fprintf(tw, "\n%s, %s\n", clusterLabel(cl.Cluster), currency)
 		fmt.Fprint(tw, "namespace\tKubecost\tbill\tdifference\tof the bill\tonly Kubecost\tpresent in\t\n")

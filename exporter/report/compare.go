@@ -195,6 +195,10 @@ type Comparison struct {
 	From, To         time.Time
 	Outside          []OutsideDays
 	ReadFrom, ReadTo time.Time
+	// Waterfalls are the steps from Kubecost to the split of the bill
+	// (and SCAD) per cluster over the days (waterfall.go); none without
+	// the bill's resource lines.
+	Waterfalls []ClusterWaterfall
 }
 
 // ClusterComparison is one cluster's rows.

@@ -150,7 +150,7 @@ func Render(w io.Writer, d *Data) error {
 		}
 	}
 	if d.Bill != nil {
-		p.Bill = &billPage{d.Bill, cur}
+		p.Bill = &billPage{C: d.Bill, Currency: cur, Waterfalls: waterfallViews(d.Bill.Waterfalls, cur)}
 	}
 	return tmpl.Execute(w, p)
 }
