@@ -62,7 +62,7 @@ tr:nth-child(even) { background: #f6f6f6; } svg.chart { display: block; margin: 
 </head>
 <body>
 <h1>Kubecost cost report</h1>
-<p class="meta">{{day .D.From}} to {{day .D.To}} · <span id="cluster-count">{{len .D.Clusters}}</span> clusters: {{range $i, $c := .ClusterNames}}{{if $i}}, {{end}}{{$c}}{{end}} ·
+<p class="meta">{{day .D.From}} to {{day .D.To}} · <span id="cluster-count">{{len .D.Clusters}}</span> {{if eq (len .D.Clusters) 1}}cluster{{else}}clusters{{end}}: {{range $i, $c := .ClusterNames}}{{if $i}}, {{end}}{{$c}}{{end}} ·
 <span id="files">{{.D.Files}}</span> files · <span id="rows">{{.D.Rows}}</span> rows · total cost <span id="total">{{money .D.Total}}</span> <span class="currency">{{.Currency}}</span> ·
 generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter {{.Version}}</p>
 
