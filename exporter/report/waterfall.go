@@ -241,3 +241,40 @@ func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, currency st
 		fmt.Fprintln(tw)
 	}
 }
+
+// Waterfalls sums steps per namespace-day (CompareKey, as the split of
+// the bill gives them) into each cluster's total and its namespaces over
+// the days, clusters in the section's order. A cluster-day with SCAD on
+// for one namespace has it on for the cluster's total.
+func Waterfalls(byDay map[CompareKey]Waterfall) []ClusterWaterfall {
+	type nsKey struct {
+		c  ClusterRef
+		ns string
+	}
+	ns := map[nsKey]*Waterfall{}
+	for k, w := range byDay {
+		n := ns[nsKey{k.Cluster, k.Namespace}]
+		if n == nil {
+			n = &Waterfall{}
+			ns[nsKey{k.Cluster, k.Namespace}] = n
+		}
+		n.Add(w)
+	}
+	byCluster := map[ClusterRef]*ClusterWaterfall{}
+	for k, w := range ns {
+		c := byCluster[k.c]
+		if c == nil {
+			c = &ClusterWaterfall{Cluster: k.c}
+			byCluster[k.c] = c
+		}
+		c.Total.Add(*w)
+		c.Namespaces = append(c.Namespaces, NamespaceWaterfall{k.ns, *w})
+	}
+	out := make([]ClusterWaterfall, 0, len(byCluster))
+	for _, c := range byCluster {
+		slices.SortFunc(c.Namespaces, func(a, b NamespaceWaterfall) int { return cmp.Compare(a.Namespace, b.Namespace) })
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b ClusterWaterfall) int { return a.Cluster.compare(b.Cluster) })
+	return out
+}

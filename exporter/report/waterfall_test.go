@@ -173,3 +173,30 @@ func TestWaterfallTable(t *testing.T) {
 		t.Errorf("text output lacks\n%s\n%s", line, text.String())
 	}
 }
+
+// TestWaterfallsSum: namespace-days sum into each cluster's namespaces and
+// total, the two prods of two accounts apart, and SCAD on for a cluster
+// when any of its days has it.
+func TestWaterfallsSum(t *testing.T) {
+	d1, d2 := time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)
+	a, b := ClusterRef{"111122223333", "us-east-1", "prod"}, ClusterRef{"444455556666", "us-east-1", "prod"}
+	got := Waterfalls(map[CompareKey]Waterfall{
+		{a, "payments", d1}: {Kubecost: 10, Discounts: -2, SplitBill: 8, SCAD: 8},
+		{a, "payments", d2}: {Kubecost: 6, Pricing: 1, SplitBill: 7, IdleSpread: 1, SCAD: 8, SCADOn: true},
+		{a, "search", d1}:   {Kubecost: 4, Negotiated: -1, SplitBill: 3, SCAD: 3, ListPriced: 2},
+		{b, "payments", d1}: {Kubecost: 100, SplitBill: 100, SCAD: 100},
+	})
+	if len(got) != 2 || got[0].Cluster != a || got[1].Cluster != b {
+		t.Fatalf("clusters %+v", got)
+	}
+	want := Waterfall{Kubecost: 20, Pricing: 1, Discounts: -2, Negotiated: -1, SplitBill: 18, IdleSpread: 1, SCAD: 19, ListPriced: 2, SCADOn: true}
+	if got[0].Total != want {
+		t.Errorf("prod of %s: %+v, want %+v", a.Account, got[0].Total, want)
+	}
+	if len(got[0].Namespaces) != 2 || got[0].Namespaces[0].Namespace != "payments" || got[0].Namespaces[0].Kubecost != 16 {
+		t.Errorf("namespaces of %s: %+v", a.Account, got[0].Namespaces)
+	}
+	if got[1].Total.Kubecost != 100 || got[1].Total.SCADOn {
+		t.Errorf("prod of %s: %+v", b.Account, got[1].Total)
+	}
+}
