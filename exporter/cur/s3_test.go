@@ -22,7 +22,7 @@ import (
 func TestReadFromS3(t *testing.T) {
 	srv := miniotest.Start(t)
 	srv.CreateBucket(t, "billing")
-	store, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing"})
+	store, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing", PartSize: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestReadFromS3RefusesNoExport(t *testing.T) {
 	srv.CreateBucket(t, "billing")
 	srv.CreateBucket(t, "empty")
 	ctx := context.Background()
-	billing, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing"})
+	billing, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "billing", PartSize: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestReadFromS3RefusesNoExport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	empty, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "empty"})
+	empty, err := s3store.New(srv.S3Client(t), s3store.Options{Bucket: "empty", PartSize: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
