@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -421,6 +422,77 @@ func TestBillDefinition(t *testing.T) {
 		"kubecost_idle_cost", "bill_unused_cost", "present_in", "namespace", "usage_date"} {
 		if !used[c] {
 			t.Errorf("the sheet does not show %s", c)
+		}
+	}
+	checkBillWaterfalls(t, d)
+}
+
+// The steps of the waterfall, in the order they add up (the views'
+// columns, docs/bill.md): Kubecost + pricing + discounts + negotiated =
+// the split of the bill; that + idle spread + split weights = SCAD.
+var (
+	toSplitBill = []string{"kubecost_cost", "pricing_step", "discounts_step", "negotiated_step"}
+	toSCAD      = []string{"split_bill_cost", "idle_spread_step", "split_weights_step"}
+)
+
+// checkBillWaterfalls: the sheet has the two waterfalls, each of its
+// steps in order as summed values (QuickSight's total bar is their sum,
+// so the last bar is the split of the bill, then SCAD's), under a
+// cluster and a days control; and the table shows every step column.
+func checkBillWaterfalls(t *testing.T, d map[string]any) {
+	t.Helper()
+	sheet := obj(list(d["Sheets"])[0])
+	got := map[string][]string{}
+	for _, v := range list(sheet["Visuals"]) {
+		w, ok := obj(v)["WaterfallVisual"].(map[string]any)
+		if !ok {
+			continue
+		}
+		wells := obj(obj(obj(w["ChartConfiguration"])["FieldWells"])["WaterfallChartAggregatedFieldWells"])
+		if len(list(wells["Categories"])) != 0 {
+			t.Errorf("%s: a category would make each value a series, not a step", w["VisualId"])
+		}
+		for _, m := range list(wells["Values"]) {
+			f := obj(obj(m)["NumericalMeasureField"])
+			if str(obj(f["AggregationFunction"])["SimpleNumericalAggregation"]) != "SUM" {
+				t.Errorf("%s: %v is not summed", w["VisualId"], f["FieldId"])
+			}
+			got[str(w["VisualId"])] = append(got[str(w["VisualId"])], str(obj(f["Column"])["ColumnName"]))
+		}
+	}
+	for id, want := range map[string][]string{"bill-waterfall": toSplitBill, "bill-waterfall-scad": toSCAD} {
+		if !slices.Equal(got[id], want) {
+			t.Errorf("waterfall %s: steps %v, want %v", id, got[id], want)
+		}
+	}
+	controls := map[string]bool{}
+	walk(sheet["FilterControls"], "FilterControls", func(_ string, o map[string]any) {
+		if id, ok := o["SourceFilterId"]; ok {
+			controls[str(id)] = true
+		}
+	})
+	filtered := map[string]bool{}
+	walk(d["FilterGroups"], "FilterGroups", func(_ string, o map[string]any) {
+		if id, ok := o["FilterId"]; ok && controls[str(id)] {
+			filtered[str(obj(o["Column"])["ColumnName"])] = true
+		}
+	})
+	if !filtered["cluster_arn"] || !filtered["usage_date"] {
+		t.Errorf("the waterfalls are not per cluster and month: controls filter %v", filtered)
+	}
+	table := map[string]bool{}
+	for _, v := range list(sheet["Visuals"]) {
+		if tv, ok := obj(v)["TableVisual"].(map[string]any); ok {
+			walk(tv, "table", func(_ string, o map[string]any) {
+				if c, ok := o["ColumnName"]; ok {
+					table[str(c)] = true
+				}
+			})
+		}
+	}
+	for _, c := range append(append(slices.Clone(toSplitBill), toSCAD...), "scad_cost", "list_priced_cost") {
+		if !table[c] {
+			t.Errorf("the table does not show %s", c)
 		}
 	}
 }

@@ -48,16 +48,17 @@ func runView(ctx context.Context, rc *config.Report, cfg *config.Config, arch *d
 // then calls an unarchived day "missing" exactly when the run would
 // export it, whatever retention the server keeps (Kubecost 3.x keeps 91
 // days by default, 2.x 15). nil when Kubecost cannot be asked.
-func kubecostDays(ctx context.Context, cfg *config.Config, arch *destination.Archive, log *slog.Logger, today time.Time) map[string]map[time.Time]bool {
+func kubecostDays(ctx context.Context, cfg *config.Config, arch *destination.Archive, log *slog.Logger, today time.Time) map[report.ClusterRef]map[time.Time]bool {
 	opts, err := wire(ctx, cfg, arch, log, &kubecost.Counter{}, Hooks{})
 	if err == nil {
 		var avail map[string][]exporter.DayTotal
 		if avail, err = opts.Available(ctx, opts.LookBack(today), exporter.Midnight(today).AddDate(0, 0, 1)); err == nil {
-			out := map[string]map[time.Time]bool{}
+			out := map[report.ClusterRef]map[time.Time]bool{}
 			for _, c := range opts.Clusters {
-				out[c.Layout.Cluster] = map[time.Time]bool{}
+				ref := report.ClusterRef{Account: c.Layout.Account, Region: c.Layout.Region, Name: c.Layout.Cluster}
+				out[ref] = map[time.Time]bool{}
 				for _, d := range avail[c.ID] {
-					out[c.Layout.Cluster][exporter.Midnight(d.Day)] = true
+					out[ref][exporter.Midnight(d.Day)] = true
 				}
 			}
 			return out

@@ -48,14 +48,26 @@ func Read(ctx context.Context, o Options) (*Summary, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	var keys []string
+	var listed, periods int
 	err := o.Store.List(ctx, o.Prefix, "", func(oi exporter.ObjectInfo) error {
-		if period, ok := BillingPeriod(oi.Key); ok && strings.HasSuffix(oi.Key, ".parquet") && o.periodInRange(period) {
+		listed++
+		period, ok := BillingPeriod(oi.Key)
+		if !ok || !strings.HasSuffix(oi.Key, ".parquet") {
+			return nil
+		}
+		periods++
+		if o.periodInRange(period) {
 			keys = append(keys, oi.Key)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cur: list %q: %w", o.Prefix, err)
+	}
+	if periods == 0 {
+		// An empty bill would show every namespace as Kubecost's only,
+		// which reads as a finding; a wrong location is the likelier cause.
+		return nil, &NoExportError{Prefix: o.Prefix, Objects: listed}
 	}
 	a := NewAggregator(o.From, o.To)
 	for _, key := range keys {
@@ -72,6 +84,23 @@ func Read(ctx context.Context, o Options) (*Summary, error) {
 		log.Debug("cur: read", "key", key, "size", obj.Size)
 	}
 	return a.Summary(), nil
+}
+
+// NoExportError: the location holds no Parquet file in a BILLING_PERIOD=
+// folder, so it is not (or not yet) a CUR 2.0 Data Export.
+type NoExportError struct {
+	Prefix  string
+	Objects int // objects found under Prefix, of any name
+}
+
+func (e *NoExportError) Error() string {
+	where := "the location"
+	if e.Prefix != "" {
+		where = fmt.Sprintf("prefix %q", e.Prefix)
+	}
+	return fmt.Sprintf("cur: no CUR 2.0 export under %s: expected Parquet files in %sYYYY-MM folders "+
+		"(a Data Export writes <prefix>/<export name>/data/%sYYYY-MM/*.parquet), found %d objects and none in such a folder",
+		where, billingPeriodPartPrefix, billingPeriodPartPrefix, e.Objects)
 }
 
 // BillingPeriod finds the BILLING_PERIOD=YYYY-MM folder of a key and

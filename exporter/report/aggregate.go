@@ -14,19 +14,21 @@ import (
 
 // Data is everything the page shows, aggregated from the archive.
 type Data struct {
-	From, To     time.Time // the days covered, inclusive
-	Generated    time.Time
-	Currency     string
-	Clusters     []string
+	From, To  time.Time // the days covered, inclusive
+	Generated time.Time
+	Currency  string
+	// Clusters are told apart by account, region and name, in every
+	// section and count: two accounts may each have a "prod".
+	Clusters     []ClusterRef
 	Files, Rows  int64
 	Total        float64
-	Namespaces   []Amount                         // cost per namespace over the range, largest first
-	Daily        map[string]map[time.Time]Amounts // cluster → day → cost per namespace
-	ClusterDaily map[time.Time]Amounts            // day → cost per cluster
-	Workloads    []Amount                         // controllers, largest first
-	Efficiency   []Efficiency                     // per namespace
-	Labels       []LabelCosts                     // one per label column present
-	Calendar     map[string]map[time.Time]DayState
+	Namespaces   []Amount                             // cost per namespace over the range, largest first
+	Daily        map[ClusterRef]map[time.Time]Amounts // cluster → day → cost per namespace
+	ClusterDaily map[time.Time]map[ClusterRef]float64 // day → cost per cluster
+	Workloads    []Amount                             // controllers, largest first
+	Efficiency   []Efficiency                         // per namespace
+	Labels       []LabelCosts                         // one per label column present
+	Calendar     map[ClusterRef]map[time.Time]DayState
 	Bill         *Comparison // Kubecost next to the bill; nil without a bill
 }
 
@@ -91,7 +93,7 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	o.Settle = cmp.Or(o.Settle, exporter.DefaultSettle)
 	o.KubecostRetentionDays = cmp.Or(o.KubecostRetentionDays, DefaultKubecostRetentionDays)
 	o.Currency = cmp.Or(o.Currency, "USD")
-	files, err := listFiles(ctx, o)
+	files, asked, err := listFiles(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +128,7 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	}
 	d.Generated = o.Today.UTC()
 	d.Currency = o.Currency
-	d.Clusters = clustersOf(files, o.Clusters)
+	d.Clusters = clustersOf(files, asked)
 	d.Calendar = calendar(files, d, o)
 	if o.Bill != nil {
 		if err := compareWithBill(ctx, o, d, a.kube, files); err != nil {
@@ -136,24 +138,26 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	return d, nil
 }
 
-func clustersOf(files []File, want []string) []string {
-	out := slices.Clone(want)
+// clustersOf lists the clusters of the files, by name, account and region,
+// and those asked for by name (asked: every account and region the archive
+// holds them in) even without a file in the range, so that the calendar
+// shows their days as not stored.
+func clustersOf(files []File, asked []ClusterRef) []ClusterRef {
+	out := slices.Clone(asked)
 	for _, f := range files {
-		if !slices.Contains(out, f.Cluster) {
-			out = append(out, f.Cluster)
-		}
+		out = append(out, f.Ref())
 	}
-	slices.Sort(out)
-	return out
+	slices.SortFunc(out, ClusterRef.compare)
+	return slices.Compact(out)
 }
 
 // calendar classifies every day of the range for every cluster. Pending
 // follows the exporter's own window (exporter.Window with its settle
 // period), so the report and the exporter agree on which days are due.
-func calendar(files []File, d *Data, o Options) map[string]map[time.Time]DayState {
+func calendar(files []File, d *Data, o Options) map[ClusterRef]map[time.Time]DayState {
 	_, last := exporter.Window(o.Today, o.BackfillDays, o.Settle)
 	kept := exporter.Midnight(o.Today).AddDate(0, 0, -o.KubecostRetentionDays)
-	out := map[string]map[time.Time]DayState{}
+	out := map[ClusterRef]map[time.Time]DayState{}
 	for _, c := range d.Clusters {
 		out[c] = map[time.Time]DayState{}
 		for day := d.From; !day.After(d.To) && !d.From.IsZero(); day = day.AddDate(0, 0, 1) {
@@ -168,7 +172,7 @@ func calendar(files []File, d *Data, o Options) map[string]map[time.Time]DayStat
 		}
 	}
 	for _, f := range files {
-		out[f.Cluster][f.Day] = Stored
+		out[f.Ref()][f.Day] = Stored
 	}
 	return out
 }
@@ -185,8 +189,9 @@ type aggregator struct {
 	labels map[string]map[string]float64
 	order  []string // label keys in first-seen order
 
-	dayNS, dayCluster Amounts // the current file's day
-	cluster           string
+	dayNS      Amounts                // the current file's day
+	dayCluster map[ClusterRef]float64 // the current file's day
+	cluster    ClusterRef
 
 	// kube is Kubecost's side of the comparison with the bill, per
 	// cluster, namespace and day (nil without one); kubeDay points at the
@@ -198,7 +203,7 @@ type aggregator struct {
 
 func newAggregator() *aggregator {
 	return &aggregator{
-		d:    &Data{Daily: map[string]map[time.Time]Amounts{}, ClusterDaily: map[time.Time]Amounts{}},
+		d:    &Data{Daily: map[ClusterRef]map[time.Time]Amounts{}, ClusterDaily: map[time.Time]map[ClusterRef]float64{}},
 		byNS: map[string]float64{}, work: map[workload]float64{}, eff: map[string]*effAcc{},
 		labels: map[string]map[string]float64{},
 	}
@@ -207,18 +212,19 @@ func newAggregator() *aggregator {
 // startFile points the per-day sums at f's cluster and day, so that add
 // does not look them up for every row.
 func (a *aggregator) startFile(f File) {
-	days := a.d.Daily[f.Cluster]
+	ref := f.Ref()
+	days := a.d.Daily[ref]
 	if days == nil {
 		days = map[time.Time]Amounts{}
-		a.d.Daily[f.Cluster] = days
+		a.d.Daily[ref] = days
 	}
 	if days[f.Day] == nil {
 		days[f.Day] = Amounts{}
 	}
 	if a.d.ClusterDaily[f.Day] == nil {
-		a.d.ClusterDaily[f.Day] = Amounts{}
+		a.d.ClusterDaily[f.Day] = map[ClusterRef]float64{}
 	}
-	a.dayNS, a.dayCluster, a.cluster = days[f.Day], a.d.ClusterDaily[f.Day], f.Cluster
+	a.dayNS, a.dayCluster, a.cluster = days[f.Day], a.d.ClusterDaily[f.Day], ref
 	if a.kube != nil {
 		a.file = f
 		clear(a.kubeDay)
@@ -229,7 +235,7 @@ func (a *aggregator) startFile(f File) {
 func (a *aggregator) addKubecost(r *row) {
 	k := a.kubeDay[r.namespace]
 	if k == nil {
-		key := CompareKey{ClusterRef{a.file.Account, a.file.Region, a.file.Cluster}, billNamespace(r.namespace), a.file.Day}
+		key := CompareKey{a.cluster, billNamespace(r.namespace), a.file.Day}
 		if k = a.kube[key]; k == nil {
 			k = &KubecostCost{}
 			a.kube[key] = k

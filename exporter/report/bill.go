@@ -61,7 +61,8 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 	if d.From.IsZero() {
 		return nil // no day to compare
 	}
-	bill, sum, err := readBill(ctx, o, d.From, d.To)
+	from, to := billRange(o, d.From, d.To)
+	bill, sum, err := readBill(ctx, o, from, to)
 	if err != nil {
 		return err
 	}
@@ -70,9 +71,18 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 		return err
 	}
 	st := sum.Stats
+	outside := splitOutside(bill, d.From, d.To)
+	steps := splitSteps(o, allocs, sum)
+	for k := range steps { // the bill's days outside the range are named apart, not compared
+		if k.Day.Before(d.From) || k.Day.After(d.To) {
+			delete(steps, k)
+		}
+	}
 	d.Bill = &Comparison{Source: o.Bill.Source, Files: int64(st.Files), Lines: st.PodLines,
 		RowGroups: int64(st.RowGroups), Skipped: int64(st.RowGroupsSkipped),
-		Clusters: compareSides(kube, bill, splitSteps(o, allocs, sum))}
+		Clusters: compareSides(kube, bill, steps),
+		From:     d.From, To: d.To, Outside: outside, ReadFrom: from, ReadTo: to}
+	d.Bill.Waterfalls = waterfallsOf(d.Bill.Clusters)
 	if o.Logger != nil {
 		o.Logger.Debug("bill read", "source", o.Bill.Source, "files", st.Files, "lines", st.Lines, "pod_lines", st.PodLines,
 			"row_groups", st.RowGroups, "skipped", st.RowGroupsSkipped)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"text/tabwriter"
+	"time"
 )
 
 // The section "Kubecost and the bill" of the page (compare.go). Every
@@ -14,8 +15,9 @@ import (
 // that tests (and anyone scraping the page) compare numbers, not rounding.
 
 type billPage struct {
-	C        *Comparison
-	Currency string
+	C          *Comparison
+	Currency   string
+	Waterfalls []waterfallView
 }
 
 // The section is a template of the page's set ({{template "bill"}}), so
@@ -31,7 +33,11 @@ var _ = template.Must(tmpl.New("bill").Funcs(template.FuncMap{
 }).Parse(`<h2 id="bill">Kubecost and the bill</h2>
 <p class="meta">The bill is the CUR 2.0 export at <code>{{.C.Source}}</code> with split cost allocation data (<span id="bill-files">{{.C.Files}}</span> files, <span id="bill-lines">{{.C.Lines}}</span> pod lines; {{.C.Skipped}} of {{.C.RowGroups}} row groups skipped by their dates), read as AWS's own SCAD dashboard reads it.
 Like for like, per namespace and day: <b>Kubecost</b> is its CPU, RAM and GPU cost (with adjustments), at the prices Kubecost uses (list prices unless its own CUR integration is configured); the <b>bill</b> is its pods' split cost plus their share of their instances' unused cost, at your rates (Reserved Instances, Savings Plans), as amortized cost. Kubecost keeps idle capacity apart, on its own row <code>__idle__</code>, which the bill does not have: compare a cluster's totals, or its idle with the bill's unused cost. The <b>difference</b> is Kubecost less the bill. <b>Only Kubecost</b> is what split cost allocation data does not split: persistent volumes, network and load balancers. Rows only one side has are kept: a namespace the archive lacks is "bill only", one the bill lacks (not on EKS, not in this account's export, or before split cost allocation data was turned on) "Kubecost only". The same rows are the Athena view <code>namespace_daily</code> of the bill module.</p>
-{{range $c := .C.Clusters}}<h3>{{cluster $c.Cluster}}</h3>
+{{with .C.Outside}}<div id="bill-outside"><p class="meta"><b>Not compared: the bill's days outside the report's.</b> The rows below are the report's days, {{day $.C.From}} to {{day $.C.To}} (without <code>-from</code> and <code>-to</code>, the archive's days). An invoice is a month: the bill was read over its billing periods, {{day $.C.ReadFrom}} to {{day $.C.ReadTo}}, and on the other days it holds:</p>
+<ul class="meta">{{range .}}<li class="bill-outside" data-account="{{.Cluster.Account}}" data-region="{{.Cluster.Region}}" data-cluster="{{.Cluster.Name}}" data-days="{{.Days}}" data-bill="{{raw .Bill.Cost}}" data-bill-net="{{raw .Bill.Net}}">{{cluster .Cluster}}: {{money .Bill.Cost}} {{$.Currency}} (after discounts {{money .Bill.Net}}) on {{.Days}} days from {{day .From}} to {{day .To}}</li>
+{{end}}</ul>
+<p class="meta">To include them, give <code>-from</code> and <code>-to</code> (for example the whole month): a day the archive does not hold then shows as "bill only".</p></div>
+{{end}}{{with .Waterfalls}}{{template "waterfall" .}}{{end}}{{range $c := .C.Clusters}}<h3>{{cluster $c.Cluster}}</h3>
 <p class="meta bill-total" data-cluster="{{$c.Cluster.Name}}" data-account="{{$c.Cluster.Account}}" data-region="{{$c.Cluster.Region}}">Over these days: Kubecost <span data-v="{{raw $c.Total.Kubecost.Compute}}">{{money $c.Total.Kubecost.Compute}}</span>, the bill <span data-v="{{raw $c.Total.Bill.Cost}}">{{money $c.Total.Bill.Cost}}</span> (after discounts {{money $c.Total.Bill.Net}}, at public on-demand prices {{money $c.Total.Bill.PublicOnDemand}}), difference {{money $c.Total.Difference}} {{$.Currency}} ({{diffpct $c.Total.Difference $c.Total.Bill.Cost}} of the bill). Of these, Kubecost's idle {{money $c.Total.Kubecost.Idle}} against the bill's unused cost {{money $c.Total.Bill.Unused}}. Only Kubecost: {{money $c.Total.Kubecost.OnlyKubecost}} {{$.Currency}}.</p>
 <table class="bill-namespaces">
 <tr><th>namespace</th><th class="num">Kubecost ({{$.Currency}})</th><th class="num">bill</th><th class="num">difference</th><th class="num">of the bill</th><th class="num">only Kubecost</th><th>present in</th></tr>
@@ -58,6 +64,15 @@ func WriteBillText(w io.Writer, c *Comparison, currency string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "Kubecost and the bill (%s: %d files, %d pod lines; %d of %d row groups skipped by date)\n",
 		c.Source, c.Files, c.Lines, c.Skipped, c.RowGroups)
+	if len(c.Outside) > 0 {
+		fmt.Fprintf(tw, "Compared: %s to %s. Not compared, the bill's other days of its billing periods (%s to %s; give -from and -to to include them):\n",
+			c.From.Format(time.DateOnly), c.To.Format(time.DateOnly), c.ReadFrom.Format(time.DateOnly), c.ReadTo.Format(time.DateOnly))
+		for _, o := range c.Outside {
+			fmt.Fprintf(tw, "  %s: %.2f %s (after discounts %.2f) on %d days from %s to %s\n", clusterLabel(o.Cluster),
+				o.Bill.Cost(), currency, o.Bill.Net(), o.Days, o.From.Format(time.DateOnly), o.To.Format(time.DateOnly))
+		}
+	}
+	writeWaterfallText(tw, c.Waterfalls, currency)
 	for _, cl := range c.Clusters {
 		fmt.Fprintf(tw, "\n%s, %s\n", clusterLabel(cl.Cluster), currency)
 		fmt.Fprint(tw, "namespace\tKubecost\tbill\tdifference\tof the bill\tonly Kubecost\tpresent in\t\n")

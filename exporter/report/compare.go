@@ -217,6 +217,16 @@ type Comparison struct {
 	// those skipped by their date statistics.
 	Files, Lines, RowGroups, Skipped int64
 	Clusters                         []ClusterComparison
+	// From and To are the days compared (the report's); Outside is the
+	// bill's cost per cluster on days of its billing periods that they
+	// leave out (billdays.go), ReadFrom and ReadTo the days read.
+	From, To         time.Time
+	Outside          []OutsideDays
+	ReadFrom, ReadTo time.Time
+	// Waterfalls are the steps from Kubecost to the split of the bill
+	// (and SCAD) per cluster over the days (waterfall.go); none without
+	// the bill's resource lines.
+	Waterfalls []ClusterWaterfall
 }
 
 // ClusterComparison is one cluster's rows.

@@ -81,7 +81,7 @@ func TestBillSectionInert(t *testing.T) {
 	day := time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
 	const script = `<script>alert(1)</script>`
 	c := ClusterRef{"111122223333", "us-east-1", `prod"><img src=x onerror=alert(2)>`}
-	d := &Data{From: day, To: day, Generated: day, Currency: "USD", Clusters: []string{"prod"},
+	d := &Data{From: day, To: day, Generated: day, Currency: "USD", Clusters: []ClusterRef{c},
 		Bill: &Comparison{Source: `s3://b/"><script>x</script>`, Clusters: compareSides(
 			map[CompareKey]*KubecostCost{{c, script, day}: {CPU: 1, rows: 1}},
 			map[CompareKey]*BillCost{{c, script, day}: {Split: 0.72, Lines: 1}}, nil)}}

@@ -45,7 +45,7 @@ func TestGrammarTables(t *testing.T) {
 			want[tc.Key] = tc.OK
 		}
 	}
-	files, err := listFiles(context.Background(), Options{Store: listing(keys)})
+	files, _, err := listFiles(context.Background(), Options{Store: listing(keys)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ type page struct {
 	Calendar             template.HTML
 	Counts               map[string]int
 	Currency             string
+	ClusterNames         []string  // d.Clusters as the page labels them
 	Bill                 *billPage // the section "Kubecost and the bill", if any
 }
 
@@ -61,7 +62,7 @@ tr:nth-child(even) { background: #f6f6f6; } svg.chart { display: block; margin: 
 </head>
 <body>
 <h1>Kubecost cost report</h1>
-<p class="meta">{{day .D.From}} to {{day .D.To}} · clusters: {{range $i, $c := .D.Clusters}}{{if $i}}, {{end}}{{$c}}{{end}} ·
+<p class="meta">{{day .D.From}} to {{day .D.To}} · <span id="cluster-count">{{len .D.Clusters}}</span> {{if eq (len .D.Clusters) 1}}cluster{{else}}clusters{{end}}: {{range $i, $c := .ClusterNames}}{{if $i}}, {{end}}{{$c}}{{end}} ·
 <span id="files">{{.D.Files}}</span> files · <span id="rows">{{.D.Rows}}</span> rows · total cost <span id="total">{{money .D.Total}}</span> <span class="currency">{{.Currency}}</span> ·
 generated {{.D.Generated.Format "2006-01-02 15:04 MST"}} by kubecost-s3-exporter {{.Version}}</p>
 
@@ -111,20 +112,29 @@ func Render(w io.Writer, d *Data) error {
 		}
 	}
 	series = append(series, other)
+	labels, ids := clusterNames(d.Clusters)
 	for _, c := range d.Clusters {
+		p.ClusterNames = append(p.ClusterNames, labels[c])
 		name := ""
 		if len(d.Clusters) > 1 {
-			name = c
+			name = labels[c]
 		}
-		chart := stackedBars("daily-namespace-"+c, p.Days, d.Daily[c], series, nsColors, gaps(d.Calendar, []string{c}), cur)
+		chart := stackedBars("daily-namespace-"+ids[c], p.Days, d.Daily[c], series, nsColors, gaps(d.Calendar, []ClusterRef{c}, labels), cur)
 		p.ClusterCharts = append(p.ClusterCharts, namedChart{name, chart.html()})
 	}
 	if len(d.Clusters) > 1 {
 		cc := colors{}
 		for i, c := range d.Clusters {
-			cc[c] = palette[i%len(palette)]
+			cc[labels[c]] = palette[i%len(palette)]
 		}
-		p.PerCluster = stackedBars("daily-cluster", p.Days, d.ClusterDaily, d.Clusters, cc, gaps(d.Calendar, d.Clusters), cur).html()
+		byDay := map[time.Time]Amounts{}
+		for day, m := range d.ClusterDaily {
+			byDay[day] = Amounts{}
+			for c, v := range m {
+				byDay[day][labels[c]] += v
+			}
+		}
+		p.PerCluster = stackedBars("daily-cluster", p.Days, byDay, p.ClusterNames, cc, gaps(d.Calendar, d.Clusters, labels), cur).html()
 	}
 	if len(d.Workloads) > 0 {
 		p.Workloads = hbars("top-workloads", d.Workloads, 15, cur).html()
@@ -133,21 +143,21 @@ func Render(w io.Writer, d *Data) error {
 	for _, l := range d.Labels {
 		p.LabelCharts = append(p.LabelCharts, namedChart{l.Key, hbars("label-"+l.Key, l.Values, 12, cur).html()})
 	}
-	p.Calendar = calendarSVG("completeness", d.Clusters, p.Days, d.Calendar).html()
+	p.Calendar = calendarSVG("completeness", d.Clusters, labels, p.Days, d.Calendar).html()
 	for _, byDay := range d.Calendar {
 		for _, st := range byDay {
 			p.Counts[string(st)]++
 		}
 	}
 	if d.Bill != nil {
-		p.Bill = &billPage{d.Bill, cur}
+		p.Bill = &billPage{C: d.Bill, Currency: cur, Waterfalls: waterfallViews(d.Bill.Waterfalls, cur)}
 	}
 	return tmpl.Execute(w, p)
 }
 
 // gaps finds the days a bar chart of these clusters lacks: a day any of
 // them misses, or a day none of them has because Kubecost did not.
-func gaps(cal map[string]map[time.Time]DayState, clusters []string) map[time.Time]gapMark {
+func gaps(cal map[ClusterRef]map[time.Time]DayState, clusters []ClusterRef, labels map[ClusterRef]string) map[time.Time]gapMark {
 	out := map[time.Time]gapMark{}
 	byDay := map[time.Time]map[DayState][]string{}
 	for _, c := range clusters {
@@ -155,7 +165,7 @@ func gaps(cal map[string]map[time.Time]DayState, clusters []string) map[time.Tim
 			if byDay[day] == nil {
 				byDay[day] = map[DayState][]string{}
 			}
-			byDay[day][st] = append(byDay[day][st], c)
+			byDay[day][st] = append(byDay[day][st], labels[c])
 		}
 	}
 	for day, states := range byDay {
@@ -169,4 +179,24 @@ func gaps(cal map[string]map[time.Time]DayState, clusters []string) map[time.Tim
 		}
 	}
 	return out
+}
+
+// clusterNames labels each cluster on the page by its name where no other
+// cluster of the page has it, else with its account and region (two
+// accounts may each have a "prod"); ids are the same without spaces, for
+// the charts' names.
+func clusterNames(clusters []ClusterRef) (labels, ids map[ClusterRef]string) {
+	count := map[string]int{}
+	for _, c := range clusters {
+		count[c.Name]++
+	}
+	labels, ids = map[ClusterRef]string{}, map[ClusterRef]string{}
+	for _, c := range clusters {
+		labels[c], ids[c] = c.Name, c.Name
+		if count[c.Name] > 1 {
+			labels[c] = fmt.Sprintf("%s (%s %s)", c.Name, c.Account, c.Region)
+			ids[c] = c.Name + "-" + c.Account + "-" + c.Region
+		}
+	}
+	return labels, ids
 }

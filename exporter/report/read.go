@@ -45,11 +45,11 @@ type Options struct {
 	// older than this is "no Kubecost data" and a younger one "missing"
 	// (Kubecost has it, the archive does not). Default 15, Kubecost's.
 	KubecostRetentionDays int
-	// KubecostDays, when set, are the days Kubecost holds per cluster name,
-	// as the run asked it: an unarchived day is "missing" when Kubecost
+	// KubecostDays, when set, are the days Kubecost holds per cluster
+	// (account, region and name), as the run asked it: an unarchived day is "missing" when Kubecost
 	// holds it, else "no Kubecost data", and KubecostRetentionDays is not
 	// used.
-	KubecostDays map[string]map[time.Time]bool
+	KubecostDays map[ClusterRef]map[time.Time]bool
 	// Scope, when set, is the run's clusters: only their partitions are
 	// listed and only their files read, which is what a run's role may do
 	// (a writer role lists its own account_id=/region= prefix and reads
@@ -74,6 +74,10 @@ type File struct {
 	Key, Account, Region, Cluster string
 	Day                           time.Time
 }
+
+// Ref is the file's cluster: its account_id= and region= partitions and
+// the name in its file name.
+func (f File) Ref() ClusterRef { return ClusterRef{f.Account, f.Region, f.Cluster} }
 
 // ParseKey recognises an archive key (exporter.ParseKey, the one grammar).
 func ParseKey(key string) (File, bool) {
@@ -106,10 +110,13 @@ func (o Options) inScope(f File) bool {
 	})
 }
 
-// listFiles returns the archive's files that o selects, sorted by key. A
-// cluster of o.Clusters without a single file is an UnknownClusterError.
-func listFiles(ctx context.Context, o Options) ([]File, error) {
+// listFiles returns the archive's files that o selects, sorted by key, and
+// the clusters of o.Clusters as the archive holds them (each account and
+// region with a file of that name, whatever its day). A cluster of
+// o.Clusters without a single file is an UnknownClusterError.
+func listFiles(ctx context.Context, o Options) ([]File, []ClusterRef, error) {
 	var files []File
+	var asked []ClusterRef
 	seen := map[string]bool{}
 	var err error
 	for _, prefix := range o.listPrefixes() {
@@ -123,6 +130,9 @@ func listFiles(ctx context.Context, o Options) ([]File, error) {
 			if len(o.Clusters) > 0 && !slices.Contains(o.Clusters, f.Cluster) {
 				return nil
 			}
+			if len(o.Clusters) > 0 && !slices.Contains(asked, f.Ref()) {
+				asked = append(asked, f.Ref())
+			}
 			if (!o.From.IsZero() && f.Day.Before(o.From)) || (!o.To.IsZero() && f.Day.After(o.To)) {
 				return nil
 			}
@@ -131,7 +141,7 @@ func listFiles(ctx context.Context, o Options) ([]File, error) {
 		}))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("report: list %q: %w", o.Prefix, err)
+		return nil, nil, fmt.Errorf("report: list %q: %w", o.Prefix, err)
 	}
 	var unknown []string
 	for _, c := range o.Clusters {
@@ -140,10 +150,10 @@ func listFiles(ctx context.Context, o Options) ([]File, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, &UnknownClusterError{Unknown: unknown, Known: slices.Sorted(maps.Keys(seen))}
+		return nil, nil, &UnknownClusterError{Unknown: unknown, Known: slices.Sorted(maps.Keys(seen))}
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Key, b.Key) })
-	return files, nil
+	return files, asked, nil
 }
 
 // The columns the report reads, by their names in the schema package (a

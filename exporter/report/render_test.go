@@ -12,22 +12,23 @@ import (
 func TestHostileNamesInert(t *testing.T) {
 	day := time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
 	const script, onload = `<script>alert(1)</script>`, `"><svg onload=alert(2)>`
-	cluster := `prod"><img src=x onerror=alert(3)>`
+	cluster := ClusterRef{"111122223333", "us-east-1", `prod"><img src=x onerror=alert(3)>`}
+	b2 := ClusterRef{`"><b>`, "us-east-1", "b"}
 	d := &Data{
-		From: day, To: day.AddDate(0, 0, 1), Generated: day, Currency: "USD", Clusters: []string{cluster, "b"},
+		From: day, To: day.AddDate(0, 0, 1), Generated: day, Currency: "USD", Clusters: []ClusterRef{cluster, b2},
 		Total:      30,
 		Namespaces: []Amount{{script, 20}, {onload, 10}},
-		Daily: map[string]map[time.Time]Amounts{
+		Daily: map[ClusterRef]map[time.Time]Amounts{
 			cluster: {day: {script: 20}},
-			"b":     {day: {onload: 10}},
+			b2:      {day: {onload: 10}},
 		},
-		ClusterDaily: map[time.Time]Amounts{day: {cluster: 20, "b": 10}},
+		ClusterDaily: map[time.Time]map[ClusterRef]float64{day: {cluster: 20, b2: 10}},
 		Workloads:    []Amount{{script + "/Deployment/" + onload, 30}},
 		Efficiency:   []Efficiency{{Namespace: script, CPUCost: 5, RAMCost: 4, CPUEff: 0.3, RAMEff: 0.5}, {Namespace: onload, CPUCost: 2, RAMCost: 1, CPUEff: 0.9, RAMEff: 0.1}},
 		Labels:       []LabelCosts{{Key: "team" + onload, Values: []Amount{{script, 20}, {onload, 10}}}},
-		Calendar: map[string]map[time.Time]DayState{
+		Calendar: map[ClusterRef]map[time.Time]DayState{
 			cluster: {day: Stored, day.AddDate(0, 0, 1): Missing},
-			"b":     {day: Stored, day.AddDate(0, 0, 1): Stored},
+			b2:      {day: Stored, day.AddDate(0, 0, 1): Stored},
 		},
 	}
 	var b strings.Builder
@@ -35,7 +36,7 @@ func TestHostileNamesInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, bad := range []string{"<script", "<svg onload", "<img", `"><svg`, `"><img`} {
+	for _, bad := range []string{"<script", "<svg onload", "<img", `"><svg`, `"><img`, "<b>"} {
 		if strings.Contains(page, bad) {
 			i := strings.Index(page, bad)
 			t.Errorf("page holds live markup %q: ...%s...", bad, page[max(0, i-80):min(len(page), i+80)])

@@ -81,8 +81,8 @@ var calendarStyle = []struct {
 }
 
 // calendarSVG draws one row of day cells per cluster, every day labelled.
-func calendarSVG(name string, clusters []string, days []time.Time, cal map[string]map[time.Time]DayState) *node {
-	const cell, labelW, top = 22, 180, 34
+func calendarSVG(name string, clusters []ClusterRef, labels map[ClusterRef]string, days []time.Time, cal map[ClusterRef]map[time.Time]DayState) *node {
+	const cell, labelW, top = 22, 230, 34
 	color := map[DayState]string{}
 	for _, s := range calendarStyle {
 		color[s.state] = s.color
@@ -99,12 +99,14 @@ func calendarSVG(name string, clusters []string, days []time.Time, cal map[strin
 	}
 	for r, c := range clusters {
 		y := top + r*(cell+4)
-		svg.add(text(labelW-8, float64(y+15), 11, "end", trunc(c, 28)).titled(c))
+		label := labels[c]
+		svg.add(text(labelW-8, float64(y+15), 11, "end", trunc(label, 36), "class", "cluster-label").titled(label))
 		for i, d := range days {
 			st := cal[c][d]
-			svg.add(el("rect", "class", "mark day-"+string(st), "data-day", d.Format(time.DateOnly), "data-cluster", c,
-				"data-state", string(st), "x", labelW+i*cell, "y", y, "width", cell-2, "height", cell, "fill", color[st]).
-				titled(fmt.Sprintf("%s %s: %s", c, d.Format(time.DateOnly), st)))
+			svg.add(el("rect", "class", "mark day-"+string(st), "data-day", d.Format(time.DateOnly), "data-cluster", c.Name,
+				"data-state", string(st), "data-account", c.Account, "data-region", c.Region,
+				"x", labelW+i*cell, "y", y, "width", cell-2, "height", cell, "fill", color[st]).
+				titled(fmt.Sprintf("%s %s: %s", label, d.Format(time.DateOnly), st)))
 		}
 	}
 	y := top + len(clusters)*(cell+4) + 8
