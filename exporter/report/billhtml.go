@@ -73,17 +73,14 @@ func WriteBillText(w io.Writer, c *Comparison, currency string) error {
 		}
 	}
 	writeWaterfallText(tw, c.Waterfalls, currency)
+	present := map[CompareKey]Present{}
 	for _, cl := range c.Clusters {
-		fmt.Fprintf(tw, "\n%s, %s\n", clusterLabel(cl.Cluster), currency)
-		fmt.Fprint(tw, "namespace\tKubecost\tbill\tdifference\tof the bill\tonly Kubecost\tpresent in\t\n")
-		for _, r := range append(cl.Namespaces, cl.Total) {
-			ns := r.Namespace
-			if r.Namespace == "" && r.Day.IsZero() {
-				ns = "TOTAL"
-			}
-			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%s\t%.2f\t%s\t\n", ns, r.Kubecost.Compute(), r.Bill.Cost(),
-				r.Difference(), pctOf(r.Difference(), r.Bill.Cost()), r.Kubecost.OnlyKubecost(), r.Present)
+		for _, r := range cl.Namespaces {
+			present[r.CompareKey] = r.Present
 		}
+	}
+	for _, w := range c.Waterfalls {
+		writeStepTable(tw, w, present, currency)
 	}
 	return tw.Flush()
 }

@@ -242,6 +242,29 @@ func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, currency st
 	}
 }
 
+// writeStepTable prints a cluster's steps per namespace, the text twin of
+// the page's waterfall table: every step a column, so a namespace's
+// number on the bill and the way to it from Kubecost's read on one line.
+func writeStepTable(tw *tabwriter.Writer, w ClusterWaterfall, present map[CompareKey]Present, currency string) {
+	labels, _ := clusterNames([]ClusterRef{w.Cluster})
+	fmt.Fprintf(tw, "\n%s, %s\nnamespace\t", labels[w.Cluster], currency)
+	for _, s := range w.Total.steps() {
+		fmt.Fprintf(tw, "%s\t", strings.TrimLeft(s.Label, "+= "))
+	}
+	fmt.Fprint(tw, "list-priced\tpresent in\t\n")
+	row := func(ns string, v Waterfall, p Present) {
+		fmt.Fprintf(tw, "%s\t", ns)
+		for _, s := range v.stepsWith(w.Total.SCADOn) {
+			fmt.Fprintf(tw, "%.2f\t", s.Value)
+		}
+		fmt.Fprintf(tw, "%.2f\t%s\t\n", v.ListPriced, p)
+	}
+	for _, n := range w.Namespaces {
+		row(n.Namespace, n.Waterfall, present[CompareKey{Cluster: w.Cluster, Namespace: n.Namespace}])
+	}
+	row("TOTAL", w.Total, "")
+}
+
 // Waterfalls sums steps per namespace-day (CompareKey, as the split of
 // the bill gives them) into each cluster's total and its namespaces over
 // the days, clusters in the section's order. A cluster-day with SCAD on

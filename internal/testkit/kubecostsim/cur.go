@@ -175,6 +175,7 @@ type curSink struct {
 	c                                        *cluster
 	fn                                       func(*curfixture.Row) error
 	podPrefix, account, cluster, usagePrefix string
+	region                                   string // product_region_code of the instance and volume lines
 	mix                                      []CURNode
 	volumes                                  []curVolume
 	nodeTags                                 map[string]string
@@ -189,7 +190,7 @@ type curSink struct {
 
 func newCURSink(c *cluster, fn func(*curfixture.Row) error, arn []string, name string) *curSink {
 	region, account := arn[3], arn[4]
-	k := &curSink{c: c, fn: fn, podPrefix: strings.Join(arn[:5], ":") + ":pod/" + name + "/", account: account,
+	k := &curSink{c: c, fn: fn, podPrefix: strings.Join(arn[:5], ":") + ":pod/" + name + "/", account: account, region: region,
 		cluster: name, usagePrefix: usagePrefix(region), mix: c.curMix(region), pods: make([][]curPod, len(c.nodes)),
 		nodeTags: map[string]string{"user_eks_cluster_name": name, "user_kubernetes_io_cluster_" + name: "owned"},
 		spARN:    "arn:aws:savingsplans::" + account + ":savingsplan/00000000-0000-0000-0000-000000000001"}

@@ -134,7 +134,7 @@ func (c *cluster) curVolumes(region, cluster string) []curVolume {
 func (k *curSink) instanceLines(mx *CURNode, start time.Time) error {
 	k.row = curfixture.Row{
 		AccountID: k.account, LineItemType: "Usage", Operation: mx.operation, ProductCode: "AmazonEC2",
-		UsageType: mx.usageType, ResourceID: mx.InstanceID, Start: start, End: start.Add(time.Hour), UsageAmount: 1,
+		UsageType: mx.usageType, ResourceID: mx.InstanceID, RegionCode: k.region, Start: start, End: start.Add(time.Hour), UsageAmount: 1,
 		Unblended: curfixture.F(mx.HourlyAmortized), PublicOnDemand: curfixture.F(mx.HourlyOnDemand),
 		Tags: k.nodeTags, Product: mx.product, Extra: &curfixture.Extra{PricingTerm: "OnDemand"},
 	}
@@ -175,7 +175,7 @@ func (k *curSink) feeLine(start time.Time, commitment float64) error {
 func (k *curSink) volumeLine(v *curVolume, start time.Time) error {
 	k.row = curfixture.Row{
 		AccountID: k.account, LineItemType: "Usage", Operation: "CreateVolume-Gp3", ProductCode: "AmazonEC2",
-		UsageType: v.usageType, ResourceID: v.VolumeID, Start: start, End: start.Add(time.Hour),
+		UsageType: v.usageType, ResourceID: v.VolumeID, RegionCode: k.region, Start: start, End: start.Add(time.Hour),
 		UsageAmount: v.GiB / HoursPerMonth, Unblended: curfixture.F(v.HourlyCost), PublicOnDemand: curfixture.F(v.HourlyCost),
 		Tags: v.tags, Product: v.product, Extra: &curfixture.Extra{PricingTerm: "OnDemand"},
 	}
