@@ -77,7 +77,7 @@ func TestBillReaderPolicy(t *testing.T) {
 }
 
 // TestCURExport checks the Data Export: split cost allocation data on,
-// Parquet, overwritten, the columns exporter/cur reads, the bucket policy
+// Parquet, overwritten, the columns exporter/bill reads, the bucket policy
 // AWS documents, and a Glue table whose projected partitions are the
 // export's BILLING_PERIOD folders.
 func TestCURExport(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 )
 
 // Bill is where the report reads the bill: a CUR 2.0 Data Export with
-// split cost allocation data, read by exporter/cur with AWS's SCAD rules.
+// split cost allocation data, read by exporter/bill with AWS's SCAD rules.
 type Bill struct {
 	Store  Reader // the export's bucket or directory (destination.Open)
 	Prefix string // where its BILLING_PERIOD= folders are found, "" or ending in /
@@ -19,8 +19,8 @@ type Bill struct {
 
 // readBill sums the export's pod lines over the report's days and
 // clusters into the comparison's keys.
-func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKey]*BillCost, *cur.Summary, error) {
-	sum, err := cur.Read(ctx, cur.Options{Store: o.Bill.Store, Prefix: o.Bill.Prefix, From: from, To: to,
+func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKey]*BillCost, *bill.Summary, error) {
+	sum, err := bill.Read(ctx, bill.Options{Store: o.Bill.Store, Prefix: o.Bill.Prefix, From: from, To: to,
 		TempDir: o.TempDir, Logger: o.Logger})
 	if err != nil {
 		return nil, nil, fmt.Errorf("report: the bill at %s: %w", o.Bill.Source, err)
@@ -37,9 +37,9 @@ func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKe
 			b = &BillCost{}
 			out[k] = b
 		}
-		b.merge(BillCost{Split: c.Total(cur.MSplit), Unused: c.Total(cur.MUnused),
-			NetSplit: c.Total(cur.MNetSplit), NetUnused: c.Total(cur.MNetUnused),
-			PublicOnDemand: c.Total(cur.MPublicOnDemandSplit) + c.Total(cur.MPublicOnDemandUnused), Lines: c.Lines})
+		b.merge(BillCost{Split: c.Total(bill.MSplit), Unused: c.Total(bill.MUnused),
+			NetSplit: c.Total(bill.MNetSplit), NetUnused: c.Total(bill.MNetUnused),
+			PublicOnDemand: c.Total(bill.MPublicOnDemandSplit) + c.Total(bill.MPublicOnDemandUnused), Lines: c.Lines})
 	}
 	return out, sum, nil
 }
@@ -62,7 +62,7 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 		return nil // no day to compare
 	}
 	from, to := billRange(o, d.From, d.To)
-	bill, sum, err := readBill(ctx, o, from, to)
+	billed, sum, err := readBill(ctx, o, from, to)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 		return err
 	}
 	st := sum.Stats
-	outside := splitOutside(bill, d.From, d.To)
+	outside := splitOutside(billed, d.From, d.To)
 	steps := splitSteps(o, allocs, sum)
 	for k := range steps { // the bill's days outside the range are named apart, not compared
 		if k.Day.Before(d.From) || k.Day.After(d.To) {
@@ -80,7 +80,7 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 	}
 	d.Bill = &Comparison{Source: o.Bill.Source, Files: int64(st.Files), Lines: st.PodLines,
 		RowGroups: int64(st.RowGroups), Skipped: int64(st.RowGroupsSkipped),
-		Clusters: compareSides(kube, bill, steps),
+		Clusters: compareSides(kube, billed, steps),
 		From:     d.From, To: d.To, Outside: outside, ReadFrom: from, ReadTo: to}
 	d.Bill.Waterfalls = waterfallsOf(d.Bill.Clusters)
 	if o.Logger != nil {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cli"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
@@ -23,11 +23,11 @@ var (
 	dayRowRE  = regexp.MustCompile(`<tr class="bill-day" [^>]*data-day="([0-9-]+)" [^>]*data-bill="([^"]+)"[^>]* data-present="([a-z_]+)"`)
 )
 
-func reportWithBill(t *testing.T, archive, bill string, extra ...string) (page, text string) {
+func reportWithBill(t *testing.T, archive, billed string, extra ...string) (page, text string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "report.html")
 	var stdout, stderr bytes.Buffer
-	args := append([]string{"report", "-dir", archive, "-cur", bill, "-today", "2026-11-21", "-o", out}, extra...)
+	args := append([]string{"report", "-dir", archive, "-cur", billed, "-today", "2026-11-21", "-o", out}, extra...)
 	if code := cli.Main(context.Background(), args, func(string) (string, bool) { return "", false }, &stdout, &stderr); code != cli.ExitOK {
 		t.Fatalf("report: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
@@ -56,28 +56,28 @@ func TestBillOnlyDaysNamed(t *testing.T) {
 		&logs, cli.Hooks{Now: func() time.Time { return now }}); code != cli.ExitOK {
 		t.Fatalf("export: exit %d\n%s", code, logs.String())
 	}
-	bill := t.TempDir()
+	billed := t.TempDir()
 	first, last := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	billSim := kubecostsim.New(kubecostsim.Config{Seed: 3, RetentionDays: 30, Now: func() time.Time { return now }})
-	if _, err := billSim.WriteCURExport(context.Background(), bill, kubecostsim.CUROptions{ClusterARN: arn, From: first, To: last}); err != nil {
+	if _, err := billSim.WriteCURExport(context.Background(), billed, kubecostsim.CUROptions{ClusterARN: arn, From: first, To: last}); err != nil {
 		t.Fatal(err)
 	}
-	store, err := dirstore.New(bill, dirstore.Options{})
+	store, err := dirstore.New(billed, dirstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := cur.Read(context.Background(), cur.Options{Store: store})
+	whole, err := bill.Read(context.Background(), bill.Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var billTotal float64
 	billDays := map[time.Time]bool{}
 	for k, c := range whole.Rows {
-		billTotal += c.Total(cur.MSplit) + c.Total(cur.MUnused)
+		billTotal += c.Total(bill.MSplit) + c.Total(bill.MUnused)
 		billDays[k.Day] = true
 	}
 
-	page, text := reportWithBill(t, archive, bill)
+	page, text := reportWithBill(t, archive, billed)
 	var compared float64
 	comparedDays := map[string]bool{}
 	for _, m := range dayRowRE.FindAllStringSubmatch(page, -1) {
@@ -102,7 +102,7 @@ func TestBillOnlyDaysNamed(t *testing.T) {
 		t.Errorf("the text output does not name the days left out:\n%s", text)
 	}
 
-	page, _ = reportWithBill(t, archive, bill, "-from", "2026-11-01", "-to", "2026-11-30")
+	page, _ = reportWithBill(t, archive, billed, "-from", "2026-11-01", "-to", "2026-11-30")
 	if strings.Contains(page, `id="bill-outside"`) {
 		t.Error("with -from and -to over the month, days are still left out")
 	}

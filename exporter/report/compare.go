@@ -153,7 +153,7 @@ func (k *KubecostCost) merge(o KubecostCost) {
 }
 
 // BillCost is the bill's side of one row, from the pod lines of the CUR
-// (exporter/cur's measures): amortized split and unused cost, their net
+// (exporter/bill's measures): amortized split and unused cost, their net
 // variants (after discounts), and both at public on-demand prices.
 type BillCost struct {
 	Split, Unused, NetSplit, NetUnused float64

@@ -11,7 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
@@ -131,11 +131,11 @@ func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, er
 // splitSteps computes the steps per comparison key: Kubecost's split of
 // the bill's resource-days, with SCAD's net split + unused from its pod
 // lines, for the clusters the report covers.
-func splitSteps(o Options, allocs []split.Alloc, sum *cur.Summary) map[CompareKey]*split.Steps {
+func splitSteps(o Options, allocs []split.Alloc, sum *bill.Summary) map[CompareKey]*split.Steps {
 	scad := split.SCADNet{}
 	for k, c := range sum.Rows {
 		key := split.Key{Cluster: split.Cluster{Account: k.Account, Region: k.Region, ARN: k.ClusterARN, Name: k.Cluster}, Namespace: k.Namespace, Day: k.Day}
-		scad[key] += c.Total(cur.MNetSplit) + c.Total(cur.MNetUnused)
+		scad[key] += c.Total(bill.MNetSplit) + c.Total(bill.MNetUnused)
 	}
 	rows := split.Split(allocs, split.Bill{Resources: sum.Resources, Parents: sum.Parents})
 	out := map[CompareKey]*split.Steps{}

@@ -7,7 +7,7 @@
 // It is pure: no I/O. Inputs are Kubecost's allocation rows of a day
 // (Alloc: a pod on a node, or the node's idle row), the bill's
 // resource-day costs and SCAD's pod lines per parent instance
-// (exporter/cur's Summary), and optionally SCAD's per-namespace costs.
+// (exporter/bill's Summary), and optionally SCAD's per-namespace costs.
 // Outputs are the allocated rows (Row, one per row of the Athena view
 // <prefix>_split_daily) and the steps (Steps) per namespace-day. The views
 // of terraform/internal/gen compute the same, and tests hold them equal.
@@ -15,8 +15,8 @@
 // The rules:
 //   - Instances. A node-day whose providerID is an EC2 instance
 //     (aws:///<zone>/i-... or i-...) takes the bill's cost of that
-//     instance on that UTC day (cur.ResourceKindOf "instance", summed by
-//     cur.AmortizedCost, cur.NetAmortizedCost, cur.PublicCost). Each of
+//     instance on that UTC day (bill.ResourceKindOf "instance", summed by
+//     bill.AmortizedCost, bill.NetAmortizedCost, bill.PublicCost). Each of
 //     the node's rows, the idle row included, gets its share of it: its
 //     CPU + RAM + GPU cost with adjustments over the node's (equal shares
 //     when the node's total is 0, so the cost is never lost).

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 )
 
 // SCADCheck holds SCAD's pod lines of one instance-day against the
@@ -15,7 +15,7 @@ import (
 // split + unused should be the instance's amortized cost, and the net
 // split + net unused its net amortized cost.
 type SCADCheck struct {
-	Key                          cur.ParentKey
+	Key                          bill.ParentKey
 	SCAD, SCADNet                float64 // split + unused, gross and net
 	Instance, InstanceNet        float64 // the instance lines (0 when none)
 	HasInstance, Agree, NetAgree bool
@@ -27,7 +27,7 @@ func CheckSCAD(b Bill) []SCADCheck {
 	var out []SCADCheck
 	for k, p := range b.Parents {
 		c := SCADCheck{Key: k, SCAD: p.Split + p.Unused, SCADNet: p.NetSplit + p.NetUnused}
-		if r := b.Resources[cur.ResourceKey{Account: k.Account, Region: k.Region, ResourceID: k.InstanceID, Kind: cur.KindInstance, Day: k.Day}]; r != nil {
+		if r := b.Resources[bill.ResourceKey{Account: k.Account, Region: k.Region, ResourceID: k.InstanceID, Kind: bill.KindInstance, Day: k.Day}]; r != nil {
 			c.HasInstance, c.Instance, c.InstanceNet = true, r.Amortized, r.Net
 		}
 		c.Agree, c.NetAgree = c.HasInstance && agree(c.SCAD, c.Instance), c.HasInstance && agree(c.SCADNet, c.InstanceNet)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -36,8 +36,8 @@ type Alloc struct {
 
 // Bill is the bill's side: resource-day costs and SCAD's parents.
 type Bill struct {
-	Resources map[cur.ResourceKey]*cur.ResourceCost
-	Parents   map[cur.ParentKey]*cur.ParentCost
+	Resources map[bill.ResourceKey]*bill.ResourceCost
+	Parents   map[bill.ParentKey]*bill.ParentCost
 }
 
 // Price bases and presence, as the view spells them.
@@ -59,7 +59,7 @@ type Row struct {
 	Idle                            bool
 	Share                           float64
 	KubecostCost                    float64
-	PublicOnDemand, Amortized, Net  cur.NullFloat // the bill's cost × share; null when unmatched
+	PublicOnDemand, Amortized, Net  bill.NullFloat // the bill's cost × share; null when unmatched
 	PriceBasis, PresentIn           string
 }
 
@@ -88,9 +88,9 @@ type nodeKey struct {
 }
 
 // Split allocates the bill to Kubecost's rows. Rows come out sorted.
-func Split(allocs []Alloc, bill Bill) []Row {
+func Split(allocs []Alloc, billed Bill) []Row {
 	allocs = Merge(allocs)
-	used := map[cur.ResourceKey]bool{}
+	used := map[bill.ResourceKey]bool{}
 	nodes := map[nodeKey][]int{}
 	for i, a := range allocs {
 		k := nodeKey{a.Cluster, a.Day, a.Node}
@@ -102,18 +102,18 @@ func Split(allocs []Alloc, bill Bill) []Row {
 		for _, i := range idx {
 			id = max(id, InstanceID(allocs[i].ProviderID))
 		}
-		out = append(out, splitNode(allocs, idx, k, id, cur.KindInstance, func(a *Alloc) float64 { return a.Compute }, bill, used)...)
-		out = append(out, splitNode(allocs, idx, k, id, cur.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, bill, used)...)
+		out = append(out, splitNode(allocs, idx, k, id, bill.KindInstance, func(a *Alloc) float64 { return a.Compute }, billed, used)...)
+		out = append(out, splitNode(allocs, idx, k, id, bill.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, billed, used)...)
 	}
-	out = append(out, splitVolumes(allocs, bill, used)...)
+	out = append(out, splitVolumes(allocs, billed, used)...)
 	for i := range allocs {
 		if a := &allocs[i]; a.LoadBalancer != 0 {
-			r := baseRow(a, cur.KindLoadBalancer, "")
+			r := baseRow(a, bill.KindLoadBalancer, "")
 			r.Share, r.KubecostCost, r.PriceBasis, r.PresentIn = 1, a.LoadBalancer, BasisList, KubecostOnly
 			out = append(out, r)
 		}
 	}
-	out = append(out, billOnly(bill, used)...)
+	out = append(out, billOnly(billed, used)...)
 	Sort(out)
 	return out
 }
@@ -204,24 +204,24 @@ func shares(w []float64) []float64 {
 	return out
 }
 
-func priced(r *Row, share float64, c *cur.ResourceCost) {
+func priced(r *Row, share float64, c *bill.ResourceCost) {
 	r.Share = share
 	if c == nil {
 		r.PriceBasis, r.PresentIn = BasisList, KubecostOnly
 		return
 	}
-	r.PublicOnDemand, r.Amortized, r.Net = cur.Float(share*c.PublicOnDemand), cur.Float(share*c.Amortized), cur.Float(share*c.Net)
+	r.PublicOnDemand, r.Amortized, r.Net = bill.Float(share*c.PublicOnDemand), bill.Float(share*c.Amortized), bill.Float(share*c.Net)
 	r.PriceBasis, r.PresentIn = BasisBill, Both
 }
 
 // splitNode splits one node-day's instance (or its data transfer) by the
 // weight. Data transfer rows are written only when the bill has the
 // line or Kubecost a network cost.
-func splitNode(allocs []Alloc, idx []int, k nodeKey, id, kind string, weight func(*Alloc) float64, bill Bill, used map[cur.ResourceKey]bool) []Row {
-	var c *cur.ResourceCost
+func splitNode(allocs []Alloc, idx []int, k nodeKey, id, kind string, weight func(*Alloc) float64, billed Bill, used map[bill.ResourceKey]bool) []Row {
+	var c *bill.ResourceCost
 	if id != "" {
-		rk := cur.ResourceKey{Account: k.cluster.Account, Region: k.cluster.Region, ResourceID: id, Kind: kind, Day: k.day}
-		if c = bill.Resources[rk]; c != nil {
+		rk := bill.ResourceKey{Account: k.cluster.Account, Region: k.cluster.Region, ResourceID: id, Kind: kind, Day: k.day}
+		if c = billed.Resources[rk]; c != nil {
 			used[rk] = true
 		}
 	}
@@ -231,7 +231,7 @@ func splitNode(allocs []Alloc, idx []int, k nodeKey, id, kind string, weight fun
 		w[j] = weight(&allocs[i])
 		total += w[j]
 	}
-	if kind == cur.KindDataTransfer {
+	if kind == bill.KindDataTransfer {
 		if c == nil && total == 0 {
 			return nil
 		}
@@ -267,7 +267,7 @@ type volUse struct {
 
 // splitVolumes splits each volume-day among the allocations whose pvs
 // name it, by their PV cost.
-func splitVolumes(allocs []Alloc, bill Bill, used map[cur.ResourceKey]bool) []Row {
+func splitVolumes(allocs []Alloc, billed Bill, used map[bill.ResourceKey]bool) []Row {
 	vols := map[volKey][]volUse{}
 	var out []Row
 	for i := range allocs {
@@ -275,7 +275,7 @@ func splitVolumes(allocs []Alloc, bill Bill, used map[cur.ResourceKey]bool) []Ro
 		for _, pv := range a.PVs {
 			vol := VolumeID(pv.ProviderID)
 			if vol == "" { // no EBS volume: Kubecost's number stays
-				r := baseRow(a, cur.KindVolume, "")
+				r := baseRow(a, bill.KindVolume, "")
 				r.Share, r.KubecostCost, r.PriceBasis, r.PresentIn = 1, pv.Cost, BasisList, KubecostOnly
 				out = append(out, r)
 				continue
@@ -285,8 +285,8 @@ func splitVolumes(allocs []Alloc, bill Bill, used map[cur.ResourceKey]bool) []Ro
 		}
 	}
 	for k, uses := range vols {
-		rk := cur.ResourceKey{Account: k.cluster.Account, Region: k.cluster.Region, ResourceID: k.vol, Kind: cur.KindVolume, Day: k.day}
-		c := bill.Resources[rk]
+		rk := bill.ResourceKey{Account: k.cluster.Account, Region: k.cluster.Region, ResourceID: k.vol, Kind: bill.KindVolume, Day: k.day}
+		c := billed.Resources[rk]
 		if c != nil {
 			used[rk] = true
 		}
@@ -296,7 +296,7 @@ func splitVolumes(allocs []Alloc, bill Bill, used map[cur.ResourceKey]bool) []Ro
 		}
 		sh := shares(w)
 		for j, u := range uses {
-			r := baseRow(&allocs[u.alloc], cur.KindVolume, k.vol)
+			r := baseRow(&allocs[u.alloc], bill.KindVolume, k.vol)
 			r.KubecostCost = u.cost
 			priced(&r, sh[j], c)
 			out = append(out, r)
@@ -307,12 +307,12 @@ func splitVolumes(allocs []Alloc, bill Bill, used map[cur.ResourceKey]bool) []Ro
 
 // billOnly: the instances (and their data transfer) that SCAD's pod lines
 // put in a cluster and that no node of the archive matched.
-func billOnly(bill Bill, used map[cur.ResourceKey]bool) []Row {
+func billOnly(billed Bill, used map[bill.ResourceKey]bool) []Row {
 	var out []Row
-	for pk, pc := range bill.Parents {
-		for _, kind := range []string{cur.KindInstance, cur.KindDataTransfer} {
-			rk := cur.ResourceKey{Account: pk.Account, Region: pk.Region, ResourceID: pk.InstanceID, Kind: kind, Day: pk.Day}
-			c := bill.Resources[rk]
+	for pk, pc := range billed.Parents {
+		for _, kind := range []string{bill.KindInstance, bill.KindDataTransfer} {
+			rk := bill.ResourceKey{Account: pk.Account, Region: pk.Region, ResourceID: pk.InstanceID, Kind: kind, Day: pk.Day}
+			c := billed.Resources[rk]
 			if c == nil || used[rk] {
 				continue
 			}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
@@ -19,8 +19,8 @@ var (
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(a)+math.Abs(b)) }
 
-func rk(id, kind string) cur.ResourceKey {
-	return cur.ResourceKey{Account: cl.Account, Region: cl.Region, ResourceID: id, Kind: kind, Day: day}
+func rk(id, kind string) bill.ResourceKey {
+	return bill.ResourceKey{Account: cl.Account, Region: cl.Region, ResourceID: id, Kind: kind, Day: day}
 }
 
 // TestSplitByHand: one node, two pods and its idle row; compute shares
@@ -38,18 +38,18 @@ func TestSplitByHand(t *testing.T) {
 		{Cluster: cl, Day: day, Node: "fargate-ip-1", ProviderID: "", Namespace: "batch", Pod: "job", Compute: 0.5, LoadBalancer: 0.2},
 		{Cluster: cl, Day: day, Node: "ip-10-0-0-2", ProviderID: "i-bbb", Namespace: "monitoring", Pod: "m", Compute: 0.7},
 	}
-	bill := split.Bill{
-		Resources: map[cur.ResourceKey]*cur.ResourceCost{
-			rk("i-aaa", cur.KindInstance):     {Amortized: 8, Net: 6, PublicOnDemand: 10},
-			rk("i-aaa", cur.KindDataTransfer): {Amortized: 2, Net: 2, PublicOnDemand: 2},
-			rk("vol-111", cur.KindVolume):     {Amortized: 4, Net: 4, PublicOnDemand: 4},
-			rk("i-ccc", cur.KindInstance):     {Amortized: 1, Net: 0.9, PublicOnDemand: 1.5},
+	billed := split.Bill{
+		Resources: map[bill.ResourceKey]*bill.ResourceCost{
+			rk("i-aaa", bill.KindInstance):     {Amortized: 8, Net: 6, PublicOnDemand: 10},
+			rk("i-aaa", bill.KindDataTransfer): {Amortized: 2, Net: 2, PublicOnDemand: 2},
+			rk("vol-111", bill.KindVolume):     {Amortized: 4, Net: 4, PublicOnDemand: 4},
+			rk("i-ccc", bill.KindInstance):     {Amortized: 1, Net: 0.9, PublicOnDemand: 1.5},
 		},
-		Parents: map[cur.ParentKey]*cur.ParentCost{
+		Parents: map[bill.ParentKey]*bill.ParentCost{
 			{Account: cl.Account, Region: cl.Region, InstanceID: "i-ccc", Day: day}: {ClusterARN: cl.ARN, Cluster: cl.Name},
 		},
 	}
-	rows := split.Split(allocs, bill)
+	rows := split.Split(allocs, billed)
 	type want struct {
 		share, amortized float64
 		present          string
@@ -103,9 +103,9 @@ func TestIdleSpread(t *testing.T) {
 		{Cluster: cl, Day: day, Node: "n", ProviderID: "i-aaa", Namespace: "b", Pod: "b", Compute: 3},
 		{Cluster: cl, Day: day, Node: "n", Idle: true, Compute: 4},
 	}
-	bill := split.Bill{Resources: map[cur.ResourceKey]*cur.ResourceCost{rk("i-aaa", cur.KindInstance): {Amortized: 8, Net: 8, PublicOnDemand: 8}}}
+	billed := split.Bill{Resources: map[bill.ResourceKey]*bill.ResourceCost{rk("i-aaa", bill.KindInstance): {Amortized: 8, Net: 8, PublicOnDemand: 8}}}
 	scad := split.SCADNet{{Cluster: cl, Namespace: "a", Day: day}: 3, {Cluster: cl, Namespace: "b", Day: day}: 5}
-	st := split.NamespaceSteps(split.Split(allocs, bill), scad)
+	st := split.NamespaceSteps(split.Split(allocs, billed), scad)
 	a, b, idle := st[split.Key{Cluster: cl, Namespace: "a", Day: day}], st[split.Key{Cluster: cl, Namespace: "b", Day: day}], st[split.Key{Cluster: cl, Namespace: schema.IdleName, Day: day}]
 	if !near(a.IdleSpread, 1) || !near(b.IdleSpread, 3) || !near(idle.IdleSpread, -4) {
 		t.Errorf("idle spread a %v b %v idle %v, want 1, 3, -4", a.IdleSpread, b.IdleSpread, idle.IdleSpread)
@@ -116,7 +116,7 @@ func TestIdleSpread(t *testing.T) {
 }
 
 func randFixture(rng *rand.Rand) ([]split.Alloc, split.Bill, split.SCADNet) {
-	bill := split.Bill{Resources: map[cur.ResourceKey]*cur.ResourceCost{}, Parents: map[cur.ParentKey]*cur.ParentCost{}}
+	billed := split.Bill{Resources: map[bill.ResourceKey]*bill.ResourceCost{}, Parents: map[bill.ParentKey]*bill.ParentCost{}}
 	scad := split.SCADNet{}
 	var allocs []split.Alloc
 	money := func() float64 {
@@ -129,10 +129,10 @@ func randFixture(rng *rand.Rand) ([]split.Alloc, split.Bill, split.SCADNet) {
 		id := fmt.Sprintf("i-%04d", n)
 		node := fmt.Sprintf("node-%d", n)
 		if rng.IntN(4) > 0 {
-			bill.Resources[rk(id, cur.KindInstance)] = &cur.ResourceCost{Amortized: money(), Net: money(), PublicOnDemand: money()}
+			billed.Resources[rk(id, bill.KindInstance)] = &bill.ResourceCost{Amortized: money(), Net: money(), PublicOnDemand: money()}
 		}
 		if rng.IntN(2) == 0 {
-			bill.Resources[rk(id, cur.KindDataTransfer)] = &cur.ResourceCost{Amortized: money(), Net: money(), PublicOnDemand: money()}
+			billed.Resources[rk(id, bill.KindDataTransfer)] = &bill.ResourceCost{Amortized: money(), Net: money(), PublicOnDemand: money()}
 		}
 		for p := range rng.IntN(5) {
 			a := split.Alloc{Cluster: cl, Day: day, Node: node, ProviderID: "aws:///us-east-1a/" + id,
@@ -151,10 +151,10 @@ func randFixture(rng *rand.Rand) ([]split.Alloc, split.Bill, split.SCADNet) {
 	}
 	for v := range 4 {
 		if rng.IntN(3) > 0 {
-			bill.Resources[rk(fmt.Sprintf("vol-%d", v), cur.KindVolume)] = &cur.ResourceCost{Amortized: money(), Net: money(), PublicOnDemand: money()}
+			billed.Resources[rk(fmt.Sprintf("vol-%d", v), bill.KindVolume)] = &bill.ResourceCost{Amortized: money(), Net: money(), PublicOnDemand: money()}
 		}
 	}
-	return allocs, bill, scad
+	return allocs, billed, scad
 }
 
 // TestPropertySplitAddsUp: on random fixtures, every matched instance-day
@@ -165,10 +165,10 @@ func TestPropertySplitAddsUp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(46, 1))
 	matched := 0
 	for iter := range 500 {
-		allocs, bill, scad := randFixture(rng)
-		rows := split.Split(allocs, bill)
+		allocs, billed, scad := randFixture(rng)
+		rows := split.Split(allocs, billed)
 		type res struct{ amortized, net, od, share float64 }
-		sums := map[cur.ResourceKey]*res{}
+		sums := map[bill.ResourceKey]*res{}
 		for _, r := range rows {
 			if r.PresentIn == split.KubecostOnly {
 				if r.Amortized.Valid {
@@ -176,7 +176,7 @@ func TestPropertySplitAddsUp(t *testing.T) {
 				}
 				continue
 			}
-			k := cur.ResourceKey{Account: r.Cluster.Account, Region: r.Cluster.Region, ResourceID: r.ResourceID, Kind: r.Kind, Day: r.Day}
+			k := bill.ResourceKey{Account: r.Cluster.Account, Region: r.Cluster.Region, ResourceID: r.ResourceID, Kind: r.Kind, Day: r.Day}
 			s := sums[k]
 			if s == nil {
 				s = &res{}
@@ -188,7 +188,7 @@ func TestPropertySplitAddsUp(t *testing.T) {
 			s.share += r.Share
 		}
 		for k, s := range sums {
-			c := bill.Resources[k]
+			c := billed.Resources[k]
 			if c == nil || !near(s.amortized, c.Amortized) || !near(s.net, c.Net) || !near(s.od, c.PublicOnDemand) || !near(s.share, 1) {
 				t.Fatalf("iter %d %+v: allocated %+v, bill %+v", iter, k, s, c)
 			}

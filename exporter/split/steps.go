@@ -3,7 +3,7 @@ package split
 import (
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 )
 
 // Steps explain one namespace-day (or cluster-day: the sum of its
@@ -79,7 +79,7 @@ func NamespaceSteps(rows []Row, scad SCADNet) map[Key]*Steps {
 		s.Pricing += r.PublicOnDemand.V
 		s.SplitBillAmortized += r.Amortized.V
 		s.SplitBill += r.Net.V
-		if r.Kind != cur.KindInstance {
+		if r.Kind != bill.KindInstance {
 			rest[k] += r.Net.V
 		}
 	}
@@ -122,7 +122,7 @@ func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
 	podShare := map[inst]float64{}
 	for i := range rows {
 		r := &rows[i]
-		if r.Kind != cur.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
+		if r.Kind != bill.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
 			continue
 		}
 		k := inst{r.Cluster, r.Day, r.ResourceID}
@@ -135,7 +135,7 @@ func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
 	var out []spread
 	for i := range rows {
 		r := &rows[i]
-		if r.Kind != cur.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
+		if r.Kind != bill.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
 			continue
 		}
 		k := inst{r.Cluster, r.Day, r.ResourceID}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 )
@@ -16,7 +16,7 @@ import (
 func TestCURMonthOtherServices(t *testing.T) {
 	m := CURMonth{Clusters: 2, Namespaces: 2, PodsPerNamespace: 5, PodsPerNode: 5, Days: 2,
 		LinesPerFile: 3000, RowGroupRows: 700, Start: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
-	read := func(other int) (int64, *cur.Summary) {
+	read := func(other int) (int64, *bill.Summary) {
 		m.Other = other
 		dir := t.TempDir()
 		lines, err := m.writeCUR(dir)
@@ -27,7 +27,7 @@ func TestCURMonthOtherServices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := cur.Read(context.Background(), cur.Options{Store: store, Prefix: "bench-cur/"})
+		s, err := bill.Read(context.Background(), bill.Options{Store: store, Prefix: "bench-cur/"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,8 +61,8 @@ func TestArchitectureCheckFails(t *testing.T) {
 	if fileExists(t, "exporter/no_such_file.go") || !fileExists(t, "filemap.go") {
 		t.Error("fileExists does not tell a missing file from a present one")
 	}
-	rows := treeRows(t, "## Where each part lives\n```\n.\n├── exporter/\n│   └── cur/\n└── docs/\n```\n")
-	if !slices.Equal(rows, []string{"exporter", "exporter/cur", "docs"}) {
+	rows := treeRows(t, "## Where each part lives\n```\n.\n├── exporter/\n│   └── bill/\n└── docs/\n```\n")
+	if !slices.Equal(rows, []string{"exporter", "exporter/bill", "docs"}) {
 		t.Errorf("treeRows = %v", rows)
 	}
 	ids := identifiers("`kubecost.HeadersFile` and `config.send_content_md5` and `Layout.Key` and `config.go`", pkgs)

@@ -14,7 +14,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
@@ -38,7 +38,7 @@ func curOpenDuck(t *testing.T) *sql.DB {
 
 // lineOf is the rules' projection of a fixture row, as the reader decodes
 // it (a null string reads as "").
-func curLineOf(r curfixture.Row) cur.Line {
+func curLineOf(r curfixture.Row) bill.Line {
 	s := func(name, v string) string {
 		for _, n := range r.NullStrings {
 			if n == name {
@@ -47,16 +47,16 @@ func curLineOf(r curfixture.Row) cur.Line {
 		}
 		return v
 	}
-	f := func(p *float64) cur.NullFloat {
+	f := func(p *float64) bill.NullFloat {
 		if p == nil {
-			return cur.NullFloat{}
+			return bill.NullFloat{}
 		}
-		return cur.Float(*p)
+		return bill.Float(*p)
 	}
-	return cur.Line{
-		LineItemType: s(cur.ColLineItemType, r.LineItemType), Operation: s(cur.ColOperation, r.Operation),
-		UsageType: s(cur.ColUsageType, r.UsageType), ResourceID: s(cur.ColResourceID, r.ResourceID),
-		ParentResourceID: s(cur.ColParentResourceID, r.ParentResourceID), UsageStart: r.Start,
+	return bill.Line{
+		LineItemType: s(bill.ColLineItemType, r.LineItemType), Operation: s(bill.ColOperation, r.Operation),
+		UsageType: s(bill.ColUsageType, r.UsageType), ResourceID: s(bill.ColResourceID, r.ResourceID),
+		ParentResourceID: s(bill.ColParentResourceID, r.ParentResourceID), UsageStart: r.Start,
 		SplitCost: f(r.SplitCost), UnusedCost: f(r.UnusedCost), NetSplitCost: f(r.NetSplit), NetUnusedCost: f(r.NetUnused),
 		PublicOnDemandSplit: f(r.PODSplit), PublicOnDemandUnused: f(r.PODUnused), UnblendedCost: f(r.Unblended),
 		NetUnblendedCost: f(r.NetUnblended), PublicOnDemand: f(r.PublicOnDemand), SPEffectiveCost: f(r.SPEffective),
@@ -97,7 +97,7 @@ func curEdgeRows(n int) []curfixture.Row {
 			Unblended: num(), NetUnblended: num(), PublicOnDemand: num(), SPEffective: num(), SPNetEffective: num(),
 		}
 		if rng.IntN(8) == 0 {
-			r.NullStrings = []string{pick(cur.ColParentResourceID, cur.ColResourceID, cur.ColOperation, cur.ColUsageType)}
+			r.NullStrings = []string{pick(bill.ColParentResourceID, bill.ColResourceID, bill.ColOperation, bill.ColUsageType)}
 		}
 		if rng.IntN(30) == 0 {
 			r.Start = time.Time{}
@@ -121,7 +121,7 @@ func TestRulesGoEqualsSQL(t *testing.T) {
 	}
 	f.Close()
 
-	rules := cur.Rules()
+	rules := bill.Rules()
 	var cols []string
 	for _, r := range rules {
 		cols = append(cols, fmt.Sprintf("%s AS %s", r.SQL, r.Name))
@@ -144,7 +144,7 @@ func TestRulesGoEqualsSQL(t *testing.T) {
 		}
 		i := int(vals[0].(int64))
 		l := curLineOf(rows[i])
-		isPod := cur.IsPod(&l)
+		isPod := bill.IsPod(&l)
 		if isPod {
 			pods++
 		}
@@ -181,7 +181,7 @@ func curSameValue(g, s any) bool {
 		}
 		str, ok := s.(string)
 		return ok && str == g
-	case cur.NullFloat:
+	case bill.NullFloat:
 		if s == nil {
 			return !g.Valid
 		}
@@ -203,25 +203,25 @@ func curSameValue(g, s any) bool {
 func TestSummarySQLEqualsReaderAndNaive(t *testing.T) {
 	dir, _ := curcheck.WriteCanonical(t, 5)
 	table := fmt.Sprintf("read_parquet('%s', hive_partitioning = false)", filepath.Join(dir, curfixture.Export, "data", "*", "*.parquet"))
-	q := cur.SummarySQL(table)
+	q := bill.SummarySQL(table)
 	res, err := curOpenDuck(t).Query(q)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, q)
 	}
 	defer res.Close()
-	sqlSum := &cur.Summary{Rows: map[cur.Key]*cur.Costs{}}
+	sqlSum := &bill.Summary{Rows: map[bill.Key]*bill.Costs{}}
 	cols, _ := res.Columns()
-	if strings.Join(cols, ",") != strings.Join(cur.SummaryColumns(), ",") {
-		t.Fatalf("columns %v, want %v", cols, cur.SummaryColumns())
+	if strings.Join(cols, ",") != strings.Join(bill.SummaryColumns(), ",") {
+		t.Fatalf("columns %v, want %v", cols, bill.SummaryColumns())
 	}
 	for res.Next() {
-		var k cur.Key
-		var totals [cur.NumMeasures]float64
-		c := &cur.Costs{}
+		var k bill.Key
+		var totals [bill.NumMeasures]float64
+		c := &bill.Costs{}
 		ptrs := []any{&k.Account, &k.Region, &k.Cluster, &k.ClusterARN, &k.Namespace, &k.Day}
-		for m := range cur.NumMeasures {
+		for m := range bill.NumMeasures {
 			ptrs = append(ptrs, &totals[m])
-			for kind := range cur.Kind(cur.NumKinds) {
+			for kind := range bill.Kind(bill.NumKinds) {
 				ptrs = append(ptrs, &c.ByKind[kind][m])
 			}
 		}
@@ -229,7 +229,7 @@ func TestSummarySQLEqualsReaderAndNaive(t *testing.T) {
 		if err := res.Scan(ptrs...); err != nil {
 			t.Fatal(err)
 		}
-		for m := range cur.NumMeasures {
+		for m := range bill.NumMeasures {
 			if !curcheck.Near(totals[m], c.Total(m)) {
 				t.Errorf("%+v %s: total %v, kinds sum to %v", k, m, totals[m], c.Total(m))
 			}

@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
 
 // resourceLineOf is the resource rules' projection of a fixture row, as
 // the reader decodes it (a null string reads as "").
-func resourceLineOf(r curfixture.Row) cur.ResourceLine {
+func resourceLineOf(r curfixture.Row) bill.ResourceLine {
 	s := func(name, v string) string {
 		for _, n := range r.NullStrings {
 			if n == name {
@@ -27,15 +27,15 @@ func resourceLineOf(r curfixture.Row) cur.ResourceLine {
 		}
 		return v
 	}
-	f := func(p *float64) cur.NullFloat {
+	f := func(p *float64) bill.NullFloat {
 		if p == nil {
-			return cur.NullFloat{}
+			return bill.NullFloat{}
 		}
-		return cur.Float(*p)
+		return bill.Float(*p)
 	}
-	l := cur.ResourceLine{Line: curLineOf(r), Account: s(cur.ColUsageAccountID, r.AccountID), ProductCode: s(cur.ColProductCode, r.ProductCode),
-		RegionCode: s(cur.ColRegionCode, r.RegionCode), Description: s(cur.ColDescription, r.Description),
-		ReservationARN: s(cur.ColReservationARN, r.ReservationARN),
+	l := bill.ResourceLine{Line: curLineOf(r), Account: s(bill.ColUsageAccountID, r.AccountID), ProductCode: s(bill.ColProductCode, r.ProductCode),
+		RegionCode: s(bill.ColRegionCode, r.RegionCode), Description: s(bill.ColDescription, r.Description),
+		ReservationARN: s(bill.ColReservationARN, r.ReservationARN),
 		RIEffective:    f(r.RIEffective), RINetEffective: f(r.RINetEffective), RIUnusedUpfront: f(r.RIUnusedUpfront),
 		RIUnusedRecurring: f(r.RIUnusedRecurring), RINetUnusedUpfront: f(r.RINetUnusedUpfront), RINetUnusedRecurring: f(r.RINetUnusedRecurring),
 		SPTotalCommitment: f(r.SPTotalCommitment), SPUsedCommitment: f(r.SPUsedCommitment)}
@@ -76,7 +76,7 @@ func resourceEdgeRows(n int) []curfixture.Row {
 			SPTotalCommitment: num(), SPUsedCommitment: num(),
 		}
 		if rng.IntN(6) == 0 {
-			r.NullStrings = []string{pick(cur.ColLineItemType, cur.ColResourceID, cur.ColUsageType, cur.ColProductCode, cur.ColReservationARN, cur.ColDescription)}
+			r.NullStrings = []string{pick(bill.ColLineItemType, bill.ColResourceID, bill.ColUsageType, bill.ColProductCode, bill.ColReservationARN, bill.ColDescription)}
 		}
 		if rng.IntN(30) == 0 {
 			r.Start = time.Time{}
@@ -100,7 +100,7 @@ func TestResourceRulesGoEqualsSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	rules := cur.ResourceRules()
+	rules := bill.ResourceRules()
 	var cols []string
 	for _, r := range rules {
 		cols = append(cols, fmt.Sprintf("%s AS %s", r.SQL, r.Name))
@@ -123,7 +123,7 @@ func TestResourceRulesGoEqualsSQL(t *testing.T) {
 		}
 		i := int(vals[0].(int64))
 		l := resourceLineOf(rows[i])
-		kinds[cur.ResourceKindOf(&l)]++
+		kinds[bill.ResourceKindOf(&l)]++
 		for j, r := range rules {
 			if g, s := r.Eval(&l), vals[j+1]; !curSameValue(g, s) {
 				if mismatches++; mismatches <= 20 {
@@ -137,7 +137,7 @@ func TestResourceRulesGoEqualsSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("kinds: %v", kinds)
-	for _, k := range []string{cur.KindInstance, cur.KindVolume, cur.KindDataTransfer, cur.KindLoadBalancer, ""} {
+	for _, k := range []string{bill.KindInstance, bill.KindVolume, bill.KindDataTransfer, bill.KindLoadBalancer, ""} {
 		if kinds[k] < 50 {
 			t.Errorf("only %d lines of kind %q compared", kinds[k], k)
 		}
@@ -155,14 +155,14 @@ func TestResourceDaySQLEqualsReaderAndHand(t *testing.T) {
 	dir, _ := curcheck.WriteCanonical(t, 5)
 	table := fmt.Sprintf("read_parquet('%s', hive_partitioning = false)", filepath.Join(dir, curfixture.Export, "data", "*", "*.parquet"))
 	db := curOpenDuck(t)
-	res, err := db.Query(cur.ResourceDaySQL(table))
+	res, err := db.Query(bill.ResourceDaySQL(table))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, cur.ResourceDaySQL(table))
+		t.Fatalf("%v\n%s", err, bill.ResourceDaySQL(table))
 	}
-	sqlRes := map[cur.ResourceKey]cur.ResourceCost{}
+	sqlRes := map[bill.ResourceKey]bill.ResourceCost{}
 	for res.Next() {
-		var k cur.ResourceKey
-		var c cur.ResourceCost
+		var k bill.ResourceKey
+		var c bill.ResourceCost
 		if err := res.Scan(&k.Account, &k.Region, &k.ResourceID, &k.Kind, &k.Day, &c.Amortized, &c.Net, &c.PublicOnDemand, &c.Lines); err != nil {
 			t.Fatal(err)
 		}
@@ -180,21 +180,21 @@ func TestResourceDaySQLEqualsReaderAndHand(t *testing.T) {
 		}
 	}
 	a, d1, d2 := curfixture.AccountA, curfixture.Day1, curfixture.Day2
-	key := func(id, kind string, day time.Time) cur.ResourceKey {
-		return cur.ResourceKey{Account: a, Region: curfixture.Region, ResourceID: id, Kind: kind, Day: day}
+	key := func(id, kind string, day time.Time) bill.ResourceKey {
+		return bill.ResourceKey{Account: a, Region: curfixture.Region, ResourceID: id, Kind: kind, Day: day}
 	}
-	for k, w := range map[cur.ResourceKey]cur.ResourceCost{
+	for k, w := range map[bill.ResourceKey]bill.ResourceCost{
 		// Two Savings Plan hours at 0.98 effective (0.686 net), their
 		// negations 0; public on demand 1.006 an hour, not the negation's.
-		key(curfixture.InstGPU, cur.KindInstance, d1): {Amortized: 1.96, Net: 1.372, PublicOnDemand: 2.012, Lines: 4},
+		key(curfixture.InstGPU, bill.KindInstance, d1): {Amortized: 1.96, Net: 1.372, PublicOnDemand: 2.012, Lines: 4},
 		// Two RI hours at 0.12 effective; the net unblended cost is 0, so
 		// the net is the gross (as the rule has it).
-		key(curfixture.InstRI, cur.KindInstance, d1):      {Amortized: 0.24, Net: 0.24, PublicOnDemand: 0.384, Lines: 2},
-		key(curfixture.InstSpot, cur.KindInstance, d1):    {Amortized: 0.14, Net: 0.126, PublicOnDemand: 0.384, Lines: 2},
-		key(curfixture.InstLost, cur.KindInstance, d2):    {Amortized: 0.0185, Net: 0.0147, PublicOnDemand: 0.025, Lines: 1},
-		key(curfixture.Volume, cur.KindVolume, d1):        {Amortized: 0.022, Net: 0.011 + 0.0099, PublicOnDemand: 0.022, Lines: 2},
-		key(curfixture.InstRI, cur.KindDataTransfer, d1):  {Amortized: 0.18, Net: 0.18, PublicOnDemand: 0.18, Lines: 1},
-		key(curfixture.LoadBal, cur.KindLoadBalancer, d1): {Amortized: 0.0225, Net: 0.0225, PublicOnDemand: 0.0225, Lines: 1},
+		key(curfixture.InstRI, bill.KindInstance, d1):      {Amortized: 0.24, Net: 0.24, PublicOnDemand: 0.384, Lines: 2},
+		key(curfixture.InstSpot, bill.KindInstance, d1):    {Amortized: 0.14, Net: 0.126, PublicOnDemand: 0.384, Lines: 2},
+		key(curfixture.InstLost, bill.KindInstance, d2):    {Amortized: 0.0185, Net: 0.0147, PublicOnDemand: 0.025, Lines: 1},
+		key(curfixture.Volume, bill.KindVolume, d1):        {Amortized: 0.022, Net: 0.011 + 0.0099, PublicOnDemand: 0.022, Lines: 2},
+		key(curfixture.InstRI, bill.KindDataTransfer, d1):  {Amortized: 0.18, Net: 0.18, PublicOnDemand: 0.18, Lines: 1},
+		key(curfixture.LoadBal, bill.KindLoadBalancer, d1): {Amortized: 0.0225, Net: 0.0225, PublicOnDemand: 0.0225, Lines: 1},
 	} {
 		c, ok := sqlRes[k]
 		if !ok || c.Lines != w.Lines || !curcheck.Near(c.Amortized, w.Amortized) || !curcheck.Near(c.Net, w.Net) || !curcheck.Near(c.PublicOnDemand, w.PublicOnDemand) {
@@ -207,15 +207,15 @@ func TestResourceDaySQLEqualsReaderAndHand(t *testing.T) {
 		}
 	}
 
-	res, err = db.Query(cur.ParentsSQL(table))
+	res, err = db.Query(bill.ParentsSQL(table))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, cur.ParentsSQL(table))
+		t.Fatalf("%v\n%s", err, bill.ParentsSQL(table))
 	}
 	defer res.Close()
 	n := 0
 	for res.Next() {
-		var k cur.ParentKey
-		var c cur.ParentCost
+		var k bill.ParentKey
+		var c bill.ParentCost
 		if err := res.Scan(&k.Account, &k.Region, &k.InstanceID, &k.Day, &c.ClusterARN, &c.Cluster, &c.Split, &c.Unused, &c.NetSplit, &c.NetUnused, &c.Lines); err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestResourceDaySQLEqualsReaderAndHand(t *testing.T) {
 	if n != len(got.Parents) || n == 0 {
 		t.Errorf("SQL %d parent instance-days, reader %d", n, len(got.Parents))
 	}
-	lost := got.Parents[cur.ParentKey{Account: a, Region: curfixture.Region, InstanceID: curfixture.InstLost, Day: d2}]
+	lost := got.Parents[bill.ParentKey{Account: a, Region: curfixture.Region, InstanceID: curfixture.InstLost, Day: d2}]
 	if lost == nil || lost.ClusterARN != curfixture.ClusterA || !curcheck.Near(lost.Split+lost.Unused, 0.0185) {
 		t.Errorf("InstLost: %+v, want cluster A and 0.0185 split + unused", lost)
 	}

@@ -1,5 +1,5 @@
-// Package curcheck compares what exporter/cur reads (or what SQL rendered
-// from its rules returns, loaded into a cur.Summary) with curfixture's
+// Package curcheck compares what exporter/bill reads (or what SQL rendered
+// from its rules returns, loaded into a bill.Summary) with curfixture's
 // naive sums, for the tests of the reader, of the views and of the
 // report.
 package curcheck
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
@@ -28,15 +28,15 @@ func WriteCanonical(t testing.TB, rowGroupRows int64) (dir string, keys []string
 	return dir, keys
 }
 
-// ReadDir reads the export curfixture.Export under dir with cur.Read
+// ReadDir reads the export curfixture.Export under dir with bill.Read
 // through a directory store, for the UTC days from..to (zero: open).
-func ReadDir(t testing.TB, dir string, from, to time.Time) *cur.Summary {
+func ReadDir(t testing.TB, dir string, from, to time.Time) *bill.Summary {
 	t.Helper()
 	store, err := dirstore.New(dir, dirstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := cur.Read(context.Background(), cur.Options{Store: store, Prefix: curfixture.Export + "/", From: from, To: to})
+	s, err := bill.Read(context.Background(), bill.Options{Store: store, Prefix: curfixture.Export + "/", From: from, To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func Near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 
 // Equal reports every difference between a summary and the naive sums,
 // key by key, both ways.
-func Equal(t testing.TB, got *cur.Summary, want map[curfixture.ExpectKey]*curfixture.Expect) {
+func Equal(t testing.TB, got *bill.Summary, want map[curfixture.ExpectKey]*curfixture.Expect) {
 	t.Helper()
 	if len(got.Rows) != len(want) {
 		t.Errorf("%d keys, want %d", len(got.Rows), len(want))
@@ -62,9 +62,9 @@ func Equal(t testing.TB, got *cur.Summary, want map[curfixture.ExpectKey]*curfix
 		if c.Lines != int64(w.Lines) {
 			t.Errorf("%+v: %d lines, want %d", k, c.Lines, w.Lines)
 		}
-		wm := [cur.NumMeasures]*[3]float64{&w.Split, &w.Unused, &w.NetSplit, &w.NetUnused, &w.PublicOnDemandSplit, &w.PublicOnDemandUnused}
-		for m := range cur.NumMeasures {
-			for kind := range cur.Kind(cur.NumKinds) {
+		wm := [bill.NumMeasures]*[3]float64{&w.Split, &w.Unused, &w.NetSplit, &w.NetUnused, &w.PublicOnDemandSplit, &w.PublicOnDemandUnused}
+		for m := range bill.NumMeasures {
+			for kind := range bill.Kind(bill.NumKinds) {
 				if g, e := c.ByKind[kind][m], wm[m][kind]; !Near(g, e) {
 					t.Errorf("%s/%s %s %s_%s: %v, want %v", k.ClusterARN, k.Namespace, k.Day.Format(time.DateOnly), m, kind, g, e)
 				}
@@ -74,7 +74,7 @@ func Equal(t testing.TB, got *cur.Summary, want map[curfixture.ExpectKey]*curfix
 }
 
 // SameCosts reports whether two keys' costs are equal up to rounding.
-func SameCosts(a, b *cur.Costs) bool {
+func SameCosts(a, b *bill.Costs) bool {
 	for k := range a.ByKind {
 		for m := range a.ByKind[k] {
 			if !Near(a.ByKind[k][m], b.ByKind[k][m]) {

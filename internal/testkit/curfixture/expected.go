@@ -22,7 +22,7 @@ type Expect struct {
 }
 
 // Expected computes, with plain loops over rows and nothing of
-// exporter/cur, what the bill's reader must find: per cluster ARN,
+// exporter/bill, what the bill's reader must find: per cluster ARN,
 // namespace and UTC day of the start, the pod lines' costs by kind.
 //
 // The rules, restated from AWS's scad_cca_summary_view

@@ -15,7 +15,7 @@ import (
 // savings_plan_* (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-savings-plan.html)
 // and pricing_term (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-pricing.html).
 // They come after the columns every fixture writes, so the files without
-// them keep exactly the columns exporter/cur knows.
+// them keep exactly the columns exporter/bill knows.
 type Extra struct {
 	// SplitUsage is the pod's allocated vCPU-, GB- or GPU-hours, the
 	// larger of its reservation and its use; ReservedUsage and ActualUsage

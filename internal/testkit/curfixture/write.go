@@ -9,10 +9,10 @@
 //
 // Canonical is a small export whose lines cover every case the bill's
 // reader must get right, and Expected computes its per cluster, namespace
-// and day numbers with plain loops, sharing no code with exporter/cur, so
+// and day numbers with plain loops, sharing no code with exporter/bill, so
 // that the reader and the SQL views can each be checked against it.
 //
-// The package does not import exporter/cur on purpose: its column names
+// The package does not import exporter/bill on purpose: its column names
 // are written here a second time, and the tests compare the two.
 package curfixture
 

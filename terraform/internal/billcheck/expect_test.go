@@ -11,7 +11,7 @@ import (
 )
 
 // The expected views, computed with straight loops over the fixture rows
-// and nothing of the SQL or of exporter/cur. The bill's rules, restated
+// and nothing of the SQL or of exporter/bill. The bill's rules, restated
 // from AWS's scad_cca_summary_view
 // (aws-solutions-library-samples/cloud-intelligence-dashboards-framework,
 // dashboards/scad-containers-cost-allocation, EKS pods only):

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
@@ -68,7 +68,7 @@ func querySplit(t *testing.T, db *sql.DB) map[string]splitVals {
 
 func goSplit(rows []split.Row) map[string]splitVals {
 	out := map[string]splitVals{}
-	ptr := func(f cur.NullFloat) *float64 {
+	ptr := func(f bill.NullFloat) *float64 {
 		if !f.Valid {
 			return nil
 		}
@@ -140,19 +140,19 @@ func TestSplitDailyEqualsGo(t *testing.T) {
 	}
 	// Every matched resource-day adds up to the bill (the bill's numbers
 	// read by the Go reader).
-	bill := billOf(t, rows)
-	sums := map[cur.ResourceKey][3]float64{}
+	billed := billOf(t, rows)
+	sums := map[bill.ResourceKey][3]float64{}
 	for _, r := range want {
 		if r.PriceBasis != split.BasisBill {
 			continue
 		}
-		k := cur.ResourceKey{Account: r.Cluster.Account, Region: r.Cluster.Region, ResourceID: r.ResourceID, Kind: r.Kind, Day: r.Day}
+		k := bill.ResourceKey{Account: r.Cluster.Account, Region: r.Cluster.Region, ResourceID: r.ResourceID, Kind: r.Kind, Day: r.Day}
 		s := sums[k]
 		s[0], s[1], s[2] = s[0]+r.Amortized.V, s[1]+r.Net.V, s[2]+r.Share
 		sums[k] = s
 	}
 	for k, s := range sums {
-		c := bill.Resources[k]
+		c := billed.Resources[k]
 		if c == nil || !near(s[0], c.Amortized) || !near(s[1], c.Net) || !near(s[2], 1) {
 			t.Errorf("%+v: allocated %v, bill %+v", k, s, c)
 		}

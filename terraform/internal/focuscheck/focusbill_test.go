@@ -7,47 +7,47 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 )
 
 // focusLine is the reader's projection of a fixture row.
-func focusLine(r curfixture.FocusRow) cur.FocusLine {
+func focusLine(r curfixture.FocusRow) bill.FocusLine {
 	s := func(p *string) string {
 		if p == nil {
 			return ""
 		}
 		return *p
 	}
-	f := func(p *float64) cur.NullFloat {
+	f := func(p *float64) bill.NullFloat {
 		if p == nil {
-			return cur.NullFloat{}
+			return bill.NullFloat{}
 		}
-		return cur.Float(*p)
+		return bill.Float(*p)
 	}
 	var start time.Time
 	if r.ChargePeriodStart != nil {
 		start = *r.ChargePeriodStart
 	}
-	return cur.FocusLine{SubAccountID: s(r.SubAccountId), RegionID: s(r.RegionId), ResourceID: s(r.ResourceId),
+	return bill.FocusLine{SubAccountID: s(r.SubAccountId), RegionID: s(r.RegionId), ResourceID: s(r.ResourceId),
 		ChargeCategory: s(r.ChargeCategory), PricingUnit: s(r.PricingUnit), ServiceCode: s(r.XServiceCode),
 		ChargePeriodStart: start, BilledCost: f(r.BilledCost), EffectiveCost: f(r.EffectiveCost), ListCost: f(r.ListCost)}
 }
 
 // TestFocusExportAsBill reads the FOCUS export fixture as the bill's
-// resource-days twice, with cur.FocusResourceDaySQL on DuckDB and with
-// cur.FocusResourceDays in Go, and holds the two equal; the kinds are the
+// resource-days twice, with bill.FocusResourceDaySQL on DuckDB and with
+// bill.FocusResourceDays in Go, and holds the two equal; the kinds are the
 // split's, so the instance's hours and its data transfer stay apart.
 func TestFocusExportAsBill(t *testing.T) {
 	rows := CanonicalFocus()
 	db, _ := open(t, CanonicalSplit(), rows)
-	var lines []cur.FocusLine
+	var lines []bill.FocusLine
 	for _, r := range rows {
 		lines = append(lines, focusLine(r))
 	}
-	want := cur.FocusResourceDays(lines)
-	q, err := db.Query(cur.FocusResourceDaySQL(ExportTable))
+	want := bill.FocusResourceDays(lines)
+	q, err := db.Query(bill.FocusResourceDaySQL(ExportTable))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +55,8 @@ func TestFocusExportAsBill(t *testing.T) {
 	got := 0
 	kinds := map[string]int{}
 	for q.Next() {
-		var k cur.FocusResourceKey
-		var c cur.FocusResourceCost
+		var k bill.FocusResourceKey
+		var c bill.FocusResourceCost
 		if err := q.Scan(&k.Account, &k.Region, &k.ResourceID, &k.Kind, &k.Day, &c.Amortized, &c.Net, &c.PublicOnDemand, &c.Billed, &c.Lines); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestFocusExportAsBill(t *testing.T) {
 	if got != len(want) || kinds["instance"] != 5 || kinds["data_transfer"] != 1 || kinds["volume"] != 1 {
 		t.Errorf("SQL %d resource-days %v, Go %d", got, kinds, len(want))
 	}
-	a := want[cur.FocusResourceKey{Account: account, Region: "eu-west-1", ResourceID: "i-0bbb", Kind: "instance", Day: Day}]
+	a := want[bill.FocusResourceKey{Account: account, Region: "eu-west-1", ResourceID: "i-0bbb", Kind: "instance", Day: Day}]
 	if a == nil || math.Abs(a.Amortized-0.75) > 1e-12 || a.Billed != 0 || math.Abs(a.PublicOnDemand-3*0.384) > 1e-12 {
 		t.Errorf("the Savings Plan instance-day: %+v", a)
 	}

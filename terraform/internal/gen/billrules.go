@@ -3,19 +3,19 @@ package gen
 import (
 	"encoding/json"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 )
 
 // billSummarySQL sums the pod lines of a CUR 2.0 table per account,
-// region, cluster, namespace and UTC day by exporter/cur's rules, the one
+// region, cluster, namespace and UTC day by exporter/bill's rules, the one
 // definition the report's Go reader also follows.
-func billSummarySQL(table string) string { return cur.SummarySQL(table) }
+func billSummarySQL(table string) string { return bill.SummarySQL(table) }
 
 // CURColumnsPath is the bill-export module's column list.
 const CURColumnsPath = "modules/bill-export/columns.json"
 
 // curColumnsJSON lists the CUR 2.0 columns the export selects and its Glue
-// table declares: exporter/cur's column table, with the data dictionary's
+// table declares: exporter/bill's column table, with the data dictionary's
 // names and Glue types.
 func curColumnsJSON() ([]byte, error) {
 	type c struct {
@@ -24,7 +24,7 @@ func curColumnsJSON() ([]byte, error) {
 		Doc  string `json:"doc"`
 	}
 	var cols []c
-	for _, x := range cur.Columns() {
+	for _, x := range bill.Columns() {
 		cols = append(cols, c{x.Name, x.Athena, x.Doc})
 	}
 	b, err := json.MarshalIndent(map[string]any{"columns": cols}, "", "  ")

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -92,12 +92,12 @@ func focusAllocatedItems() [][2]string {
 
 // focusOrigin is the join of the export's origin charges (usage lines of a
 // resource, by its id, the UTC day of the charge period and its kind by
-// exporter/cur's FocusKindOf, which only usage lines have: an instance's hours and its data transfer
+// exporter/bill's FocusKindOf, which only usage lines have: an instance's hours and its data transfer
 // share the instance's id and are split apart) with the split's workloads
 // of that resource-day and kind.
 var focusOrigin = "FROM \"${focus_database}\".\"${focus_table}\" o\n" +
 	"JOIN workloads w ON o.ResourceId = w.resource_id AND CAST(o.ChargePeriodStart AS DATE) = w.usage_date\n" +
-	"  AND " + cur.FocusKindSQL("o.") + " = w.resource_kind\n" +
+	"  AND " + bill.FocusKindSQL("o.") + " = w.resource_kind\n" +
 	"JOIN matched m ON m.resource_id = w.resource_id AND m.usage_date = w.usage_date AND m.resource_kind = w.resource_kind\n"
 
 func focusSQL() string {
@@ -131,7 +131,7 @@ func focusReplacedSQL() string {
 	return "WITH\n" + focusSplitCTEs() + "\nSELECT\n" + selectList(items) +
 		"FROM \"${focus_database}\".\"${focus_table}\" e\n" +
 		"LEFT JOIN matched m ON e.ResourceId = m.resource_id AND CAST(e.ChargePeriodStart AS DATE) = m.usage_date\n" +
-		"  AND " + cur.FocusKindSQL("e.") + " = m.resource_kind\n" +
+		"  AND " + bill.FocusKindSQL("e.") + " = m.resource_kind\n" +
 		"WHERE m.resource_id IS NULL\n" +
 		"UNION ALL\nSELECT " + strings.Join(names, ", ") + "\nFROM \"${database}\".\"${prefix}_focus\"\n"
 }

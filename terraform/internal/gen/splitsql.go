@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
@@ -130,22 +130,22 @@ const nodeJoin = "allocs a JOIN nodes nd ON nd.account_id = a.account_id AND nd.
 // splitDailySQL is <prefix>_split_daily.
 func splitDailySQL() string {
 	parts := []splitPart{
-		{from: nodeJoin + "\n  " + resourceJoin(cur.KindInstance, "nd.instance_id"), kind: cur.KindInstance, resourceID: "nd.instance_id",
+		{from: nodeJoin + "\n  " + resourceJoin(bill.KindInstance, "nd.instance_id"), kind: bill.KindInstance, resourceID: "nd.instance_id",
 			share: "CASE WHEN nd.compute = 0E0 THEN 1E0 / nd.n ELSE a.compute / nd.compute END", kubecost: "a.compute", billed: true},
-		{from: nodeJoin + "\n  " + resourceJoin(cur.KindDataTransfer, "nd.instance_id"), kind: cur.KindDataTransfer, resourceID: "nd.instance_id",
+		{from: nodeJoin + "\n  " + resourceJoin(bill.KindDataTransfer, "nd.instance_id"), kind: bill.KindDataTransfer, resourceID: "nd.instance_id",
 			share:    "CASE WHEN nd.network <> 0E0 THEN a.network / nd.network WHEN nd.compute <> 0E0 THEN a.compute / nd.compute ELSE 1E0 / nd.n END",
 			kubecost: "a.network", billed: true, where: "r.resource_id IS NOT NULL OR nd.network <> 0E0"},
 		{from: "pv_allocs a JOIN volumes v ON v.account_id = a.account_id AND v.region = a.region AND v.cluster_arn = a.cluster_arn" +
-			" AND v.cluster = a.cluster AND v.usage_date = a.usage_date AND v.volume_id = a.volume_id\n  " + resourceJoin(cur.KindVolume, "v.volume_id"),
-			kind: cur.KindVolume, resourceID: "v.volume_id", share: "CASE WHEN v.cost = 0E0 THEN 1E0 / v.n ELSE a.cost / v.cost END",
+			" AND v.cluster = a.cluster AND v.usage_date = a.usage_date AND v.volume_id = a.volume_id\n  " + resourceJoin(bill.KindVolume, "v.volume_id"),
+			kind: bill.KindVolume, resourceID: "v.volume_id", share: "CASE WHEN v.cost = 0E0 THEN 1E0 / v.n ELSE a.cost / v.cost END",
 			kubecost: "a.cost", billed: true},
-		{from: "pv_allocs a", kind: cur.KindVolume, resourceID: "CAST(NULL AS VARCHAR)", share: "1E0", kubecost: "a.cost", where: "a.volume_id IS NULL"},
-		{from: "allocs a", kind: cur.KindLoadBalancer, resourceID: "CAST(NULL AS VARCHAR)", share: "1E0", kubecost: "a.lb", where: "a.lb <> 0E0"},
+		{from: "pv_allocs a", kind: bill.KindVolume, resourceID: "CAST(NULL AS VARCHAR)", share: "1E0", kubecost: "a.cost", where: "a.volume_id IS NULL"},
+		{from: "allocs a", kind: bill.KindLoadBalancer, resourceID: "CAST(NULL AS VARCHAR)", share: "1E0", kubecost: "a.lb", where: "a.lb <> 0E0"},
 	}
 	var b strings.Builder
 	b.WriteString("WITH\n" + splitKubecostSQL() + ",\n")
-	b.WriteString("resources AS (\n" + cur.ResourceDaySQL(curTable()) + "\n),\n")
-	b.WriteString("parents AS (\n" + cur.ParentsSQL(curTable()) + "\n)\n")
+	b.WriteString("resources AS (\n" + bill.ResourceDaySQL(curTable()) + "\n),\n")
+	b.WriteString("parents AS (\n" + bill.ParentsSQL(curTable()) + "\n)\n")
 	for i, p := range parts {
 		if i > 0 {
 			b.WriteString("UNION ALL\n")
@@ -169,7 +169,7 @@ func billOnlySQL() string {
 	}
 	return "  SELECT\n" + selectList(items) +
 		"  FROM resources r JOIN parents p ON p.instance_id = r.resource_id AND p.account_id = r.account_id AND p.region = r.region AND p.usage_date = r.usage_date\n" +
-		"  WHERE r.resource_kind IN (" + sqlString(cur.KindInstance) + ", " + sqlString(cur.KindDataTransfer) + ")\n" +
+		"  WHERE r.resource_kind IN (" + sqlString(bill.KindInstance) + ", " + sqlString(bill.KindDataTransfer) + ")\n" +
 		"    AND NOT EXISTS (SELECT 1 FROM nodes nd WHERE nd.instance_id = r.resource_id AND nd.account_id = r.account_id" +
 		" AND nd.region = r.region AND nd.usage_date = r.usage_date)\n"
 }
@@ -180,18 +180,18 @@ func billOnlySQL() string {
 // which cluster-days have SCAD (scad_on: any pod line of the bill), as
 // split.NamespaceSteps.
 func stepsSQL() string {
-	bill := func(c string) string {
+	billed := func(c string) string {
 		return "SUM(CASE WHEN price_basis = " + sqlString(split.BasisBill) + " THEN " + c + " ELSE 0E0 END)"
 	}
 	nsKeys := "account_id, region, cluster_arn, cluster, namespace, usage_date"
-	matched := "s.resource_kind = " + sqlString(cur.KindInstance) + " AND s.present_in = " + sqlString(split.Both)
+	matched := "s.resource_kind = " + sqlString(bill.KindInstance) + " AND s.present_in = " + sqlString(split.Both)
 	instKeys := "s.account_id, s.region, s.cluster_arn, s.usage_date, s.resource_id"
 	return "split_steps AS (\n  SELECT account_id, region, cluster_arn, cluster AS cluster_name, namespace, usage_date,\n" + selectList([][2]string{
-		{bill("kubecost_cost"), "kubecost"},
-		{bill("public_on_demand_cost"), "public_on_demand"},
-		{bill("amortized_cost"), "amortized"},
-		{bill("net_cost"), "net"},
-		{"SUM(CASE WHEN price_basis = " + sqlString(split.BasisBill) + " AND resource_kind <> " + sqlString(cur.KindInstance) + " THEN net_cost ELSE 0E0 END)", "rest"},
+		{billed("kubecost_cost"), "kubecost"},
+		{billed("public_on_demand_cost"), "public_on_demand"},
+		{billed("amortized_cost"), "amortized"},
+		{billed("net_cost"), "net"},
+		{"SUM(CASE WHEN price_basis = " + sqlString(split.BasisBill) + " AND resource_kind <> " + sqlString(bill.KindInstance) + " THEN net_cost ELSE 0E0 END)", "rest"},
 		{"SUM(CASE WHEN price_basis = " + sqlString(split.BasisList) + " THEN kubecost_cost ELSE 0E0 END)", "list_priced"},
 	}) + "  FROM \"${database}\".\"${prefix}_split_daily\"\n  GROUP BY " + nsKeys + "\n),\n" +
 		"scad_on AS (\n  SELECT DISTINCT cluster_arn, usage_date FROM bill\n),\n" +

@@ -10,7 +10,7 @@ locals {
   region     = data.aws_region.current.id
 
   # columns.json is generated (`make generate`) from the CUR 2.0 column
-  # table of exporter/cur: the columns the bill views and the report read,
+  # table of exporter/bill: the columns the bill views and the report read,
   # named and typed as AWS's data dictionary has them
   # (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html).
   columns = jsondecode(file("${path.module}/columns.json")).columns

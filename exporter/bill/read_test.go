@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"testing"

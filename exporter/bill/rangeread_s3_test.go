@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/bytecount"
@@ -78,11 +78,11 @@ func TestReadFromS3FetchesRanges(t *testing.T) {
 		proxy.Ranged.Store(0)
 		proxy.Bytes.Store(0)
 		tmp := t.TempDir()
-		got, err := cur.Read(ctx, cur.Options{Store: store, Prefix: "cur/", From: c.from, To: c.to, TempDir: tmp})
+		got, err := bill.Read(ctx, bill.Options{Store: store, Prefix: "cur/", From: c.from, To: c.to, TempDir: tmp})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := cur.Read(ctx, cur.Options{Store: local, Prefix: "cur/", From: c.from, To: c.to})
+		want, err := bill.Read(ctx, bill.Options{Store: local, Prefix: "cur/", From: c.from, To: c.to})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package cur
+package bill
 
 // Pages of AWS's CUR 2.0 data dictionary
 // (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html)

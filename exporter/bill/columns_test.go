@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
@@ -36,13 +36,13 @@ func TestFixtureTypesMatchDictionary(t *testing.T) {
 	}
 	defer f.Close()
 	var want []string
-	for _, c := range cur.Columns() {
+	for _, c := range bill.Columns() {
 		want = append(want, c.Name)
 	}
 	if !slices.Equal(f.Names(), want) {
 		t.Errorf("columns\n%v\nwant\n%v", f.Names(), want)
 	}
-	for _, c := range cur.Columns() {
+	for _, c := range bill.Columns() {
 		got, ok := f.Column(c.Name)
 		if !ok {
 			continue
@@ -50,19 +50,19 @@ func TestFixtureTypesMatchDictionary(t *testing.T) {
 		var pq string
 		switch {
 		case got.Leaf && got.Physical == "BYTE_ARRAY" && got.String:
-			pq = cur.ParquetString
+			pq = bill.ParquetString
 		case got.Leaf && got.Physical == "DOUBLE" && got.Logical == "None":
-			pq = cur.ParquetDouble
+			pq = bill.ParquetDouble
 		case got.Leaf && got.Physical == "INT64" && got.Timestamp && got.TimeUnit == "ms" && got.AdjustedToUTC:
-			pq = cur.ParquetTimestamp
+			pq = bill.ParquetTimestamp
 		case !got.Leaf && got.Converted == "MAP" && got.Arrow != nil && strings.HasPrefix(got.Arrow.String(), "map<utf8, utf8"):
-			pq = cur.ParquetMap
+			pq = bill.ParquetMap
 		}
 		if pq != c.Parquet {
 			t.Errorf("%s: file has %+v (arrow %v), the table says %s", c.Name, got, got.Arrow, c.Parquet)
 		}
-		athena := map[string]string{cur.ParquetString: cur.AthenaString, cur.ParquetDouble: cur.AthenaDouble,
-			cur.ParquetTimestamp: cur.AthenaTimestamp, cur.ParquetMap: cur.AthenaMap}[c.Parquet]
+		athena := map[string]string{bill.ParquetString: bill.AthenaString, bill.ParquetDouble: bill.AthenaDouble,
+			bill.ParquetTimestamp: bill.AthenaTimestamp, bill.ParquetMap: bill.AthenaMap}[c.Parquet]
 		if athena != c.Athena || c.Doc == "" || c.Meaning == "" {
 			t.Errorf("%s: Athena type %q for Parquet %q (want %q), doc %q", c.Name, c.Athena, c.Parquet, athena, c.Doc)
 		}
@@ -123,7 +123,7 @@ func TestReadSpoolsStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	s, err := cur.Read(context.Background(), cur.Options{Store: streamStore{store}, Prefix: curfixture.Export + "/", TempDir: tmp})
+	s, err := bill.Read(context.Background(), bill.Options{Store: streamStore{store}, Prefix: curfixture.Export + "/", TempDir: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +161,8 @@ func TestReadIgnoresOtherKeysAndRejectsNonSCAD(t *testing.T) {
 	if err := parquet.Write(&buf, []plain{{"RunInstances", 1}}); err != nil {
 		t.Fatal(err)
 	}
-	err := cur.NewAggregator(time.Time{}, time.Time{}).ReadFile(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if !errors.Is(err, cur.ErrNotSCAD) {
+	err := bill.NewAggregator(time.Time{}, time.Time{}).ReadFile(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if !errors.Is(err, bill.ErrNotSCAD) {
 		t.Errorf("non-SCAD file: %v, want ErrNotSCAD", err)
 	}
 }
@@ -174,14 +174,14 @@ func TestBillingPeriod(t *testing.T) {
 		"cur/scad/data/BILLING_PERIOD=2026-13/x.parquet":                 "",
 		"cur/scad/data/x.parquet":                                        "",
 	} {
-		p, ok := cur.BillingPeriod(key)
+		p, ok := bill.BillingPeriod(key)
 		if got := map[bool]string{true: p.Format(time.DateOnly)}[ok]; got != want {
 			t.Errorf("%s: %q, want %q", key, got, want)
 		}
 	}
 }
 
-var _ cur.Reader = exporter.ObjectStore(nil)
+var _ bill.Reader = exporter.ObjectStore(nil)
 
 // TestFixtureValuesReadBack decodes the fixture's values with arrow-go:
 // nulls where the rows have none, the costs, strings, maps and start
@@ -204,13 +204,13 @@ func TestFixtureValuesReadBack(t *testing.T) {
 		}
 		return v
 	}
-	split, parent, op, tags, start := get(cur.ColSplitCost), get(cur.ColParentResourceID), get(cur.ColOperation), get(cur.ColResourceTags), get(cur.ColUsageStart)
+	split, parent, op, tags, start := get(bill.ColSplitCost), get(bill.ColParentResourceID), get(bill.ColOperation), get(bill.ColResourceTags), get(bill.ColUsageStart)
 	nullParents := 0
 	for i, r := range rows {
 		if (r.SplitCost == nil) != (split[i] == nil) || r.SplitCost != nil && split[i] != *r.SplitCost {
 			t.Errorf("row %d split cost %v, want %v", i, split[i], r.SplitCost)
 		}
-		if slices.Contains(r.NullStrings, cur.ColParentResourceID) {
+		if slices.Contains(r.NullStrings, bill.ColParentResourceID) {
 			nullParents++
 			if parent[i] != nil {
 				t.Errorf("row %d parent %v, want null", i, parent[i])

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package cur_test
+package bill_test
 
 func cpuTime() int64 { return 0 }

@@ -1,4 +1,4 @@
-package cur
+package bill
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 )
 
 var idSeeds = []string{
@@ -38,12 +38,12 @@ func FuzzPodIDPrefix(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		got := string(cur.PodIDPrefix([]byte(id)))
+		got := string(bill.PodIDPrefix([]byte(id)))
 		if want := splitPrefix(id); got != want {
 			t.Fatalf("PodIDPrefix(%q) = %q, want %q", id, got, want)
 		}
-		full, okFull := cur.ParseResourceID(id)
-		pre, okPre := cur.ParseResourceID(got)
+		full, okFull := bill.ParseResourceID(id)
+		pre, okPre := bill.ParseResourceID(got)
 		full.Name = ""
 		if okFull != okPre || full != pre {
 			t.Fatalf("%q: id parses to %+v %v, its prefix %q to %+v %v", id, full, okFull, got, pre, okPre)
@@ -66,7 +66,7 @@ func FuzzSplitPart(f *testing.F) {
 		if parts := strings.Split(s, sep); n <= len(parts) {
 			want = parts[n-1]
 		}
-		if got := cur.SplitPart(s, sep, n); got != want {
+		if got := bill.SplitPart(s, sep, n); got != want {
 			t.Fatalf("SplitPart(%q, %q, %d) = %q, want %q", s, sep, n, got, want)
 		}
 	})
@@ -104,7 +104,7 @@ func FuzzLike(f *testing.F) {
 				return
 			}
 		}
-		if got, want := cur.Like(s, p), likeRegexp(p).MatchString(s); got != want {
+		if got, want := bill.Like(s, p), likeRegexp(p).MatchString(s); got != want {
 			t.Fatalf("Like(%q, %q) = %v, want %v", s, p, got, want)
 		}
 	})
@@ -112,7 +112,7 @@ func FuzzLike(f *testing.F) {
 
 // Every rule cites a source and has SQL and Go.
 func TestRulesCite(t *testing.T) {
-	for _, r := range cur.Rules() {
+	for _, r := range bill.Rules() {
 		if r.Name == "" || r.SQL == "" || r.Eval == nil || !strings.Contains(r.Cite, "http") && !strings.Contains(r.Cite, "scad_cca_summary_view") {
 			t.Errorf("rule %q: name, SQL, Go and a citation required: %+v", r.Name, r)
 		}
@@ -134,11 +134,11 @@ func TestPropertiesRandom(t *testing.T) {
 	}
 	for range 50000 {
 		id := gen()
-		if got, want := string(cur.PodIDPrefix([]byte(id))), splitPrefix(id); got != want {
+		if got, want := string(bill.PodIDPrefix([]byte(id))), splitPrefix(id); got != want {
 			t.Fatalf("PodIDPrefix(%q) = %q, want %q", id, got, want)
 		}
-		full, okFull := cur.ParseResourceID(id)
-		pre, okPre := cur.ParseResourceID(splitPrefix(id))
+		full, okFull := bill.ParseResourceID(id)
+		pre, okPre := bill.ParseResourceID(splitPrefix(id))
 		full.Name = ""
 		if okFull != okPre || full != pre {
 			t.Fatalf("%q: parses to %+v %v, its prefix to %+v %v", id, full, okFull, pre, okPre)
@@ -149,12 +149,12 @@ func TestPropertiesRandom(t *testing.T) {
 			if parts := strings.Split(id, sep); n <= len(parts) {
 				want = parts[n-1]
 			}
-			if got := cur.SplitPart(id, sep, n); got != want {
+			if got := bill.SplitPart(id, sep, n); got != want {
 				t.Fatalf("SplitPart(%q, %q, %d) = %q, want %q", id, sep, n, got, want)
 			}
 		}
 		p := gen()
-		if got, want := cur.Like(id, p), likeRegexp(p).MatchString(id); got != want {
+		if got, want := bill.Like(id, p), likeRegexp(p).MatchString(id); got != want {
 			t.Fatalf("Like(%q, %q) = %v, want %v", id, p, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/dirstore"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
@@ -42,7 +42,7 @@ func TestReadRefusesNoExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := cur.Read(ctx, cur.Options{Store: store, Prefix: tc.prefix})
+		s, err := bill.Read(ctx, bill.Options{Store: store, Prefix: tc.prefix})
 		if err == nil {
 			t.Errorf("%s: Read read an empty bill (%d rows) instead of refusing the location", tc.name, len(s.Rows))
 			continue
@@ -57,7 +57,7 @@ func TestReadRefusesNoExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s, err := cur.Read(ctx, cur.Options{Store: store, Prefix: prefix}); err != nil || len(s.Rows) == 0 {
+		if s, err := bill.Read(ctx, bill.Options{Store: store, Prefix: prefix}); err != nil || len(s.Rows) == 0 {
 			t.Errorf("the export under %q: %v", prefix, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
@@ -29,7 +29,7 @@ func writeSynthetic(tb testing.TB, s curfixture.Synthetic) (path string, lines i
 	return path, lines
 }
 
-func readFile(tb testing.TB, path string, from, to time.Time) *cur.Summary {
+func readFile(tb testing.TB, path string, from, to time.Time) *bill.Summary {
 	tb.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -37,7 +37,7 @@ func readFile(tb testing.TB, path string, from, to time.Time) *cur.Summary {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	a := cur.NewAggregator(from, to)
+	a := bill.NewAggregator(from, to)
 	if err := a.ReadFile(context.Background(), f, st.Size()); err != nil {
 		tb.Fatal(err)
 	}

@@ -47,4 +47,4 @@
 // CPU + RAM + GPU with its idle; SCAD has no PV, network or load balancer
 // split, and Fargate has no unused cost. The resource-level lines give
 // volumes and data transfer their bill cost (exporter/split).
-package cur
+package bill

@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 )
 
@@ -56,13 +56,13 @@ var tsID = curfixture.PodID(curfixture.AccountA, "prod", "payments", "api")
 
 // readOne reads a file of one line, whose parent is null: kept, as its
 // split cost is not 0.
-func readOne[T any](t *testing.T, line T) *cur.Summary {
+func readOne[T any](t *testing.T, line T) *bill.Summary {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := parquet.Write(&buf, []T{line}); err != nil {
 		t.Fatal(err)
 	}
-	a := cur.NewAggregator(time.Time{}, time.Time{})
+	a := bill.NewAggregator(time.Time{}, time.Time{})
 	if err := a.ReadFile(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len())); err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +71,13 @@ func readOne[T any](t *testing.T, line T) *cur.Summary {
 
 func TestTimestampEncodings(t *testing.T) {
 	at := time.Date(2026, 1, 14, 23, 59, 59, 0, time.UTC) // a second before midnight
-	for name, s := range map[string]*cur.Summary{
+	for name, s := range map[string]*bill.Summary{
 		"micros local": readOne(t, startMicrosLocal{tsOp, tsUsage, tsID, 0.5, at}),
 		"nanos utc":    readOne(t, startNanos{tsOp, tsUsage, tsID, 0.5, at}),
 		"int96":        readOne(t, startInt96{tsOp, tsUsage, tsID, 0.5, int96(at)}),
 	} {
 		keys := s.Keys()
-		if len(keys) != 1 || !keys[0].Day.Equal(curfixture.Day1) || s.Rows[keys[0]].ByKind[cur.CPU][cur.MSplit] != 0.5 {
+		if len(keys) != 1 || !keys[0].Day.Equal(curfixture.Day1) || s.Rows[keys[0]].ByKind[bill.CPU][bill.MSplit] != 0.5 {
 			t.Errorf("%s: %v %+v", name, keys, s.Rows)
 		}
 	}

@@ -1,4 +1,4 @@
-package cur_test
+package bill_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
@@ -40,7 +40,7 @@ func TestReadFromS3(t *testing.T) {
 		}
 	}
 	tmp := t.TempDir()
-	s, err := cur.Read(ctx, cur.Options{Store: store, Prefix: "cur/" + curfixture.Export + "/", TempDir: tmp})
+	s, err := bill.Read(ctx, bill.Options{Store: store, Prefix: "cur/" + curfixture.Export + "/", TempDir: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestReadFromS3(t *testing.T) {
 	if s.Stats.Files != len(keys) || s.Stats.BytesSpooled != 0 {
 		t.Errorf("stats %+v", s.Stats)
 	}
-	day, err := cur.Read(ctx, cur.Options{Store: store, Prefix: "cur/" + curfixture.Export + "/", TempDir: tmp, From: curfixture.Day3, To: curfixture.Day3})
+	day, err := bill.Read(ctx, bill.Options{Store: store, Prefix: "cur/" + curfixture.Export + "/", TempDir: tmp, From: curfixture.Day3, To: curfixture.Day3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,17 +93,17 @@ func TestReadFromS3RefusesNoExport(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		store  cur.Reader
+		store  bill.Reader
 		prefix string
 	}{{"wrong prefix", billing, "cur2/"}, {"empty bucket", empty, ""}} {
-		s, err := cur.Read(ctx, cur.Options{Store: tc.store, Prefix: tc.prefix, TempDir: t.TempDir()})
+		s, err := bill.Read(ctx, bill.Options{Store: tc.store, Prefix: tc.prefix, TempDir: t.TempDir()})
 		if err == nil {
 			t.Errorf("%s: read an empty bill (%d rows) instead of refusing the location", tc.name, len(s.Rows))
 		} else if !strings.Contains(err.Error(), "BILLING_PERIOD=YYYY-MM") {
 			t.Errorf("%s: %v: does not say what was expected", tc.name, err)
 		}
 	}
-	if s, err := cur.Read(ctx, cur.Options{Store: billing, Prefix: "cur/", TempDir: t.TempDir()}); err != nil || len(s.Rows) == 0 {
+	if s, err := bill.Read(ctx, bill.Options{Store: billing, Prefix: "cur/", TempDir: t.TempDir()}); err != nil || len(s.Rows) == 0 {
 		t.Errorf("the export one folder up: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cur_test
+package bill_test
 
 import "syscall"
 
