@@ -64,6 +64,20 @@ const (
 // the FOCUS views in main. db must hold one connection for the session's
 // UTC time zone to last.
 func CreateViews(db *sql.DB, moduleDir, exportDir string, split []SplitRow) (map[string]View, error) {
+	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
+		return nil, fmt.Errorf("focuscheck: %w", err)
+	}
+	if err := CreateSplitDaily(db, SplitTable, split); err != nil {
+		return nil, err
+	}
+	return CreateOverSplit(db, moduleDir, exportDir)
+}
+
+// CreateOverSplit creates the FOCUS table focusexport.focus over the
+// export's Parquet files under exportDir and the FOCUS views in main, over
+// the split view SplitTable that db already has: the bill module's own
+// kubecost_bill_split_daily (billcheck.CreateViews), or CreateViews' table.
+func CreateOverSplit(db *sql.DB, moduleDir, exportDir string) (map[string]View, error) {
 	stmts := []string{
 		"SET TimeZone = 'UTC'",
 		"CREATE SCHEMA focusexport",
@@ -74,9 +88,6 @@ func CreateViews(db *sql.DB, moduleDir, exportDir string, split []SplitRow) (map
 		if _, err := db.Exec(s); err != nil {
 			return nil, fmt.Errorf("focuscheck: %w\n%s", err, s)
 		}
-	}
-	if err := CreateSplitDaily(db, SplitTable, split); err != nil {
-		return nil, err
 	}
 	views, err := Render(moduleDir, "main", "focusexport", "focus")
 	if err != nil {
