@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/parquetout"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
@@ -128,7 +129,9 @@ func writeIntegrationArchive(t *testing.T, dir string, pods []archivePod) {
 //     (cid-framework summary_view): savings_plan_savings_plan_effective_cost
 //     for SavingsPlanCoveredUsage, reservation_effective_cost for
 //     DiscountedUsage, otherwise unblended;
-//   - ListCost = ContractedCost = pricing_public_on_demand_cost.
+//   - ListCost = ContractedCost = pricing_public_on_demand_cost;
+//   - PricingUnit: Hours for instance hours, GB for data transfer, GB-Mo
+//     for volumes.
 func focusOfCUR(rows []curfixture.Row) []curfixture.FocusRow {
 	var out []curfixture.FocusRow
 	v := func(p *float64) float64 {
@@ -153,8 +156,13 @@ func focusOfCUR(rows []curfixture.Row) []curfixture.FocusRow {
 			continue
 		}
 		service, unit := "Amazon Elastic Compute Cloud", "Hours"
-		if strings.HasPrefix(r.ResourceID, "vol-") {
+		switch {
+		case strings.HasPrefix(r.ResourceID, "vol-"):
 			unit = "GB-Mo"
+		case strings.Contains(r.UsageType, "DataTransfer"):
+			// AWS prices data transfer per GB, which is how FOCUS tells an
+			// instance's transfer from its hours (cur.FocusKindOf).
+			unit = "GB"
 		}
 		if r.ProductCode == "AWSELB" {
 			service = "Elastic Load Balancing"
@@ -222,23 +230,30 @@ func scalar(t *testing.T, db *sql.DB, q string) float64 {
 func TestFocusOverRealSplit(t *testing.T) {
 	db, views, fr := openIntegration(t)
 	focus, replaced := `main."`+views["focus"].Name+`"`, `main."`+views["focus_replaced"].Name+`"`
+	ran := 0
 	for _, kind := range Kinds {
 		for _, r := range Run(db, Relations{`main."` + views[kind].Name + `"`, ExportTable, SplitTable, kind == "focus_replaced"}) {
 			if r.Failed() {
 				t.Errorf("%s: %s: %d violations %v", views[kind].Name, r.ID, r.Violations, r.Err)
 			}
+			ran++
 		}
 	}
+	t.Logf("%d FOCUS 1.3 checks ran on the two views", ran)
 	if n := scalar(t, db, "SELECT count(DISTINCT ResourceId) FROM "+focus); n < 3 {
 		t.Errorf("%v origins allocated, want the RI, GPU and B instances at least", n)
 	}
 	// Each matched origin: allocated BilledCost, EffectiveCost and ListCost sum to the export's.
 	for _, c := range []string{"BilledCost", "EffectiveCost", "ListCost"} {
 		q := `SELECT count(*) FROM (SELECT ResourceId, CAST(ChargePeriodStart AS DATE) d, x_ResourceKind k, SUM(` + c + `) s FROM ` + focus +
-			` GROUP BY ALL) a JOIN (SELECT ResourceId, CAST(ChargePeriodStart AS DATE) d, SUM(` + c + `) s FROM ` + ExportTable +
-			` WHERE ChargeCategory = 'Usage' GROUP BY ALL) o USING (ResourceId, d) WHERE abs(a.s - o.s) > 1e-9 * greatest(1, abs(o.s))`
+			` GROUP BY ALL) a JOIN (SELECT ResourceId, CAST(ChargePeriodStart AS DATE) d, ` + cur.FocusKindSQL("") + ` k, SUM(` + c + `) s FROM ` + ExportTable +
+			` GROUP BY ALL) o USING (ResourceId, d, k) WHERE abs(a.s - o.s) > 1e-9 * greatest(1, abs(o.s))`
 		if n := scalar(t, db, q); n != 0 {
 			t.Errorf("%s: %v origins whose allocated charges do not sum to the origin", c, n)
+		}
+		joined := strings.Replace(q, " WHERE abs(a.s - o.s) > 1e-9 * greatest(1, abs(o.s))", "", 1)
+		if n := scalar(t, db, joined); n < 6 {
+			t.Errorf("%s: only %v allocated origins found in the export", c, n)
 		}
 	}
 	var total float64
@@ -256,6 +271,21 @@ func TestFocusOverRealSplit(t *testing.T) {
 	var worst float64
 	if err := db.QueryRow(q).Scan(&n, &worst); err != nil {
 		t.Fatal(err)
+	}
+	if worst > 1e-9 {
+		r, err := db.Query(strings.Replace(q, "SELECT count(*), coalesce(max(abs(s.c - f.c)), 0)", "SELECT s.resource_id, CAST(s.usage_date AS VARCHAR), s.resource_kind, s.c, f.c", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+			var id, d, k string
+			var sc, fc float64
+			if err := r.Scan(&id, &d, &k, &sc, &fc); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s %s %s: split %v, _focus %v", id, d, k, sc, fc)
+		}
+		r.Close()
 	}
 	if n == 0 || worst > 1e-9 {
 		t.Errorf("split against _focus: %d resource-days, worst difference %v", n, worst)
