@@ -17,6 +17,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/billcheck"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 )
 
 // archivePod is one allocation of the integration archive: a pod (or the
@@ -185,6 +186,15 @@ func focusOfCUR(rows []curfixture.Row) []curfixture.FocusRow {
 // archive and curfixture.Canonical, the FOCUS export of the same bill, and
 // the FOCUS views over both.
 func openIntegration(t *testing.T) (*sql.DB, map[string]View, []curfixture.FocusRow) {
+	return openIntegrationFrom(t, false)
+}
+
+// openIntegrationFrom is openIntegration; with fromCUR the FOCUS views
+// read the CUR's own origin charges (gen.FocusOriginCURSQL) instead of a
+// FOCUS export. The fixture's CUR has no payer, currency or period end
+// columns; cur.cur2_focus adds them as a single account's bill in USD has
+// them (each account pays its own bill).
+func openIntegrationFrom(t *testing.T, fromCUR bool) (*sql.DB, map[string]View, []curfixture.FocusRow) {
 	t.Helper()
 	archive, export, focus := t.TempDir(), t.TempDir(), t.TempDir()
 	writeIntegrationArchive(t, archive, integrationArchive())
@@ -204,6 +214,17 @@ func openIntegration(t *testing.T) (*sql.DB, map[string]View, []curfixture.Focus
 	t.Cleanup(func() { db.Close() })
 	if _, err := billcheck.CreateViews(db, filepath.Join(moduleDir(t), "..", "bill"), archive, export); err != nil {
 		t.Fatal(err)
+	}
+	if fromCUR {
+		if _, err := db.Exec(`CREATE VIEW cur.cur2_focus AS SELECT *, line_item_usage_account_id AS bill_payer_account_id,
+			'USD' AS line_item_currency_code, bill_billing_period_start_date + INTERVAL 1 MONTH AS bill_billing_period_end_date FROM cur.cur2`); err != nil {
+			t.Fatal(err)
+		}
+		views, err := CreateOverSplitFrom(db, moduleDir(t), gen.FocusOriginCURSQL("cur.cur2_focus"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, views, fr
 	}
 	views, err := CreateOverSplit(db, moduleDir(t), focus)
 	if err != nil {
@@ -228,7 +249,12 @@ func scalar(t *testing.T, db *sql.DB, q string) float64 {
 // total is the export's, and the split's amortized cost per resource-day
 // is the FOCUS origin's EffectiveCost.
 func TestFocusOverRealSplit(t *testing.T) {
-	db, views, fr := openIntegration(t)
+	t.Run("FOCUS export", func(t *testing.T) { focusOverRealSplit(t, false) })
+	t.Run("CUR origins", func(t *testing.T) { focusOverRealSplit(t, true) })
+}
+
+func focusOverRealSplit(t *testing.T, fromCUR bool) {
+	db, views, fr := openIntegrationFrom(t, fromCUR)
 	focus, replaced := `main."`+views["focus"].Name+`"`, `main."`+views["focus_replaced"].Name+`"`
 	ran := 0
 	for _, kind := range Kinds {
@@ -256,9 +282,20 @@ func TestFocusOverRealSplit(t *testing.T) {
 			t.Errorf("%s: only %v allocated origins found in the export", c, n)
 		}
 	}
-	var total float64
-	for _, r := range fr {
-		total += *r.EffectiveCost
+	// The export's total: the fixture's own lines (summed in Go) for a
+	// FOCUS export; for CUR origins, the resource usage lines the CUR's
+	// rules pick, which the split's amortized costs must also sum to.
+	total := scalar(t, db, "SELECT SUM(EffectiveCost) FROM "+ExportTable)
+	if !fromCUR {
+		var fromRows float64
+		for _, r := range fr {
+			fromRows += *r.EffectiveCost
+		}
+		if math.Abs(fromRows-total) > 1e-9*math.Max(1, total) {
+			t.Errorf("the export's EffectiveCost %v on DuckDB, %v in its rows", total, fromRows)
+		}
+	} else if days := scalar(t, db, "SELECT SUM(amortized_cost) FROM ("+cur.ResourceDaySQL("cur.cur2")+") AS r"); math.Abs(days-total) > 1e-9*math.Max(1, total) {
+		t.Errorf("the CUR origins' EffectiveCost %v, exporter/cur's resource-days %v", total, days)
 	}
 	if got := scalar(t, db, "SELECT SUM(EffectiveCost) FROM "+replaced); math.Abs(got-total) > 1e-9*math.Max(1, total) {
 		t.Errorf("replaced view's EffectiveCost %v, the export's %v", got, total)

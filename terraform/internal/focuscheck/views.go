@@ -78,11 +78,18 @@ func CreateViews(db *sql.DB, moduleDir, exportDir string, split []SplitRow) (map
 // the split view SplitTable that db already has: the bill module's own
 // kubecost_bill_split_daily (billcheck.CreateViews), or CreateViews' table.
 func CreateOverSplit(db *sql.DB, moduleDir, exportDir string) (map[string]View, error) {
+	return CreateOverSplitFrom(db, moduleDir, fmt.Sprintf("SELECT * FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
+		filepath.ToSlash(filepath.Join(exportDir, "**", "*.parquet"))))
+}
+
+// CreateOverSplitFrom is CreateOverSplit with focusexport.focus the query
+// export: a FOCUS export's files, or the CUR 2.0 origin charges
+// (gen.FocusOriginCURSQL).
+func CreateOverSplitFrom(db *sql.DB, moduleDir, export string) (map[string]View, error) {
 	stmts := []string{
 		"SET TimeZone = 'UTC'",
 		"CREATE SCHEMA focusexport",
-		fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
-			ExportTable, filepath.ToSlash(filepath.Join(exportDir, "**", "*.parquet"))),
+		fmt.Sprintf("CREATE VIEW %s AS %s", ExportTable, export),
 	}
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {
