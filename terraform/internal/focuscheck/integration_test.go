@@ -182,16 +182,11 @@ func focusOfCUR(rows []curfixture.Row) []curfixture.FocusRow {
 	return out
 }
 
-// openIntegration builds the bill module's real split views over the
+// openIntegrationFrom builds the bill module's real split views over the
 // archive and curfixture.Canonical, the FOCUS export of the same bill, and
-// the FOCUS views over both.
-func openIntegration(t *testing.T) (*sql.DB, map[string]View, []curfixture.FocusRow) {
-	return openIntegrationFrom(t, false)
-}
-
-// openIntegrationFrom is openIntegration; with fromCUR the FOCUS views
-// read the CUR's own origin charges (gen.FocusOriginCURSQL) instead of a
-// FOCUS export. The fixture's CUR has no payer, currency or period end
+// the FOCUS views over both; with fromCUR the FOCUS views read the CUR's
+// own origin charges (gen.FocusOriginCURSQL) instead of the export.
+// The fixture's CUR has no payer, currency or period end
 // columns; cur.cur2_focus adds them as a single account's bill in USD has
 // them (each account pays its own bill).
 func openIntegrationFrom(t *testing.T, fromCUR bool) (*sql.DB, map[string]View, []curfixture.FocusRow) {
