@@ -64,19 +64,37 @@ const (
 // the FOCUS views in main. db must hold one connection for the session's
 // UTC time zone to last.
 func CreateViews(db *sql.DB, moduleDir, exportDir string, split []SplitRow) (map[string]View, error) {
+	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
+		return nil, fmt.Errorf("focuscheck: %w", err)
+	}
+	if err := CreateSplitDaily(db, SplitTable, split); err != nil {
+		return nil, err
+	}
+	return CreateOverSplit(db, moduleDir, exportDir)
+}
+
+// CreateOverSplit creates the FOCUS table focusexport.focus over the
+// export's Parquet files under exportDir and the FOCUS views in main, over
+// the split view SplitTable that db already has: the bill module's own
+// kubecost_bill_split_daily (billcheck.CreateViews), or CreateViews' table.
+func CreateOverSplit(db *sql.DB, moduleDir, exportDir string) (map[string]View, error) {
+	return CreateOverSplitFrom(db, moduleDir, fmt.Sprintf("SELECT * FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
+		filepath.ToSlash(filepath.Join(exportDir, "**", "*.parquet"))))
+}
+
+// CreateOverSplitFrom is CreateOverSplit with focusexport.focus the query
+// export: a FOCUS export's files, or the CUR 2.0 origin charges
+// (gen.FocusOriginCURSQL).
+func CreateOverSplitFrom(db *sql.DB, moduleDir, export string) (map[string]View, error) {
 	stmts := []string{
 		"SET TimeZone = 'UTC'",
 		"CREATE SCHEMA focusexport",
-		fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet('%s', hive_partitioning = true, hive_types_autocast = false)",
-			ExportTable, filepath.ToSlash(filepath.Join(exportDir, "**", "*.parquet"))),
+		fmt.Sprintf("CREATE VIEW %s AS %s", ExportTable, export),
 	}
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {
 			return nil, fmt.Errorf("focuscheck: %w\n%s", err, s)
 		}
-	}
-	if err := CreateSplitDaily(db, SplitTable, split); err != nil {
-		return nil, err
 	}
 	views, err := Render(moduleDir, "main", "focusexport", "focus")
 	if err != nil {
