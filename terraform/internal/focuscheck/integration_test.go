@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/parquetout"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
@@ -126,7 +126,7 @@ func writeIntegrationArchive(t *testing.T, dir string, pods []archivePod) {
 //   - BilledCost = line_item_unblended_cost, except that a Savings Plan
 //     covered hour is billed 0 (its SavingsPlanNegation cancels the
 //     unblended cost on the invoice);
-//   - EffectiveCost = the amortized cost of exporter/cur's rule
+//   - EffectiveCost = the amortized cost of exporter/bill's rule
 //     (cid-framework summary_view): savings_plan_savings_plan_effective_cost
 //     for SavingsPlanCoveredUsage, reservation_effective_cost for
 //     DiscountedUsage, otherwise unblended;
@@ -162,7 +162,7 @@ func focusOfCUR(rows []curfixture.Row) []curfixture.FocusRow {
 			unit = "GB-Mo"
 		case strings.Contains(r.UsageType, "DataTransfer"):
 			// AWS prices data transfer per GB, which is how FOCUS tells an
-			// instance's transfer from its hours (cur.FocusKindOf).
+			// instance's transfer from its hours (bill.FocusKindOf).
 			unit = "GB"
 		}
 		if r.ProductCode == "AWSELB" {
@@ -267,7 +267,7 @@ func focusOverRealSplit(t *testing.T, fromCUR bool) {
 	// Each matched origin: allocated BilledCost, EffectiveCost and ListCost sum to the export's.
 	for _, c := range []string{"BilledCost", "EffectiveCost", "ListCost"} {
 		q := `SELECT count(*) FROM (SELECT ResourceId, CAST(ChargePeriodStart AS DATE) d, x_ResourceKind k, SUM(` + c + `) s FROM ` + focus +
-			` GROUP BY ALL) a JOIN (SELECT ResourceId, CAST(ChargePeriodStart AS DATE) d, ` + cur.FocusKindSQL("") + ` k, SUM(` + c + `) s FROM ` + ExportTable +
+			` GROUP BY ALL) a JOIN (SELECT ResourceId, CAST(ChargePeriodStart AS DATE) d, ` + bill.FocusKindSQL("") + ` k, SUM(` + c + `) s FROM ` + ExportTable +
 			` GROUP BY ALL) o USING (ResourceId, d, k) WHERE abs(a.s - o.s) > 1e-9 * greatest(1, abs(o.s))`
 		if n := scalar(t, db, q); n != 0 {
 			t.Errorf("%s: %v origins whose allocated charges do not sum to the origin", c, n)
@@ -289,8 +289,8 @@ func focusOverRealSplit(t *testing.T, fromCUR bool) {
 		if math.Abs(fromRows-total) > 1e-9*math.Max(1, total) {
 			t.Errorf("the export's EffectiveCost %v on DuckDB, %v in its rows", total, fromRows)
 		}
-	} else if days := scalar(t, db, "SELECT SUM(amortized_cost) FROM ("+cur.ResourceDaySQL("cur.cur2")+") AS r"); math.Abs(days-total) > 1e-9*math.Max(1, total) {
-		t.Errorf("the CUR origins' EffectiveCost %v, exporter/cur's resource-days %v", total, days)
+	} else if days := scalar(t, db, "SELECT SUM(amortized_cost) FROM ("+bill.ResourceDaySQL("cur.cur2")+") AS r"); math.Abs(days-total) > 1e-9*math.Max(1, total) {
+		t.Errorf("the CUR origins' EffectiveCost %v, exporter/bill's resource-days %v", total, days)
 	}
 	if got := scalar(t, db, "SELECT SUM(EffectiveCost) FROM "+replaced); math.Abs(got-total) > 1e-9*math.Max(1, total) {
 		t.Errorf("replaced view's EffectiveCost %v, the export's %v", got, total)

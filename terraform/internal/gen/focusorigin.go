@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/cur"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 )
 
 // FocusTableDictionary is where the CUR 2.0 column behind each FOCUS 1.2
@@ -12,10 +12,10 @@ import (
 const FocusTableDictionary = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-focus-1-2-aws.html"
 
 // focusOriginCURColumns maps each column of FocusExportColumns, in order,
-// to its value on a CUR 2.0 resource-level usage line (exporter/cur's
+// to its value on a CUR 2.0 resource-level usage line (exporter/bill's
 // resource_kind not null), after FocusTableDictionary: the account, period,
 // resource, usage and commitment columns read their CUR 2.0 equivalents;
-// the costs are exporter/cur's rules (EffectiveCost the amortized cost of
+// the costs are exporter/bill's rules (EffectiveCost the amortized cost of
 // cid-framework's summary_view, ListCost the public on-demand cost), and
 // BilledCost the unblended cost, so that a Savings Plan's covered hour
 // and its negation bill 0 together. ContractedCost is the list cost: a
@@ -59,7 +59,7 @@ func focusOriginCURColumns(kind, amortized, public string) map[string]string {
 // FOCUS one, for the FOCUS views to read in the export's place.
 func FocusOriginCURSQL(curTable string) string {
 	rules := map[string]string{}
-	for _, r := range cur.ResourceRules() {
+	for _, r := range bill.ResourceRules() {
 		rules[r.Name] = r.SQL
 	}
 	m := focusOriginCURColumns(rules["resource_kind"], rules["amortized_cost"], rules["public_on_demand_cost"])
