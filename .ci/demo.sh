@@ -109,4 +109,11 @@ else
 	echo "== HTML report of ./$out, with the section 'Kubecost and the bill' (open it in a browser; it needs no network)"
 fi
 echo "   $(cd "$out" && pwd)/report.html"
+if [ -z "$federated" ]; then
+	echo
+	echo "== The split bill in FOCUS 1.3: the bill-focus module's views on DuckDB (Athena's stand-in) over ./$out and ./$cur,"
+	echo "   the CUR's own lines as the origin charges, and every FOCUS 1.3 requirement the views meet, checked by rule id"
+	CGO_ENABLED=1 go build -trimpath -o bin/ ./terraform/internal/focuscheck/focusdemo
+	bin/focusdemo -archive "$out" -bill "$cur" -terraform terraform | sed 's/^/   /' || status=1
+fi
 exit "$status"
