@@ -64,9 +64,8 @@ func (r *splitRec) alloc(f File) split.Alloc {
 		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: r.Namespace == "" && isIdleName(r.Name),
 		Compute: r.CPU + r.CPUAdj + r.RAM + r.RAMAdj + r.GPU + r.GPUAdj, Network: r.Network + r.NetworkAdj, LoadBalancer: r.LB + r.LBAdj,
 	}
-	// A map has no order here; the view reads the first split.MaxPVs
-	// entries in the file's order. Sorted by key, the two agree up to
-	// MaxPVs volumes per allocation.
+	// A map has no order here; sorted by key so that the rows come out
+	// the same on every run. The view reads every entry, as Merge does.
 	keys := make([]string, 0, len(r.PVs))
 	for k := range r.PVs {
 		keys = append(keys, k)

@@ -118,11 +118,6 @@ func Split(allocs []Alloc, bill Bill) []Row {
 	return out
 }
 
-// MaxPVs is how many entries of an allocation's pvs are read, in their
-// order: the view reads the map's values by index (Athena and DuckDB
-// spell UNNEST of a map of structs differently).
-const MaxPVs = 16
-
 type allocKey struct {
 	cluster                         Cluster
 	day                             time.Time
@@ -132,13 +127,13 @@ type allocKey struct {
 
 // Merge sums allocations of one pod (or idle row) on one node and day, as
 // the view groups them: the archive has a row per container. PVs are
-// summed per providerID; only the first MaxPVs of each row count.
+// summed per volume; every entry of pvs counts, as the view's UNNEST.
 func Merge(allocs []Alloc) []Alloc {
 	idx := map[allocKey]int{}
 	var out []Alloc
 	for _, a := range allocs {
 		k := allocKey{a.Cluster, a.Day, a.Node, Namespace(&a), a.ControllerKind, a.Controller, a.Pod, a.Idle}
-		pvs := a.PVs[:min(len(a.PVs), MaxPVs)]
+		pvs := a.PVs
 		i, ok := idx[k]
 		if !ok {
 			idx[k] = len(out)
