@@ -65,14 +65,14 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 	if err != nil {
 		return err
 	}
-	allocs, err := readAllocs(ctx, o, files)
+	steps, err := splitSteps(ctx, o, files, sum)
 	if err != nil {
 		return err
 	}
 	st := sum.Stats
 	d.Bill = &Comparison{Source: o.Bill.Source, Files: int64(st.Files), Lines: st.PodLines,
 		RowGroups: int64(st.RowGroups), Skipped: int64(st.RowGroupsSkipped),
-		Clusters: compareSides(kube, bill, splitSteps(o, allocs, sum))}
+		Clusters: compareSides(kube, bill, steps)}
 	if o.Logger != nil {
 		o.Logger.Debug("bill read", "source", o.Bill.Source, "files", st.Files, "lines", st.Lines, "pod_lines", st.PodLines,
 			"row_groups", st.RowGroups, "skipped", st.RowGroupsSkipped)

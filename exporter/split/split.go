@@ -89,8 +89,29 @@ type nodeKey struct {
 
 // Split allocates the bill to Kubecost's rows. Rows come out sorted.
 func Split(allocs []Alloc, bill Bill) []Row {
+	s := NewSplitter(bill)
+	out := append(s.Add(allocs), s.BillOnly()...)
+	Sort(out)
+	return out
+}
+
+// Splitter splits the bill a part of the archive at a time, so that a
+// reader keeps one cluster-day's allocations in memory, not the month's:
+// the rows of a node-day or volume-day depend only on that cluster-day's
+// allocations. It remembers which resource-days a node or volume
+// matched, for BillOnly.
+type Splitter struct {
+	bill Bill
+	used map[cur.ResourceKey]bool
+}
+
+// NewSplitter splits over bill.
+func NewSplitter(bill Bill) *Splitter { return &Splitter{bill: bill, used: map[cur.ResourceKey]bool{}} }
+
+// Add splits allocations holding every allocation of each cluster-day they
+// hold (a cluster-day split over two calls would be split as two).
+func (s *Splitter) Add(allocs []Alloc) []Row {
 	allocs = Merge(allocs)
-	used := map[cur.ResourceKey]bool{}
 	nodes := map[nodeKey][]int{}
 	for i, a := range allocs {
 		k := nodeKey{a.Cluster, a.Day, a.Node}
@@ -102,10 +123,10 @@ func Split(allocs []Alloc, bill Bill) []Row {
 		for _, i := range idx {
 			id = max(id, InstanceID(allocs[i].ProviderID))
 		}
-		out = append(out, splitNode(allocs, idx, k, id, cur.KindInstance, func(a *Alloc) float64 { return a.Compute }, bill, used)...)
-		out = append(out, splitNode(allocs, idx, k, id, cur.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, bill, used)...)
+		out = append(out, splitNode(allocs, idx, k, id, cur.KindInstance, func(a *Alloc) float64 { return a.Compute }, s.bill, s.used)...)
+		out = append(out, splitNode(allocs, idx, k, id, cur.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, s.bill, s.used)...)
 	}
-	out = append(out, splitVolumes(allocs, bill, used)...)
+	out = append(out, splitVolumes(allocs, s.bill, s.used)...)
 	for i := range allocs {
 		if a := &allocs[i]; a.LoadBalancer != 0 {
 			r := baseRow(a, cur.KindLoadBalancer, "")
@@ -113,10 +134,12 @@ func Split(allocs []Alloc, bill Bill) []Row {
 			out = append(out, r)
 		}
 	}
-	out = append(out, billOnly(bill, used)...)
-	Sort(out)
 	return out
 }
+
+// BillOnly is the bill's resource-days that no allocation added so far
+// matched; call it after the last Add.
+func (s *Splitter) BillOnly() []Row { return billOnly(s.bill, s.used) }
 
 type allocKey struct {
 	cluster                         Cluster
