@@ -66,13 +66,12 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 	if err != nil {
 		return err
 	}
-	allocs, err := readAllocs(ctx, o, files)
+	steps, err := splitSteps(ctx, o, files, sum)
 	if err != nil {
 		return err
 	}
 	st := sum.Stats
 	outside := splitOutside(billed, d.From, d.To)
-	steps := splitSteps(o, allocs, sum)
 	for k := range steps { // the bill's days outside the range are named apart, not compared
 		if k.Day.Before(d.From) || k.Day.After(d.To) {
 			delete(steps, k)

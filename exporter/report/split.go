@@ -1,12 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -64,9 +66,8 @@ func (r *splitRec) alloc(f File) split.Alloc {
 		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: r.Namespace == "" && isIdleName(r.Name),
 		Compute: r.CPU + r.CPUAdj + r.RAM + r.RAMAdj + r.GPU + r.GPUAdj, Network: r.Network + r.NetworkAdj, LoadBalancer: r.LB + r.LBAdj,
 	}
-	// A map has no order here; the view reads the first split.MaxPVs
-	// entries in the file's order. Sorted by key, the two agree up to
-	// MaxPVs volumes per allocation.
+	// A map has no order here; sorted by key so that the rows come out
+	// the same on every run. The view reads every entry, as Merge does.
 	keys := make([]string, 0, len(r.PVs))
 	for k := range r.PVs {
 		keys = append(keys, k)
@@ -130,25 +131,63 @@ func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, er
 
 // splitSteps computes the steps per comparison key: Kubecost's split of
 // the bill's resource-days, with SCAD's net split + unused from its pod
-// lines, for the clusters the report covers.
-func splitSteps(o Options, allocs []split.Alloc, sum *bill.Summary) map[CompareKey]*split.Steps {
+// lines, for the clusters the report covers. It reads the archive one
+// account, region and day at a time (every cluster-day whole, as
+// split.Splitter wants) and keeps the steps per namespace-day, not the
+// allocations or the rows: memory holds one day's allocations.
+func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary) (map[CompareKey]*split.Steps, error) {
 	scad := split.SCADNet{}
 	for k, c := range sum.Rows {
 		key := split.Key{Cluster: split.Cluster{Account: k.Account, Region: k.Region, ARN: k.ClusterARN, Name: k.Cluster}, Namespace: k.Namespace, Day: k.Day}
 		scad[key] += c.Total(bill.MNetSplit) + c.Total(bill.MNetUnused)
 	}
-	rows := split.Split(allocs, split.Bill{Resources: sum.Resources, Parents: sum.Parents})
+	on := scad.On()
+	sp := split.NewSplitter(split.Bill{Resources: sum.Resources, Parents: sum.Parents})
 	out := map[CompareKey]*split.Steps{}
-	for k, s := range split.NamespaceSteps(rows, scad) {
-		ref := ClusterRef{Account: k.Cluster.Account, Region: k.Cluster.Region, Name: k.Cluster.Name}
-		if !o.billInScope(ref) {
-			continue
+	add := func(steps map[split.Key]*split.Steps) {
+		for k, s := range steps {
+			ref := ClusterRef{Account: k.Cluster.Account, Region: k.Cluster.Region, Name: k.Cluster.Name}
+			if !o.billInScope(ref) {
+				continue
+			}
+			ck := CompareKey{Cluster: ref, Namespace: k.Namespace, Day: k.Day}
+			if out[ck] == nil {
+				out[ck] = &split.Steps{}
+			}
+			out[ck].Add(s)
 		}
-		ck := CompareKey{Cluster: ref, Namespace: k.Namespace, Day: k.Day}
-		if out[ck] == nil {
-			out[ck] = &split.Steps{}
-		}
-		out[ck].Add(s)
 	}
+	for _, part := range byDay(files) {
+		allocs, err := readAllocs(ctx, o, part)
+		if err != nil {
+			return nil, err
+		}
+		add(split.NamespaceStepsOn(sp.Add(allocs), nil, on))
+	}
+	add(split.NamespaceStepsOn(sp.BillOnly(), scad, on))
+	return out, nil
+}
+
+// byDay groups files per account, region and day, in that order.
+func byDay(files []File) [][]File {
+	type key struct {
+		account, region string
+		day             time.Time
+	}
+	idx := map[key]int{}
+	var out [][]File
+	for _, f := range files {
+		k := key{f.Account, f.Region, f.Day}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], f)
+	}
+	slices.SortFunc(out, func(a, b []File) int {
+		return cmp.Or(cmp.Compare(a[0].Account, b[0].Account), cmp.Compare(a[0].Region, b[0].Region), a[0].Day.Compare(b[0].Day))
+	})
 	return out
 }

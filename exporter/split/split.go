@@ -89,8 +89,29 @@ type nodeKey struct {
 
 // Split allocates the bill to Kubecost's rows. Rows come out sorted.
 func Split(allocs []Alloc, billed Bill) []Row {
+	s := NewSplitter(billed)
+	out := append(s.Add(allocs), s.BillOnly()...)
+	Sort(out)
+	return out
+}
+
+// Splitter splits the bill a part of the archive at a time, so that a
+// reader keeps one cluster-day's allocations in memory, not the month's:
+// the rows of a node-day or volume-day depend only on that cluster-day's
+// allocations. It remembers which resource-days a node or volume
+// matched, for BillOnly.
+type Splitter struct {
+	billed Bill
+	used map[bill.ResourceKey]bool
+}
+
+// NewSplitter splits over bill.
+func NewSplitter(billed Bill) *Splitter { return &Splitter{billed: billed, used: map[bill.ResourceKey]bool{}} }
+
+// Add splits allocations holding every allocation of each cluster-day they
+// hold (a cluster-day split over two calls would be split as two).
+func (s *Splitter) Add(allocs []Alloc) []Row {
 	allocs = Merge(allocs)
-	used := map[bill.ResourceKey]bool{}
 	nodes := map[nodeKey][]int{}
 	for i, a := range allocs {
 		k := nodeKey{a.Cluster, a.Day, a.Node}
@@ -102,10 +123,10 @@ func Split(allocs []Alloc, billed Bill) []Row {
 		for _, i := range idx {
 			id = max(id, InstanceID(allocs[i].ProviderID))
 		}
-		out = append(out, splitNode(allocs, idx, k, id, bill.KindInstance, func(a *Alloc) float64 { return a.Compute }, billed, used)...)
-		out = append(out, splitNode(allocs, idx, k, id, bill.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, billed, used)...)
+		out = append(out, splitNode(allocs, idx, k, id, bill.KindInstance, func(a *Alloc) float64 { return a.Compute }, s.billed, s.used)...)
+		out = append(out, splitNode(allocs, idx, k, id, bill.KindDataTransfer, func(a *Alloc) float64 { return a.Network }, s.billed, s.used)...)
 	}
-	out = append(out, splitVolumes(allocs, billed, used)...)
+	out = append(out, splitVolumes(allocs, s.billed, s.used)...)
 	for i := range allocs {
 		if a := &allocs[i]; a.LoadBalancer != 0 {
 			r := baseRow(a, bill.KindLoadBalancer, "")
@@ -113,15 +134,12 @@ func Split(allocs []Alloc, billed Bill) []Row {
 			out = append(out, r)
 		}
 	}
-	out = append(out, billOnly(billed, used)...)
-	Sort(out)
 	return out
 }
 
-// MaxPVs is how many entries of an allocation's pvs are read, in their
-// order: the view reads the map's values by index (Athena and DuckDB
-// spell UNNEST of a map of structs differently).
-const MaxPVs = 16
+// BillOnly is the bill's resource-days that no allocation added so far
+// matched; call it after the last Add.
+func (s *Splitter) BillOnly() []Row { return billOnly(s.billed, s.used) }
 
 type allocKey struct {
 	cluster                         Cluster
@@ -132,13 +150,13 @@ type allocKey struct {
 
 // Merge sums allocations of one pod (or idle row) on one node and day, as
 // the view groups them: the archive has a row per container. PVs are
-// summed per providerID; only the first MaxPVs of each row count.
+// summed per volume; every entry of pvs counts, as the view's UNNEST.
 func Merge(allocs []Alloc) []Alloc {
 	idx := map[allocKey]int{}
 	var out []Alloc
 	for _, a := range allocs {
 		k := allocKey{a.Cluster, a.Day, a.Node, Namespace(&a), a.ControllerKind, a.Controller, a.Pod, a.Idle}
-		pvs := a.PVs[:min(len(a.PVs), MaxPVs)]
+		pvs := a.PVs
 		i, ok := idx[k]
 		if !ok {
 			idx[k] = len(out)

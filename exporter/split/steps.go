@@ -53,10 +53,24 @@ type SCADNet map[Key]float64
 // NamespaceSteps computes the steps per namespace-day of rows (Split's),
 // with SCAD's costs (nil: SCAD off everywhere).
 func NamespaceSteps(rows []Row, scad SCADNet) map[Key]*Steps {
+	return NamespaceStepsOn(rows, scad, scad.On())
+}
+
+// On is the cluster-days with SCAD on: those with any key.
+func (scad SCADNet) On() map[ClusterDay]bool {
 	on := map[ClusterDay]bool{}
 	for k := range scad {
 		on[ClusterDay{k.Cluster, k.Day}] = true
 	}
+	return on
+}
+
+// NamespaceStepsOn is NamespaceSteps with the cluster-days where SCAD is
+// on given. Every step is a sum over rows (and scad's keys), so the steps
+// of rows in parts, each part holding whole cluster-days, and scad given
+// to one part only, add up (Steps.Add) to the steps of all the rows, when
+// every part is given the same on.
+func NamespaceStepsOn(rows []Row, scad SCADNet, on map[ClusterDay]bool) map[Key]*Steps {
 	out := map[Key]*Steps{}
 	get := func(k Key) *Steps {
 		s := out[k]

@@ -16,9 +16,15 @@ import (
 // The providerID's instance and a PV's volume are the id after the last
 // '/' (regexp_extract, which Trino and DuckDB spell alike; Trino returns
 // NULL where DuckDB returns '' for no match, and NULLIF makes both NULL).
-// An allocation's pvs map is read by index, map_values(pvs)[n] for n up to
-// split.MaxPVs: UNNEST of a map of structs is spelled differently by the
-// two engines.
+// An allocation's pvs map is read whole, one row per key: UNNEST of
+// map_keys(pvs), an array of strings (one column in both engines), and
+// the entry by subscript, pvs[key].field. UNNEST of the map itself or of
+// its values is not written: Trino expands a map into key and value and
+// an array of rows into one column per field
+// (https://trino.io/docs/current/sql/select.html#unnest), where DuckDB
+// refuses a map and gives an array of structs as one struct column. The
+// map subscript is Trino's [] operator on maps
+// (https://trino.io/docs/current/functions/map.html) and DuckDB's.
 
 const (
 	instanceIDPattern = `(^|/)(i-[^/]+)$`
@@ -64,10 +70,6 @@ func splitKubecostSQL() string {
 		{cost("loadBalancerCost"), "lb"},
 		{k("pvs"), "pvs"},
 	}
-	var idx []string
-	for n := 1; n <= split.MaxPVs; n++ {
-		idx = append(idx, fmt.Sprintf("(%d)", n))
-	}
 	return "split_kubecost_rows AS (\n  SELECT\n" + selectList(rows) + "  FROM \"${database}\".\"${kubecost_view}\"\n),\n" +
 		"allocs AS (\n  SELECT " + allocKeys + ",\n    SUM(compute) AS compute, SUM(network) AS network, SUM(lb) AS lb, MAX(instance_id) AS instance_id\n" +
 		"  FROM split_kubecost_rows\n  GROUP BY " + allocKeys + "\n),\n" +
@@ -76,10 +78,9 @@ func splitKubecostSQL() string {
 		"pv_entries AS (\n  SELECT " + allocKeys + ",\n" +
 		"    NULLIF(regexp_extract(COALESCE(pv_provider_id, ''), '" + volumeIDPattern + "', 2), '') AS volume_id,\n" +
 		"    COALESCE(pv_cost, 0E0) + COALESCE(pv_adjustment, 0E0) AS cost\n" +
-		"  FROM (\n    SELECT kr.*, map_values(kr.pvs)[i.n].providerID AS pv_provider_id, map_values(kr.pvs)[i.n].cost AS pv_cost,\n" +
-		"      map_values(kr.pvs)[i.n].adjustment AS pv_adjustment\n" +
-		"    FROM split_kubecost_rows kr CROSS JOIN (VALUES " + strings.Join(idx, ", ") + ") AS i(n)\n" +
-		"    WHERE i.n <= cardinality(kr.pvs)\n  ) AS e\n),\n" +
+		"  FROM (\n    SELECT kr.*, kr.pvs[pk.pv_key].providerID AS pv_provider_id, kr.pvs[pk.pv_key].cost AS pv_cost,\n" +
+		"      kr.pvs[pk.pv_key].adjustment AS pv_adjustment\n" +
+		"    FROM split_kubecost_rows kr CROSS JOIN UNNEST(map_keys(kr.pvs)) AS pk(pv_key)\n  ) AS e\n),\n" +
 		"pv_allocs AS (\n  SELECT " + allocKeys + ", volume_id, SUM(cost) AS cost\n  FROM pv_entries\n  GROUP BY " + allocKeys + ", volume_id\n),\n" +
 		"volumes AS (\n  SELECT " + clusterDayKeys + ", volume_id, SUM(cost) AS cost, COUNT(*) AS n\n" +
 		"  FROM pv_allocs\n  WHERE volume_id IS NOT NULL\n  GROUP BY " + clusterDayKeys + ", volume_id\n)"
