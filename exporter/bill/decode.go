@@ -90,6 +90,7 @@ type batch struct {
 	// The resource lines' strings (resource.go): account, product code,
 	// region, description (kept only where a rule reads it), RI ARN.
 	account, product, region, descr, riARN []string
+	clusterTag                             []string // ClusterTagName of resource_tags
 	start                                  []time.Time
 	nums                                   [len(numFields)][]NullFloat
 	buf                                    []parquet.Value
@@ -132,7 +133,7 @@ func newBatch() *batch {
 		op: make([]string, batchRows), usageType: make([]string, batchRows), itemType: make([]string, batchRows),
 		resource: make([]string, batchRows), parent: make([]string, batchRows),
 		account: make([]string, batchRows), product: make([]string, batchRows), region: make([]string, batchRows),
-		descr: make([]string, batchRows), riARN: make([]string, batchRows),
+		descr: make([]string, batchRows), riARN: make([]string, batchRows), clusterTag: make([]string, batchRows),
 		start: make([]time.Time, batchRows), buf: make([]parquet.Value, batchRows),
 	}
 	for i := range b.nums {
@@ -146,6 +147,7 @@ func (b *batch) line(i int, l *ResourceLine) {
 	l.Operation, l.UsageType, l.LineItemType = b.op[i], b.usageType[i], b.itemType[i]
 	l.ResourceID, l.ParentResourceID, l.UsageStart = b.resource[i], b.parent[i], b.start[i]
 	l.Account, l.ProductCode, l.RegionCode, l.Description, l.ReservationARN = b.account[i], b.product[i], b.region[i], b.descr[i], b.riARN[i]
+	l.ClusterTag = b.clusterTag[i]
 	for j, f := range numFields {
 		*f.field(l) = b.nums[j][i]
 	}
@@ -201,6 +203,63 @@ func (c column) fill(buf []parquet.Value, n int, conv func(i int, v parquet.Valu
 	return nil
 }
 
+// repeatedColumn is an open repeated leaf (a map's keys): a line's
+// values run up to the next value of repetition level 0. rest holds the
+// values read past the last line of a batch, cloned (a byte array points
+// into its page).
+type repeatedColumn struct {
+	r    parquet.ColumnChunkValueReader // nil when the file lacks the column
+	rest []parquet.Value
+}
+
+// fill calls conv(i, v) for each value of the next n lines (a null for an
+// empty or null map).
+func (c *repeatedColumn) fill(buf []parquet.Value, n int, conv func(i int, v parquet.Value)) error {
+	if c.r == nil {
+		return nil
+	}
+	row := -1
+	// take reports false at the first value of line n.
+	take := func(vals []parquet.Value) (int, bool) {
+		for j, v := range vals {
+			if v.RepetitionLevel() == 0 {
+				if row++; row == n {
+					return j, false
+				}
+			}
+			if row >= 0 {
+				conv(row, v)
+			}
+		}
+		return len(vals), true
+	}
+	carried := c.rest
+	c.rest = nil
+	if j, ok := take(carried); !ok {
+		c.rest = carried[j:]
+		return nil
+	}
+	for {
+		k, err := c.r.ReadValues(buf)
+		if j, ok := take(buf[:k]); !ok {
+			for _, v := range buf[j:k] {
+				c.rest = append(c.rest, v.Clone())
+			}
+			return nil
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", ColResourceTags, err)
+		}
+	}
+	if row != n-1 {
+		return fmt.Errorf("%s: %d lines for %d", ColResourceTags, row+1, n)
+	}
+	return nil
+}
+
 // intern returns one string per distinct value: operations, usage types
 // and pod prefixes repeat on millions of lines.
 func (a *Aggregator) intern(b []byte) string {
@@ -224,6 +283,11 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 	strCols := []column{open(ColOperation), open(ColUsageType), open(ColLineItemType), open(ColResourceID), open(ColParentResourceID),
 		open(ColUsageAccountID), open(ColProductCode), open(ColRegionCode), open(ColReservationARN), open(ColDescription)}
 	startCol := open(ColUsageStart)
+	tagCol := &repeatedColumn{}
+	if fc.tagKey >= 0 {
+		tagCol.r = parquet.NewColumnChunkValueReader(chunks[fc.tagKey])
+		defer tagCol.r.Close()
+	}
 	var numCols [len(numFields)]column
 	for i, f := range numFields {
 		numCols[i] = open(f.col)
@@ -270,6 +334,13 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 		for i, c := range strCols {
 			errs = append(errs, c.fill(b.buf, n, strConv[i]))
 		}
+		clear(b.clusterTag[:n])
+		errs = append(errs, tagCol.fill(b.buf, n, func(i int, v parquet.Value) {
+			// The least cluster a key names, as clusterTagSQL.
+			if name := ClusterTagName(v.ByteArray()); !v.IsNull() && name != nil && (b.clusterTag[i] == "" || string(name) < b.clusterTag[i]) {
+				b.clusterTag[i] = a.intern(name)
+			}
+		}))
 		errs = append(errs, startCol.fill(b.buf, n, func(i int, v parquet.Value) { b.start[i] = fc.start.decode(v) }))
 		for j, c := range numCols {
 			dst := b.nums[j]

@@ -160,12 +160,21 @@ func (a *Aggregator) ReadFile(ctx context.Context, ra io.ReaderAt, size int64) e
 // fileColumns are the indexes of the read columns in one file (-1 when
 // absent) and how its start dates are stored.
 type fileColumns struct {
-	idx   map[string]int
-	start timeDecoder
+	idx    map[string]int
+	tagKey int // resource_tags' key leaf, -1 when absent
+	start  timeDecoder
 }
 
 func (a *Aggregator) layout(pf *parquet.File) (fileColumns, error) {
-	fc := fileColumns{idx: map[string]int{}}
+	fc := fileColumns{idx: map[string]int{}, tagKey: -1}
+	// A MAP column's keys are the leaf <name>.key_value.key (parquet's
+	// LogicalTypes.md; older writers name the group "map").
+	for _, g := range []string{"key_value", "map"} {
+		if leaf, ok := pf.Schema().Lookup(ColResourceTags, g, "key"); ok && leaf.Node.Type().Kind() == parquet.ByteArray {
+			fc.tagKey = leaf.ColumnIndex
+			break
+		}
+	}
 	for _, name := range ReadColumns() {
 		leaf, ok := pf.Schema().Lookup(name)
 		if !ok || leaf.MaxRepetitionLevel > 0 {

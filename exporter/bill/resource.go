@@ -59,7 +59,38 @@ type ResourceLine struct {
 	RIUnusedUpfront, RIUnusedRecurring            NullFloat
 	RINetUnusedUpfront, RINetUnusedRecurring      NullFloat
 	SPTotalCommitment, SPUsedCommitment           NullFloat
+	// ClusterTag is the cluster a resource_tags key names (ClusterTagOf).
+	ClusterTag string
 }
+
+// ClusterTagPrefix is the resource_tags key of the tag
+// kubernetes.io/cluster/<name> as CUR 2.0 writes a user tag: resource_tags
+// is a map<string, string> of the cost allocation tags enabled
+// (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-resource-tags.html),
+// a user tag's key "user_" and the key with its other characters as "_".
+// The EBS CSI driver tags the volumes it creates kubernetes.io/cluster/<name>
+// = owned, as EKS tags the cluster's nodes
+// (https://docs.aws.amazon.com/eks/latest/userguide/worker.html).
+const ClusterTagPrefix = "user_kubernetes_io_cluster_"
+
+// ClusterTagName is the cluster a resource_tags key names, nil for none.
+func ClusterTagName(key []byte) []byte {
+	if len(key) <= len(ClusterTagPrefix) || string(key[:len(ClusterTagPrefix)]) != ClusterTagPrefix {
+		return nil
+	}
+	return key[len(ClusterTagPrefix):]
+}
+
+// clusterTagSQL is ClusterTagName of the least key that names a cluster
+// (the least cluster: the keys share their prefix). starts_with, not
+// LIKE: '_' is LIKE's wildcard. The least key is the first of the sorted
+// keys with a NULL appended (no key: NULL; Trino's [1] of an empty array
+// is an error, DuckDB has no array_min): map_keys, filter, array_sort,
+// || and [] are both Athena's (Trino's) and DuckDB's.
+const clusterTagSQL = `substr((array_sort(filter(map_keys(resource_tags), k -> starts_with(k, '` + ClusterTagPrefix +
+	`') AND length(k) > ` + clusterTagPrefixLen + `)) || ARRAY[CAST(NULL AS VARCHAR)])[1], ` + clusterTagPrefixLen + ` + 1)`
+
+const clusterTagPrefixLen = "27" // len(ClusterTagPrefix), held by a test
 
 // usageTypes are the line item types of a resource's usage: on demand or
 // Spot (Usage), covered by a Reserved Instance (DiscountedUsage) or a
@@ -239,6 +270,8 @@ func ResourceRules() []ResourceRule {
 		{"amortized_cost", amortizedCostSQL, CIDSummaryView, f(AmortizedCost)},
 		{"net_amortized_cost", netAmortizedCostSQL, SCADNetAmortized, f(NetAmortizedCost)},
 		{"public_on_demand_cost", publicCostSQL, CIDSummaryView + "; " + DocPricing, f(PublicCost)},
+		{"cluster_tag", clusterTagSQL, "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-resource-tags.html resource_tags",
+			func(l *ResourceLine) any { return l.ClusterTag }},
 	}
 }
 
@@ -259,17 +292,17 @@ func ResourceLinesSQL(table string) string {
 
 // ResourceDayColumns are the columns of ResourceDaySQL.
 var ResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
-	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "line_count"}
+	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "line_count", "cluster_tag"}
 
 // ResourceDaySQL sums the resource lines of table per usage account,
 // region, resource id, kind and UTC day: what the Aggregator's Resources
-// hold. A sum of nulls is 0.
+// hold. A sum of nulls is 0; cluster_tag is ResourceCost.Cluster.
 func ResourceDaySQL(table string) string {
 	return "SELECT account_id, region, resource_id, resource_kind, usage_date,\n" +
 		"  COALESCE(SUM(amortized_cost), 0E0) AS amortized_cost,\n" +
 		"  COALESCE(SUM(net_amortized_cost), 0E0) AS net_amortized_cost,\n" +
 		"  COALESCE(SUM(public_on_demand_cost), 0E0) AS public_on_demand_cost,\n" +
-		"  COUNT(*) AS line_count\nFROM (" + ResourceLinesSQL(table) + "\n) AS resource_lines\n" +
+		"  COUNT(*) AS line_count, MIN(cluster_tag) AS cluster_tag\nFROM (" + ResourceLinesSQL(table) + "\n) AS resource_lines\n" +
 		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
 }
 

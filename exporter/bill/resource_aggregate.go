@@ -19,6 +19,10 @@ type ResourceKey struct {
 type ResourceCost struct {
 	Amortized, Net, PublicOnDemand float64
 	Lines                          int64
+	// Cluster is the least cluster its lines' tags name (ClusterTag), ""
+	// for none: how exporter/split finds a volume of a cluster that the
+	// archive does not list.
+	Cluster string
 }
 
 // ParentKey is an instance-day as SCAD's pod lines name it: the pod's
@@ -70,6 +74,9 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	c.Net += NetAmortizedCost(l).or0()
 	c.PublicOnDemand += PublicCost(l).or0()
 	c.Lines++
+	if t := l.ClusterTag; t != "" && (c.Cluster == "" || t < c.Cluster) {
+		c.Cluster = t
+	}
 	a.sum.Stats.ResourceLines++
 	return true
 }

@@ -101,12 +101,22 @@ func Split(allocs []Alloc, billed Bill) []Row {
 // allocations. It remembers which resource-days a node or volume
 // matched, for BillOnly.
 type Splitter struct {
-	billed Bill
-	used map[bill.ResourceKey]bool
+	billed   Bill
+	used     map[bill.ResourceKey]bool
+	clusters map[clusterDay]Cluster // the archive's clusters by name and day
+}
+
+// clusterDay is a cluster-day as a volume's tag names it: by name in an
+// account and region.
+type clusterDay struct {
+	account, region, name string
+	day                   time.Time
 }
 
 // NewSplitter splits over bill.
-func NewSplitter(billed Bill) *Splitter { return &Splitter{billed: billed, used: map[bill.ResourceKey]bool{}} }
+func NewSplitter(billed Bill) *Splitter {
+	return &Splitter{billed: billed, used: map[bill.ResourceKey]bool{}, clusters: map[clusterDay]Cluster{}}
+}
 
 // Add splits allocations holding every allocation of each cluster-day they
 // hold (a cluster-day split over two calls would be split as two).
@@ -114,6 +124,12 @@ func (s *Splitter) Add(allocs []Alloc) []Row {
 	allocs = Merge(allocs)
 	nodes := map[nodeKey][]int{}
 	for i, a := range allocs {
+		// Two clusters of one name in an account and region: the least
+		// ARN, as the view's MIN.
+		ck := clusterDay{a.Cluster.Account, a.Cluster.Region, a.Cluster.Name, a.Day}
+		if c, ok := s.clusters[ck]; !ok || a.Cluster.ARN < c.ARN {
+			s.clusters[ck] = a.Cluster
+		}
 		k := nodeKey{a.Cluster, a.Day, a.Node}
 		nodes[k] = append(nodes[k], i)
 	}
@@ -139,7 +155,31 @@ func (s *Splitter) Add(allocs []Alloc) []Row {
 
 // BillOnly is the bill's resource-days that no allocation added so far
 // matched; call it after the last Add.
-func (s *Splitter) BillOnly() []Row { return billOnly(s.billed, s.used) }
+func (s *Splitter) BillOnly() []Row {
+	return append(billOnly(s.billed, s.used), billOnlyVolumes(s.billed, s.used, s.clusters)...)
+}
+
+// billOnlyVolumes: the volumes whose tags name a cluster that the archive
+// has that day (bill.ResourceCost.Cluster) and that no PV of the archive
+// names, each in that cluster's __unallocated__ namespace.
+func billOnlyVolumes(billed Bill, used map[bill.ResourceKey]bool, clusters map[clusterDay]Cluster) []Row {
+	var out []Row
+	for rk, c := range billed.Resources {
+		if rk.Kind != bill.KindVolume || c.Cluster == "" || used[rk] {
+			continue
+		}
+		cl, ok := clusters[clusterDay{rk.Account, rk.Region, c.Cluster, rk.Day}]
+		if !ok {
+			continue
+		}
+		used[rk] = true
+		r := Row{Cluster: cl, Day: rk.Day, Kind: bill.KindVolume, ResourceID: rk.ResourceID, Namespace: schema.UnallocatedName}
+		priced(&r, 1, c)
+		r.PresentIn = BillOnly
+		out = append(out, r)
+	}
+	return out
+}
 
 type allocKey struct {
 	cluster                         Cluster

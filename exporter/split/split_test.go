@@ -26,7 +26,7 @@ func rk(id, kind string) bill.ResourceKey {
 // TestSplitByHand: one node, two pods and its idle row; compute shares
 // 3:1 of CPU+RAM+GPU (pod b's share is its GPU), idle its own row; a
 // volume two claims share 1:3; a node the bill lacks; an instance only
-// SCAD names.
+// SCAD names; a volume no PV names whose tag names the cluster.
 func TestSplitByHand(t *testing.T) {
 	node := "ip-10-0-0-1"
 	allocs := []split.Alloc{
@@ -42,8 +42,12 @@ func TestSplitByHand(t *testing.T) {
 		Resources: map[bill.ResourceKey]*bill.ResourceCost{
 			rk("i-aaa", bill.KindInstance):     {Amortized: 8, Net: 6, PublicOnDemand: 10},
 			rk("i-aaa", bill.KindDataTransfer): {Amortized: 2, Net: 2, PublicOnDemand: 2},
-			rk("vol-111", bill.KindVolume):     {Amortized: 4, Net: 4, PublicOnDemand: 4},
-			rk("i-ccc", bill.KindInstance):     {Amortized: 1, Net: 0.9, PublicOnDemand: 1.5},
+			rk("vol-111", bill.KindVolume):     {Amortized: 4, Net: 4, PublicOnDemand: 4, Cluster: cl.Name},
+			// Tagged with the cluster, in no PV: bill-only; tagged with a
+			// cluster the archive lacks: no row.
+			rk("vol-222", bill.KindVolume): {Amortized: 0.5, Net: 0.4, PublicOnDemand: 0.5, Cluster: cl.Name},
+			rk("vol-333", bill.KindVolume): {Amortized: 0.7, Net: 0.7, PublicOnDemand: 0.7, Cluster: "other"},
+			rk("i-ccc", bill.KindInstance): {Amortized: 1, Net: 0.9, PublicOnDemand: 1.5},
 		},
 		Parents: map[bill.ParentKey]*bill.ParentCost{
 			{Account: cl.Account, Region: cl.Region, InstanceID: "i-ccc", Day: day}: {ClusterARN: cl.ARN, Cluster: cl.Name},
@@ -70,14 +74,15 @@ func TestSplitByHand(t *testing.T) {
 		"load_balancer//batch/false":                          {1, 0, split.KubecostOnly},
 		"instance/i-bbb/monitoring/false":                     {1, 0, split.KubecostOnly},
 		"instance/i-ccc/" + schema.UnallocatedName + "/false": {1, 1, split.BillOnly},
+		"volume/vol-222/" + schema.UnallocatedName + "/false": {1, 0.5, split.BillOnly},
 	} {
 		g, ok := got[k]
 		if !ok || !near(g.share, w.share) || !near(g.amortized, w.amortized) || g.present != w.present {
 			t.Errorf("%s: %+v (found %v), want %+v", k, g, ok, w)
 		}
 	}
-	if len(rows) != 12 { // the idle row's data transfer too
-		t.Errorf("%d rows, want 12: %+v", len(rows), rows)
+	if len(rows) != 13 { // the idle row's data transfer too
+		t.Errorf("%d rows, want 13: %+v", len(rows), rows)
 	}
 	steps := split.NamespaceSteps(rows, nil)
 	p := steps[split.Key{Cluster: cl, Namespace: "payments", Day: day}]

@@ -3,6 +3,7 @@
 package duckcheck_test
 
 import (
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -39,6 +40,11 @@ func resourceLineOf(r curfixture.Row) bill.ResourceLine {
 		RIEffective:    f(r.RIEffective), RINetEffective: f(r.RINetEffective), RIUnusedUpfront: f(r.RIUnusedUpfront),
 		RIUnusedRecurring: f(r.RIUnusedRecurring), RINetUnusedUpfront: f(r.RINetUnusedUpfront), RINetUnusedRecurring: f(r.RINetUnusedRecurring),
 		SPTotalCommitment: f(r.SPTotalCommitment), SPUsedCommitment: f(r.SPUsedCommitment)}
+	for k := range r.Tags {
+		if name := string(bill.ClusterTagName([]byte(k))); name != "" && (l.ClusterTag == "" || name < l.ClusterTag) {
+			l.ClusterTag = name
+		}
+	}
 	return l
 }
 
@@ -74,6 +80,19 @@ func resourceEdgeRows(n int) []curfixture.Row {
 			Unblended: num(), NetUnblended: num(), PublicOnDemand: num(), SPEffective: num(), SPNetEffective: num(), RIEffective: num(),
 			RINetEffective: num(), RIUnusedUpfront: num(), RIUnusedRecurring: num(), RINetUnusedUpfront: num(), RINetUnusedRecurring: num(),
 			SPTotalCommitment: num(), SPUsedCommitment: num(),
+		}
+		// Tags: none (a null map), an empty map, cluster keys (one, two,
+		// the prefix alone), keys LIKE's '_' would match but starts_with
+		// does not, and other user tags.
+		switch rng.IntN(5) {
+		case 1:
+			r.Tags = map[string]string{}
+		case 2, 3, 4:
+			r.Tags = map[string]string{}
+			for range rng.IntN(4) {
+				r.Tags[pick(bill.ClusterTagPrefix+"prod", bill.ClusterTagPrefix+"dev", bill.ClusterTagPrefix, "userXkubernetesXioXclusterXprod",
+					"user_kubernetes_io_cluster", "user_eks_cluster_name", "aws_eks_namespace")] = pick("owned", "shared", "")
+			}
 		}
 		if rng.IntN(6) == 0 {
 			r.NullStrings = []string{pick(bill.ColLineItemType, bill.ColResourceID, bill.ColUsageType, bill.ColProductCode, bill.ColReservationARN, bill.ColDescription)}
@@ -163,9 +182,11 @@ func TestResourceDaySQLEqualsReaderAndHand(t *testing.T) {
 	for res.Next() {
 		var k bill.ResourceKey
 		var c bill.ResourceCost
-		if err := res.Scan(&k.Account, &k.Region, &k.ResourceID, &k.Kind, &k.Day, &c.Amortized, &c.Net, &c.PublicOnDemand, &c.Lines); err != nil {
+		var cluster sql.NullString
+		if err := res.Scan(&k.Account, &k.Region, &k.ResourceID, &k.Kind, &k.Day, &c.Amortized, &c.Net, &c.PublicOnDemand, &c.Lines, &cluster); err != nil {
 			t.Fatal(err)
 		}
+		c.Cluster = cluster.String
 		sqlRes[k] = c
 	}
 	res.Close()
@@ -175,7 +196,7 @@ func TestResourceDaySQLEqualsReaderAndHand(t *testing.T) {
 	}
 	for k, c := range sqlRes {
 		g := got.Resources[k]
-		if g == nil || g.Lines != c.Lines || !curcheck.Near(g.Amortized, c.Amortized) || !curcheck.Near(g.Net, c.Net) || !curcheck.Near(g.PublicOnDemand, c.PublicOnDemand) {
+		if g == nil || g.Lines != c.Lines || g.Cluster != c.Cluster || !curcheck.Near(g.Amortized, c.Amortized) || !curcheck.Near(g.Net, c.Net) || !curcheck.Near(g.PublicOnDemand, c.PublicOnDemand) {
 			t.Errorf("%+v: reader %+v, SQL %+v", k, g, c)
 		}
 	}
@@ -189,15 +210,17 @@ func TestResourceDaySQLEqualsReaderAndHand(t *testing.T) {
 		key(curfixture.InstGPU, bill.KindInstance, d1): {Amortized: 1.96, Net: 1.372, PublicOnDemand: 2.012, Lines: 4},
 		// Two RI hours at 0.12 effective; the net unblended cost is 0, so
 		// the net is the gross (as the rule has it).
-		key(curfixture.InstRI, bill.KindInstance, d1):      {Amortized: 0.24, Net: 0.24, PublicOnDemand: 0.384, Lines: 2},
-		key(curfixture.InstSpot, bill.KindInstance, d1):    {Amortized: 0.14, Net: 0.126, PublicOnDemand: 0.384, Lines: 2},
-		key(curfixture.InstLost, bill.KindInstance, d2):    {Amortized: 0.0185, Net: 0.0147, PublicOnDemand: 0.025, Lines: 1},
-		key(curfixture.Volume, bill.KindVolume, d1):        {Amortized: 0.022, Net: 0.011 + 0.0099, PublicOnDemand: 0.022, Lines: 2},
+		key(curfixture.InstRI, bill.KindInstance, d1):   {Amortized: 0.24, Net: 0.24, PublicOnDemand: 0.384, Lines: 2},
+		key(curfixture.InstSpot, bill.KindInstance, d1): {Amortized: 0.14, Net: 0.126, PublicOnDemand: 0.384, Lines: 2},
+		key(curfixture.InstLost, bill.KindInstance, d2): {Amortized: 0.0185, Net: 0.0147, PublicOnDemand: 0.025, Lines: 1},
+		key(curfixture.Volume, bill.KindVolume, d1):     {Amortized: 0.022, Net: 0.011 + 0.0099, PublicOnDemand: 0.022, Lines: 2},
+		// Tagged with the cluster (and with the tag prefix alone, no name).
+		key(curfixture.VolumeLost, bill.KindVolume, d1):    {Amortized: 0.022, Net: 0.0198, PublicOnDemand: 0.022, Lines: 1, Cluster: curfixture.ClusterName},
 		key(curfixture.InstRI, bill.KindDataTransfer, d1):  {Amortized: 0.18, Net: 0.18, PublicOnDemand: 0.18, Lines: 1},
 		key(curfixture.LoadBal, bill.KindLoadBalancer, d1): {Amortized: 0.0225, Net: 0.0225, PublicOnDemand: 0.0225, Lines: 1},
 	} {
 		c, ok := sqlRes[k]
-		if !ok || c.Lines != w.Lines || !curcheck.Near(c.Amortized, w.Amortized) || !curcheck.Near(c.Net, w.Net) || !curcheck.Near(c.PublicOnDemand, w.PublicOnDemand) {
+		if !ok || c.Lines != w.Lines || c.Cluster != w.Cluster || !curcheck.Near(c.Amortized, w.Amortized) || !curcheck.Near(c.Net, w.Net) || !curcheck.Near(c.PublicOnDemand, w.PublicOnDemand) {
 			t.Errorf("%+v: SQL %+v (found %v), by hand %+v", k, c, ok, w)
 		}
 	}

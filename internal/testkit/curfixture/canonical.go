@@ -51,6 +51,7 @@ const (
 	InstNoSCAD = "i-0707070707070707a" // in AccountC, whose bill has no SCAD pod lines
 	AccountC   = "777788889999"
 	Volume     = "vol-0123456789abcdef0"
+	VolumeLost = "vol-0fedcba987654321f" // tagged with the cluster, in no PV
 	LoadBal    = "arn:aws:elasticloadbalancing:us-east-1:111122223333:loadbalancer/net/k8s-payments-api/0123456789abcdef"
 	riARN      = "arn:aws:ec2:us-east-1:111122223333:reserved-instances/11111111-2222-3333-4444-555555555555"
 	spARN      = "arn:aws:savingsplans::111122223333:savingsplan/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"

@@ -63,6 +63,13 @@ func resourceLines() []Row {
 		{AccountID: AccountA, LineItemType: "Usage", Operation: "CreateVolume-Gp3", ProductCode: "AmazonEC2",
 			UsageType: "USE1-EBS:VolumeUsage.gp3", ResourceID: Volume, Start: vol, End: vol.Add(time.Hour),
 			UsageAmount: 0.1, Unblended: F(0.011), NetUnblended: F(0.0099), PublicOnDemand: F(0.011), RegionCode: Region},
+		// A volume of the cluster, by its tags, that no PV of the archive
+		// names: bill-only (the tag's other keys are not a cluster's).
+		{AccountID: AccountA, LineItemType: "Usage", Operation: "CreateVolume-Gp3", ProductCode: "AmazonEC2",
+			UsageType: "USE1-EBS:VolumeUsage.gp3", ResourceID: VolumeLost, Start: vol, End: vol.Add(time.Hour),
+			UsageAmount: 0.2, Unblended: F(0.022), NetUnblended: F(0.0198), PublicOnDemand: F(0.022), RegionCode: Region,
+			Tags: map[string]string{"user_kubernetes_io_cluster_" + ClusterName: "owned", "user_kubernetes_io_cluster_": "owned",
+				"user_kubernetes_io_created_for_pv_name": "pvc-lost"}},
 		{AccountID: AccountA, LineItemType: "Usage", Operation: "LoadBalancing:Network", ProductCode: "AWSELB",
 			UsageType: "USE1-LoadBalancerUsage", ResourceID: LoadBal, Start: t, End: t.Add(time.Hour),
 			UsageAmount: 1, Unblended: F(0.0225), PublicOnDemand: F(0.0225), RegionCode: Region},

@@ -29,6 +29,7 @@ var splitMutations = []struct {
 		"WHEN line_item_line_item_type = 'SavingsPlanCoveredUsage' THEN savings_plan_savings_plan_effective_cost", "WHEN FALSE THEN 0E0"},
 	{"RI hours at unblended cost", "split_daily", "THEN reservation_effective_cost", "THEN line_item_unblended_cost"},
 	{"bill-only instances dropped", "split_daily", "WHERE r.resource_kind IN ('instance', 'data_transfer')", "WHERE FALSE AND r.resource_kind IN ('instance', 'data_transfer')"},
+	{"bill-only volumes dropped", "split_daily", "WHERE r.resource_kind = 'volume'", "WHERE FALSE AND r.resource_kind = 'volume'"},
 	{"idle spread where SCAD is off too", "namespace_daily", "CASE WHEN o.cluster_arn IS NULL THEN 0E0 ELSE coalesce(sp.idle_spread, 0E0) END", "coalesce(sp.idle_spread, 0E0)"},
 	{"list-priced rows mixed into the steps", "namespace_daily", "SUM(CASE WHEN price_basis = 'bill' THEN kubecost_cost ELSE 0E0 END)", "SUM(kubecost_cost)"},
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
@@ -133,10 +134,22 @@ func TestSplitDailyEqualsGo(t *testing.T) {
 		seen[r.Kind+"/"+r.PresentIn]++
 	}
 	for _, c := range []string{"instance/both", "instance/kubecost_only", "instance/bill_only", "volume/both", "volume/kubecost_only",
-		"data_transfer/both", "load_balancer/kubecost_only"} {
+		"volume/bill_only", "data_transfer/both", "load_balancer/kubecost_only"} {
 		if seen[c] == 0 {
 			t.Errorf("the fixture has no %s row: %v", c, seen)
 		}
+	}
+	// The volume the archive lacks, found by its cluster tag: one
+	// bill-only row in the cluster's __unallocated__ at the bill's cost.
+	var lost []split.Row
+	for _, r := range want {
+		if r.ResourceID == curfixture.VolumeLost {
+			lost = append(lost, r)
+		}
+	}
+	if len(lost) != 1 || lost[0].PresentIn != split.BillOnly || lost[0].Namespace != schema.UnallocatedName ||
+		lost[0].Cluster.Name != curfixture.ClusterName || !near(lost[0].Amortized.V, 0.022) || !near(lost[0].Net.V, 0.0198) {
+		t.Errorf("volume %s: %+v, want one bill_only row in %s's %s at 0.022 (net 0.0198)", curfixture.VolumeLost, lost, curfixture.ClusterName, schema.UnallocatedName)
 	}
 	// Every matched resource-day adds up to the bill (the bill's numbers
 	// read by the Go reader).

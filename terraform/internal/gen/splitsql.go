@@ -154,6 +154,7 @@ func splitDailySQL() string {
 		b.WriteString(p.sql())
 	}
 	b.WriteString("UNION ALL\n" + billOnlySQL())
+	b.WriteString("UNION ALL\n" + billOnlyVolumesSQL())
 	return b.String()
 }
 
@@ -173,6 +174,28 @@ func billOnlySQL() string {
 		"  WHERE r.resource_kind IN (" + sqlString(bill.KindInstance) + ", " + sqlString(bill.KindDataTransfer) + ")\n" +
 		"    AND NOT EXISTS (SELECT 1 FROM nodes nd WHERE nd.instance_id = r.resource_id AND nd.account_id = r.account_id" +
 		" AND nd.region = r.region AND nd.usage_date = r.usage_date)\n"
+}
+
+// billOnlyVolumesSQL: volumes whose tags name a cluster of the archive
+// that day (resources' cluster_tag, by name in the account and region; the
+// least ARN of that name) and that no PV of the archive names, as
+// split.billOnlyVolumes.
+func billOnlyVolumesSQL() string {
+	items := [][2]string{
+		{"c.account_id", "account_id"}, {"c.region", "region"}, {"c.cluster_arn", "cluster_arn"}, {"c.cluster", "cluster"},
+		{"r.usage_date", "usage_date"}, {"r.resource_kind", "resource_kind"}, {"r.resource_id", "resource_id"}, {"''", "node"},
+		{sqlString(schema.UnallocatedName), "namespace"}, {"''", "controller_kind"}, {"''", "controller"}, {"''", "pod"},
+		{"FALSE", "is_idle"}, {"1E0", "share"}, {"0E0", "kubecost_cost"},
+		{"r.public_on_demand_cost", "public_on_demand_cost"}, {"r.amortized_cost", "amortized_cost"}, {"r.net_amortized_cost", "net_cost"},
+		{sqlString(split.BasisBill), "price_basis"}, {sqlString(split.BillOnly), "present_in"},
+	}
+	return "  SELECT\n" + selectList(items) +
+		"  FROM resources r JOIN (\n    SELECT account_id, region, cluster, usage_date, MIN(cluster_arn) AS cluster_arn FROM allocs" +
+		" GROUP BY account_id, region, cluster, usage_date\n  ) AS c ON c.account_id = r.account_id AND c.region = r.region" +
+		" AND c.cluster = r.cluster_tag AND c.usage_date = r.usage_date\n" +
+		"  WHERE r.resource_kind = " + sqlString(bill.KindVolume) + "\n" +
+		"    AND NOT EXISTS (SELECT 1 FROM volumes v WHERE v.volume_id = r.resource_id AND v.account_id = r.account_id" +
+		" AND v.region = r.region AND v.usage_date = r.usage_date)\n"
 }
 
 // stepsSQL sums <prefix>_split_daily per namespace-day (split_steps), the
