@@ -158,6 +158,9 @@ func TestBillFocusOriginCUR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := output(t, s, "origin_view_name").AsString(); n != "kubecost_bill_focus_origin_cur" {
+		t.Errorf("origin_view_name = %s", n)
+	}
 	o := got.GetAttr(gen.FocusOriginCURView).GetAttr("sql").AsString()
 	if !strings.Contains(o, `FROM "cur_db"."cur2"`) || strings.Contains(o, "${") {
 		t.Errorf("origin view does not read the CUR table:\n%s", o)
