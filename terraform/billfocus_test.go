@@ -24,6 +24,9 @@ func billFocusScope(t *testing.T, in map[string]any) *tfeval.Scope {
 	}
 	for k, x := range in {
 		v[k] = x
+		if x == nil {
+			delete(v, k) // the variable's default (null)
+		}
 	}
 	s, err := load(t, "modules/bill-focus").Evaluate(tfeval.Inputs{
 		Vars: vars(t, v),
@@ -53,6 +56,12 @@ func TestBillFocusViewsFollowTheGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range gen.FocusViews() {
+		if v.Name == gen.FocusOriginCURView {
+			if got.Type().HasAttribute(v.Name) {
+				t.Errorf("origin focus_export renders %s", v.Name)
+			}
+			continue
+		}
 		m := got.GetAttr(v.Name)
 		if name := m.GetAttr("name").AsString(); name != "bill_"+v.Name {
 			t.Errorf("view %s is named %s", v.Name, name)
@@ -134,5 +143,46 @@ func TestBillFocusReaderPolicy(t *testing.T) {
 		if !allowed(stmts, "glue:GetTable", arn) && !allowed(stmts, "glue:GetDatabase", arn) {
 			t.Errorf("cannot read %s", arn)
 		}
+	}
+}
+
+// TestBillFocusOriginCUR checks origin = cur: the origin view reads the CUR
+// 2.0 table, the FOCUS views read the origin view in the export's place,
+// and the reader may read the CUR bucket's prefix, not the FOCUS one.
+func TestBillFocusOriginCUR(t *testing.T) {
+	s := billFocusScope(t, map[string]any{
+		"origin": "cur", "focus_database_name": nil, "focus_table_name": nil, "focus_bucket_name": nil, "focus_s3_prefix": "",
+		"cur_database_name": "cur_db", "cur_table_name": "cur2", "cur_bucket_name": "cur-bucket", "cur_s3_prefix": "cur/data/",
+	})
+	got, err := s.Local("views")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := output(t, s, "origin_view_name").AsString(); n != "kubecost_bill_focus_origin_cur" {
+		t.Errorf("origin_view_name = %s", n)
+	}
+	o := got.GetAttr(gen.FocusOriginCURView).GetAttr("sql").AsString()
+	if !strings.Contains(o, `FROM "cur_db"."cur2"`) || strings.Contains(o, "${") {
+		t.Errorf("origin view does not read the CUR table:\n%s", o)
+	}
+	for _, k := range []string{"focus", "focus_replaced"} {
+		if sql := got.GetAttr(k).GetAttr("sql").AsString(); !strings.Contains(sql, `"kubecost_db"."kubecost_bill_focus_origin_cur"`) {
+			t.Errorf("%s does not read the origin view", k)
+		}
+	}
+	stmts := policyStatements(t, s, "reader")
+	if !allowed(stmts, "s3:GetObject", "arn:aws:s3:::cur-bucket/cur/data/BILLING_PERIOD=2026-03/part-0.parquet") {
+		t.Error("cannot read the CUR export's files")
+	}
+	if allowed(stmts, "s3:GetObject", "arn:aws:s3:::cur-bucket/other/x.parquet") {
+		t.Error("may read outside the CUR export's prefix")
+	}
+	for _, r := range []string{"table/cur_db/cur2", "table/kubecost_db/kubecost_bill_focus_origin_cur"} {
+		if arn := "arn:aws:glue:eu-west-1:" + pipelineAccount + ":" + r; !allowed(stmts, "glue:GetTable", arn) {
+			t.Errorf("cannot read %s", arn)
+		}
+	}
+	if allowed(stmts, "glue:GetTable", "arn:aws:glue:eu-west-1:"+pipelineAccount+":table/cid_data_export/focus") {
+		t.Error("still grants the FOCUS export's table")
 	}
 }

@@ -129,6 +129,10 @@ func TestVariableValidations(t *testing.T) {
 		)
 	}
 	cases = append(cases,
+		validation{"modules/bill-focus", "origin", "focus_export", true},
+		validation{"modules/bill-focus", "origin", "cur", true},
+		validation{"modules/bill-focus", "origin", "CUR", false},
+		validation{"modules/bill-focus", "origin", "focus", false},
 		validation{"modules/pipeline", "labels", []string{"App", "app"}, false},
 		validation{"modules/pipeline", "view_retention_months", 0, true},
 		validation{"modules/pipeline", "view_retention_months", 1.5, false},

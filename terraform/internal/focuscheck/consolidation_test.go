@@ -14,11 +14,12 @@ import (
 // moduleInputs are the required inputs of each module, enough to render
 // its Glue tables.
 var moduleInputs = map[string]map[string]string{
-	"modules/pipeline":    {"bucket_name": "kubecost-archive"},
-	"modules/exporter":    {},
-	"modules/quicksight":  {},
-	"modules/bill":        {"database_name": "kubecost_db", "cur_database_name": "cur", "cur_table_name": "cur2", "cur_bucket_name": "cur-bucket"},
-	"modules/bill-focus":  {"database_name": "kubecost_db", "focus_database_name": "cid_data_export", "focus_table_name": "focus", "focus_bucket_name": "focus-bucket"},
+	"modules/pipeline":   {"bucket_name": "kubecost-archive"},
+	"modules/exporter":   {},
+	"modules/quicksight": {},
+	"modules/bill":       {"database_name": "kubecost_db", "cur_database_name": "cur", "cur_table_name": "cur2", "cur_bucket_name": "cur-bucket"},
+	// origin = cur renders every view of bill-focus: focus_origin_cur too.
+	"modules/bill-focus":  {"database_name": "kubecost_db", "origin": "cur", "cur_database_name": "cur", "cur_table_name": "cur2", "cur_bucket_name": "cur-bucket"},
 	"modules/bill-export": {"bucket_name": "cur-bucket"},
 }
 
@@ -182,9 +183,9 @@ func TestConsolidationCountsNothingTwice(t *testing.T) {
 			t.Errorf("%s (%s) would be unioned into %s next to the AWS FOCUS export", g.Name, g.TableType, ConsolidationView)
 		}
 	}
-	// pipeline: table + view; bill-export: table; bill: 4 views; bill-focus: 2 views.
-	if types["EXTERNAL_TABLE"] != 2 || types["VIRTUAL_VIEW"] != 7 {
-		t.Errorf("rendered %v, want 2 EXTERNAL_TABLE and 7 VIRTUAL_VIEW", types)
+	// pipeline: table + view; bill-export: table; bill: 4 views; bill-focus: 3 views.
+	if types["EXTERNAL_TABLE"] != 2 || types["VIRTUAL_VIEW"] != 8 {
+		t.Errorf("rendered %v, want 2 EXTERNAL_TABLE and 8 VIRTUAL_VIEW", types)
 	}
 	var export, focus []string
 	for _, c := range gen.FocusExportColumns() {

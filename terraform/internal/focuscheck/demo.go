@@ -14,7 +14,7 @@ import (
 // Demo builds, in db (DuckDB standing in for Athena, one connection), the
 // bill module's split views over an archive and a CUR 2.0 export, the FOCUS
 // views over them with the CUR's own lines as origin charges
-// (gen.FocusOriginCURSQL), runs every FOCUS 1.3 check on both views and
+// (the module's origin view, origin = cur), runs every FOCUS 1.3 check on both views and
 // prints a few allocated charges and the checks' outcome to w. terraformDir
 // holds the modules. It returns the number of checks that failed.
 func Demo(w io.Writer, db *sql.DB, terraformDir, archiveDir, exportDir string) (int, error) {
@@ -27,7 +27,7 @@ func Demo(w io.Writer, db *sql.DB, terraformDir, archiveDir, exportDir string) (
 		'USD' AS line_item_currency_code, bill_billing_period_start_date + INTERVAL 1 MONTH AS bill_billing_period_end_date FROM cur.cur2`); err != nil {
 		return 0, fmt.Errorf("focuscheck: %w", err)
 	}
-	views, err := CreateOverSplitFrom(db, filepath.Join(terraformDir, "modules", "bill-focus"), gen.FocusOriginCURSQL("cur.cur2_focus"))
+	views, err := CreateOverCUR(db, filepath.Join(terraformDir, "modules", "bill-focus"), "cur", "cur2_focus")
 	if err != nil {
 		return 0, err
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/billcheck"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 )
 
 // archivePod is one allocation of the integration archive: a pod (or the
@@ -215,7 +214,7 @@ func openIntegrationFrom(t *testing.T, fromCUR bool) (*sql.DB, map[string]View, 
 			'USD' AS line_item_currency_code, bill_billing_period_start_date + INTERVAL 1 MONTH AS bill_billing_period_end_date FROM cur.cur2`); err != nil {
 			t.Fatal(err)
 		}
-		views, err := CreateOverSplitFrom(db, moduleDir(t), gen.FocusOriginCURSQL("cur.cur2_focus"))
+		views, err := CreateOverCUR(db, moduleDir(t), "cur", "cur2_focus")
 		if err != nil {
 			t.Fatal(err)
 		}

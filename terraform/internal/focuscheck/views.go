@@ -7,6 +7,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/tfeval"
 )
 
@@ -20,18 +21,26 @@ type View struct{ Name, SQL string }
 // for views in database over the split view <prefix>_split_daily and the
 // FOCUS table focusDatabase.focusTable. It returns the views by kind.
 func Render(moduleDir, database, focusDatabase, focusTable string) (map[string]View, error) {
+	return RenderVars(moduleDir, map[string]string{
+		"database_name": database, "focus_database_name": focusDatabase,
+		"focus_table_name": focusTable, "focus_bucket_name": "focus-bucket",
+	})
+}
+
+// RenderVars evaluates the bill-focus module in moduleDir with the string
+// variables vars, and returns the views by kind.
+func RenderVars(moduleDir string, vars map[string]string) (map[string]View, error) {
 	m, err := tfeval.Load(moduleDir)
 	if err != nil {
 		return nil, err
 	}
 	obj := func(k, v string) cty.Value { return cty.ObjectVal(map[string]cty.Value{k: cty.StringVal(v)}) }
+	in := map[string]cty.Value{}
+	for k, v := range vars {
+		in[k] = cty.StringVal(v)
+	}
 	s, err := m.Evaluate(tfeval.Inputs{
-		Vars: map[string]cty.Value{
-			"database_name":       cty.StringVal(database),
-			"focus_database_name": cty.StringVal(focusDatabase),
-			"focus_table_name":    cty.StringVal(focusTable),
-			"focus_bucket_name":   cty.StringVal("focus-bucket"),
-		},
+		Vars: in,
 		Refs: map[string]cty.Value{
 			"data.aws_caller_identity.current": obj("account_id", "111122223333"),
 			"data.aws_partition.current":       obj("partition", "aws"),
@@ -102,6 +111,37 @@ func CreateOverSplitFrom(db *sql.DB, moduleDir, export string) (map[string]View,
 	}
 	for _, kind := range Kinds {
 		s := fmt.Sprintf("CREATE VIEW main.%q AS\n%s", views[kind].Name, views[kind].SQL)
+		if _, err := db.Exec(s); err != nil {
+			return nil, fmt.Errorf("focuscheck: %w\n%s", err, s)
+		}
+	}
+	return views, nil
+}
+
+// CreateOverCUR creates, over the split view SplitTable that db already
+// has, the FOCUS views as the bill-focus module renders them with origin =
+// cur: the origin view over the CUR 2.0 table curDatabase.curTable, then
+// the two FOCUS views reading it.
+func CreateOverCUR(db *sql.DB, moduleDir, curDatabase, curTable string) (map[string]View, error) {
+	if _, err := db.Exec("SET TimeZone = 'UTC'"); err != nil {
+		return nil, fmt.Errorf("focuscheck: %w", err)
+	}
+	views, err := RenderVars(moduleDir, map[string]string{
+		"database_name": "main", "origin": "cur", "cur_database_name": curDatabase,
+		"cur_table_name": curTable, "cur_bucket_name": "cur-bucket",
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, kind := range append([]string{gen.FocusOriginCURView}, Kinds...) {
+		s := fmt.Sprintf("CREATE VIEW main.%q AS\n%s", views[kind].Name, views[kind].SQL)
+		if _, err := db.Exec(s); err != nil {
+			return nil, fmt.Errorf("focuscheck: %w\n%s", err, s)
+		}
+	}
+	// The checks read the origin charges as ExportTable.
+	for _, s := range []string{"CREATE SCHEMA focusexport",
+		fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM main.%q", ExportTable, views[gen.FocusOriginCURView].Name)} {
 		if _, err := db.Exec(s); err != nil {
 			return nil, fmt.Errorf("focuscheck: %w\n%s", err, s)
 		}

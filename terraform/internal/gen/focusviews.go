@@ -146,7 +146,23 @@ func focusColumns() []ViewColumn {
 	return cols
 }
 
-// FocusViews renders the two FOCUS views.
+// FocusOriginCURView is the view of the CUR 2.0 origin charges, for users
+// with a CUR 2.0 export and no FOCUS one: the module creates it when its
+// origin is "cur", and the two FOCUS views read it in the export's place.
+const FocusOriginCURView = "focus_origin_cur"
+
+// focusOriginCURColumnsView are the origin view's columns: the export's.
+func focusOriginCURColumnsView() []ViewColumn {
+	var cols []ViewColumn
+	for _, c := range FocusExportColumns() {
+		cols = append(cols, c.viewColumn("the CUR 2.0 resource line's value by AWS's FOCUS 1.2 table dictionary"))
+	}
+	return cols
+}
+
+// FocusViews renders the FOCUS views: the two FOCUS views, then the CUR
+// 2.0 origin view (template variables cur_database and cur_table, as the
+// bill module's).
 func FocusViews() []BillView {
 	return []BillView{
 		{
@@ -160,6 +176,12 @@ func FocusViews() []BillView {
 			Description: "The AWS FOCUS export with each matched origin charge replaced by its allocated charges: its totals equal the export's.",
 			Columns:     focusColumns(),
 			SQL:         focusReplacedSQL(),
+		},
+		{
+			Name:        FocusOriginCURView,
+			Description: "FOCUS 1.2 origin charges from the CUR 2.0 export's resource-level usage lines, for the FOCUS views when the organisation has no AWS FOCUS export.",
+			Columns:     focusOriginCURColumnsView(),
+			SQL:         FocusOriginCURSQL(`"${cur_database}"."${cur_table}"`),
 		},
 	}
 }

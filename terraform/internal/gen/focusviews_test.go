@@ -9,10 +9,17 @@ import (
 // lowercase, unique columns, the FOCUS 1.3 split columns among them, and
 // that the SQL reads the split view only through the agreed columns.
 func TestFocusViewsColumns(t *testing.T) {
-	views := FocusViews()
-	if len(views) != 2 || views[0].Name != "focus" || views[1].Name != "focus_replaced" {
-		t.Fatalf("views %v", views)
+	all := FocusViews()
+	if len(all) != 3 || all[0].Name != "focus" || all[1].Name != "focus_replaced" || all[2].Name != FocusOriginCURView {
+		t.Fatalf("views %v", all)
 	}
+	// The origin view has the export's columns, with the names the FOCUS
+	// views read from the export (lowercased by Athena).
+	if o := all[2]; len(o.Columns) != len(FocusExportColumns()) || !strings.Contains(o.SQL, `FROM "${cur_database}"."${cur_table}"`) {
+		t.Errorf("%s: %d columns, export %d; SQL reads the CUR table by the template variables: %v",
+			o.Name, len(o.Columns), len(FocusExportColumns()), strings.Contains(o.SQL, "${cur_table}"))
+	}
+	views := all[:2]
 	for _, v := range views {
 		seen := map[string]bool{}
 		for _, c := range v.Columns {

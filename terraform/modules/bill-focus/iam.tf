@@ -1,22 +1,24 @@
 # What a reader of the FOCUS views needs beyond the bill module's reader
-# policy (the split view's sources): read-only on the FOCUS export's files
+# policy (the split view's sources): read-only on the origin's files (the
+# FOCUS export's, or with origin = cur the CUR 2.0 export's, as
+# modules/bill/iam.tf grants them)
 # (list and get under its prefix, decrypt when SSE-KMS) and the Glue
 # entries Athena resolves. Athena's guide lists these actions:
 # https://docs.aws.amazon.com/athena/latest/ug/fine-grained-access-to-glue-resources.html
 
 locals {
-  focus_bucket_arn = "arn:${local.partition}:s3:::${var.focus_bucket_name}"
-  glue_arn         = "arn:${local.partition}:glue:${local.region}:${local.account_id}"
+  origin_bucket_arn = "arn:${local.partition}:s3:::${local.origin.bucket}"
+  glue_arn          = "arn:${local.partition}:glue:${local.region}:${local.account_id}"
 }
 
 data "aws_iam_policy_document" "reader" {
   statement {
     sid       = "ListTheFOCUSPrefix"
     actions   = ["s3:ListBucket", "s3:GetBucketLocation"]
-    resources = [local.focus_bucket_arn]
+    resources = [local.origin_bucket_arn]
 
     dynamic "condition" {
-      for_each = var.focus_s3_prefix == "" ? [] : [var.focus_s3_prefix]
+      for_each = local.origin.prefix == "" ? [] : [local.origin.prefix]
       content {
         test     = "StringLike"
         variable = "s3:prefix"
@@ -28,11 +30,11 @@ data "aws_iam_policy_document" "reader" {
   statement {
     sid       = "ReadTheFOCUSFiles"
     actions   = ["s3:GetObject"]
-    resources = ["${local.focus_bucket_arn}/${var.focus_s3_prefix}*"]
+    resources = ["${local.origin_bucket_arn}/${local.origin.prefix}*"]
   }
 
   dynamic "statement" {
-    for_each = var.focus_kms_key_arn == null ? [] : [var.focus_kms_key_arn]
+    for_each = local.origin.kms == null ? [] : [local.origin.kms]
     content {
       sid       = "DecryptTheFOCUSFiles"
       actions   = ["kms:Decrypt"]
@@ -52,8 +54,8 @@ data "aws_iam_policy_document" "reader" {
     ]
     resources = [
       "${local.glue_arn}:catalog",
-      "${local.glue_arn}:database/${var.focus_database_name}",
-      "${local.glue_arn}:table/${var.focus_database_name}/${var.focus_table_name}",
+      "${local.glue_arn}:database/${local.origin.source_database}",
+      "${local.glue_arn}:table/${local.origin.source_database}/${local.origin.source_table}",
       "${local.glue_arn}:database/${var.database_name}",
       "${local.glue_arn}:table/${var.database_name}/*",
     ]

@@ -22,3 +22,8 @@ output "reader_policy_json" {
   description = "IAM policy of a reader of the views: read-only on the FOCUS export's files and the Glue entries. Attached to reader_role_names."
   value       = data.aws_iam_policy_document.reader.json
 }
+
+output "origin_view_name" {
+  description = "With origin = cur, the view of the CUR 2.0 lines as FOCUS 1.2 origin charges (<prefix>_focus_origin_cur); null with origin = focus_export."
+  value       = local.from_cur ? local.views["focus_origin_cur"].name : null
+}
