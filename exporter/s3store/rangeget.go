@@ -2,14 +2,12 @@ package s3store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
@@ -32,15 +30,7 @@ func (s *Store) OpenRange(ctx context.Context, key, etag string, off, n int64) (
 	if etag != "" {
 		in.IfMatch = aws.String(etag)
 	}
-	out, err := s.client.GetObject(ctx, in, s.getOpts...)
-	if err != nil {
-		var nsk *types.NoSuchKey
-		if errors.As(err, &nsk) || apiCode(err) == "NoSuchKey" {
-			return nil, fmt.Errorf("s3: open %s: %w", key, exporter.ErrNotExist)
-		}
-		return nil, s.fail("open", key, opErr("GetObject", err))
-	}
-	return out.Body, nil
+	return s.get(ctx, key, in)
 }
 
 var _ exporter.RangeOpener = (*Store)(nil)

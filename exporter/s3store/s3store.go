@@ -113,7 +113,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 // Open returns the object's body. The caller must close it. A missing key
 // gives an error wrapping exporter.ErrNotExist.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
+	return s.get(ctx, key, &s3.GetObjectInput{
 		Bucket:              aws.String(s.opts.Bucket),
 		Key:                 aws.String(key),
 		ExpectedBucketOwner: s.owner(),
@@ -121,7 +121,13 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 		// read (for single-part objects; S3 cannot give a whole-object
 		// checksum for composite multipart ones).
 		ChecksumMode: types.ChecksumModeEnabled,
-	}, s.getOpts...)
+	})
+}
+
+// get is GetObject for Open and OpenRange: the body, or a missing key as
+// exporter.ErrNotExist.
+func (s *Store) get(ctx context.Context, key string, in *s3.GetObjectInput) (io.ReadCloser, error) {
+	out, err := s.client.GetObject(ctx, in, s.getOpts...)
 	if err != nil {
 		var nsk *types.NoSuchKey
 		if errors.As(err, &nsk) || apiCode(err) == "NoSuchKey" {
