@@ -1,6 +1,6 @@
 // Package providerfloor is the table of the provider resources, data
 // sources and arguments the Terraform modules use, each with the first
-// provider version known to have it, and the rule that a module's
+// provider version that has it, as the provider's CHANGELOG says, and the rule that a module's
 // required_providers lower bound is the highest of those versions for
 // what it uses. A test in the terraform package parses every module and
 // holds its versions.tf to Floor.
@@ -12,31 +12,19 @@ import (
 	"strings"
 )
 
-// Basis says how an entry's Since was established.
-type Basis string
-
-const (
-	// Changelog: Since is the release whose CHANGELOG section lists the
-	// resource or argument as new; it is the first version that has it.
-	Changelog Basis = "changelog"
-	// Validated: Since is a version the modules were validated against
-	// (the bound they stated before this table). The item exists there;
-	// an older first version is not established, so the bound does not
-	// go lower.
-	Validated Basis = "validated"
-)
-
 // Entry is one resource or data source ("resource"/"data" Kind, Type
-// "aws_s3_bucket"), or one argument of it (Argument "export.data_query",
-// a block path and attribute joined with ".").
+// "aws_s3_bucket"), one argument or attribute of it (Argument
+// "export.data_query", a block path and name joined with "."), or the
+// provider itself (Kind "provider", Type its local name: the oldest
+// release the supported Terraform versions can run) and an attribute of
+// its configuration.
 type Entry struct {
 	Provider string // local provider name: aws, helm
-	Kind     string // resource or data
+	Kind     string // resource, data or provider
 	Type     string
 	Argument string // "" for the resource or data source itself
 	Since    string // x.y.z
-	Basis    Basis
-	Source   string // where Since comes from
+	Source   string // the CHANGELOG section (file, version, date, line) Since comes from
 }
 
 // Key is kind.type[.argument], e.g. resource.aws_s3_bucket.

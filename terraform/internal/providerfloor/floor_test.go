@@ -21,10 +21,10 @@ func TestCompare(t *testing.T) {
 
 func TestFloor(t *testing.T) {
 	table := []Entry{
-		{"aws", "resource", "aws_a", "", "5.40.0", Validated, "x"},
-		{"aws", "resource", "aws_b", "", "5.47.0", Changelog, "x"},
-		{"aws", "resource", "aws_a", "new_arg", "5.50.0", Changelog, "x"},
-		{"helm", "resource", "helm_release", "", "2.9.0", Validated, "x"},
+		{"aws", "resource", "aws_a", "", "5.40.0", "x"},
+		{"aws", "resource", "aws_b", "", "5.47.0", "x"},
+		{"aws", "resource", "aws_a", "new_arg", "5.50.0", "x"},
+		{"helm", "resource", "helm_release", "", "2.9.0", "x"},
 	}
 	for _, tc := range []struct {
 		used    []string
@@ -56,8 +56,8 @@ func TestFloor(t *testing.T) {
 func TestTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, e := range Table {
-		if _, err := parse(e.Since); err != nil || e.Source == "" || (e.Basis != Changelog && e.Basis != Validated) ||
-			(e.Kind != "resource" && e.Kind != "data") {
+		if _, err := parse(e.Since); err != nil || e.Source == "" ||
+			(e.Kind != "resource" && e.Kind != "data" && e.Kind != "provider") {
 			t.Errorf("malformed entry %+v (%v)", e, err)
 		}
 		if seen[e.Key()] {

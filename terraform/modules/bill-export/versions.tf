@@ -4,11 +4,13 @@ terraform {
   required_providers {
     aws = {
       source = "hashicorp/aws"
-      # 5.47.0 is the first release with aws_bcmdataexports_export; the
-      # lower bound is the highest first version of what the module uses
-      # (terraform/internal/providerfloor). The resources and data sources
-      # were checked against the provider's v6 upgrade guide
-      # (docs/deployment.md, "AWS provider v6"); 7.0 is unknown.
+      # The lower bound is the first release with every resource, argument
+      # and attribute the module uses (terraform/internal/providerfloor,
+      # from the provider's CHANGELOG); the repository's checks run no
+      # release that old (a fresh init takes the newest in range). The
+      # resources and data sources used were checked against the
+      # provider's v6 upgrade guide (docs/deployment.md, "AWS provider
+      # v6"); 7.0 is unknown.
       version = ">= 5.47.0, < 7.0.0"
       # The Data Exports API is served from us-east-1 only
       # (https://docs.aws.amazon.com/general/latest/gr/billing.html):
