@@ -1,9 +1,9 @@
 // Package providerfloor is the table of the provider resources, data
 // sources and arguments the Terraform modules use, each with the first
-// provider version that has it, as the provider's CHANGELOG says, and the rule that a module's
-// required_providers lower bound is the highest of those versions for
-// what it uses. A test in the terraform package parses every module and
-// holds its versions.tf to Floor.
+// provider version that has it (as the provider's CHANGELOG says), and
+// the rule that a module's required_providers lower bound is the highest
+// of those versions for what it uses. A test in the terraform package
+// parses every module and example and holds its versions.tf to Floor.
 package providerfloor
 
 import (
