@@ -48,7 +48,8 @@ func TestProviderFloors(t *testing.T) {
 // bill-export module's floor is the Data Export's (5.47.0, so v5.45.0 is
 // rejected), the pipeline's is the Glue database tags' (4.66.0), an
 // attribute read counts (internal/parquet-table reads the table's arn,
-// 2.67.0), and a resource the table lacks is reported.
+// 2.67.0), a module counts what the local modules it calls use and the
+// provider it requires, and a resource the table lacks is reported.
 func TestProviderFloorCatches(t *testing.T) {
 	floor, _, err := providerfloor.Floor(providerfloor.Table, usedKeys(t, load(t, "modules/bill-export")))
 	if err != nil || floor["aws"] != "5.47.0" {
@@ -60,6 +61,12 @@ func TestProviderFloorCatches(t *testing.T) {
 	for dir, want := range map[string]string{"modules/pipeline": "4.66.0", "modules/internal/parquet-table": "2.67.0"} {
 		if floor, _, _ = providerfloor.Floor(providerfloor.Table, usedKeys(t, load(t, dir))); floor["aws"] != want {
 			t.Errorf("%s floor %v, want aws %s", dir, floor, want)
+		}
+	}
+	pipeline := usedKeys(t, load(t, "modules/pipeline"))
+	for _, k := range []string{"provider.aws", "resource.aws_s3_bucket_lifecycle_configuration", "resource.aws_glue_catalog_table.arn"} {
+		if !slices.Contains(pipeline, k) {
+			t.Errorf("pipeline's keys lack %s", k)
 		}
 	}
 	_, missing, _ := providerfloor.Floor(providerfloor.Table, []string{"resource.aws_s3_bucket", "resource.aws_s3tables_table_bucket"})
