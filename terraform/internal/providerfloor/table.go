@@ -106,6 +106,14 @@ var Table = []Entry{
 	// (4.0.0 lists the same ones); 3.75.0 is the lower version.
 	{"aws", "resource", "aws_s3_bucket_lifecycle_configuration", "", "3.75.0",
 		awsCL3 + "3.75.0 (March 18, 2022), FEATURES: New Resource: aws_s3_bucket_lifecycle_configuration (also in release/4.x 4.0.0, February 10, 2022)"},
+	// The modules' filter has a prefix or, by default, none: an empty
+	// block. 4.2.0 and 4.6.0 fixed plans and requests for that, 4.9.0
+	// the requests that change it; 3.x's last release, 3.76.1, lists
+	// only the 4.6.0 fix (in 3.75.0), so the first version with all three
+	// is 4.9.0.
+	{"aws", "resource", "aws_s3_bucket_lifecycle_configuration", "rule.filter", "4.9.0",
+		awsCL4 + "4.9.0 (April 07, 2022), BUG FIXES: resource/aws_s3_bucket_lifecycle_configuration: Prevent `MalformedXML` errors when handling diffs in `rule.filter`; " +
+			"also 4.2.0 (February 18, 2022): Prevent non-empty plans when `filter` is an empty configuration block, and 4.6.0 (March 18, 2022): Support empty string filtering"},
 	{"aws", "resource", "aws_s3_bucket_ownership_controls", "", "3.10.0",
 		awsCL3 + "3.10.0 (October 09, 2020), FEATURES: New Resource: aws_s3_bucket_ownership_controls"},
 	{"aws", "resource", "aws_s3_bucket_policy", "", "0.1.0", awsV01},
