@@ -4,7 +4,7 @@ terraform {
   required_providers {
     aws = {
       source  = "hashicorp/aws"
-      version = ">= 4.66.0"
+      version = ">= 5.26.0"
     }
     helm = {
       source  = "hashicorp/helm"

@@ -73,6 +73,11 @@ var Table = []Entry{
 		awsCL2 + "1.18.0 (May 10, 2018), FEATURES: New Resource: aws_glue_catalog_table"},
 	{"aws", "resource", "aws_glue_catalog_table", "arn", "2.67.0",
 		awsCL2 + "2.67.0 (June 19, 2020), ENHANCEMENTS: resource/aws_glue_catalog_table: Add `arn` attribute"},
+	// The views set no partition_keys; Athena cannot query a view whose
+	// PartitionKeys is unset rather than empty (issue #5206, which this
+	// fix closes).
+	{"aws", "resource", "aws_glue_catalog_table", "view_original_text", "3.23.0",
+		awsCL3 + "3.23.0 (January 08, 2021), BUG FIXES: resource/aws_glue_catalog_table: Glue table partition keys should be set to empty list instead of being unset"},
 	{"aws", "resource", "aws_glue_crawler", "", "1.24.0",
 		awsCL2 + "1.24.0 (June 21, 2018), FEATURES: New Resource: aws_glue_crawler"},
 	{"aws", "resource", "aws_glue_crawler", "catalog_target", "2.23.0",
@@ -81,6 +86,12 @@ var Table = []Entry{
 		awsCL2 + "2.37.0 (November 18, 2019), ENHANCEMENTS: resource/aws_glue_crawler: Add `tags` argument"},
 
 	{"aws", "resource", "aws_iam_role", "", "0.1.0", awsV01},
+	// The modules hand the role's arn to trust policies and to the chart.
+	{"aws", "resource", "aws_iam_role", "arn", "3.70.0",
+		awsCL3 + "3.70.0 (December 16, 2021), BUG FIXES: resource/aws_iam_role: Fix eventual consistency problem with `arn` sometimes being a unique ID instead of the role ARN; " +
+			"after 3.69.0 (December 09, 2021): Prevent `arn` attribute from ever containing a unique ID immediately after role creation"},
+	{"aws", "resource", "aws_iam_role", "assume_role_policy", "4.50.0",
+		awsCL4 + "4.50.0 (January 13, 2023), BUG FIXES: resource/aws_iam_role: Fixed issue that could result in \"inconsistent final plan\" errors (#28868, as for aws_iam_role_policy below)"},
 	{"aws", "resource", "aws_iam_role", "max_session_duration", "1.14.0",
 		awsCL2 + "1.14.0 (April 06, 2018), ENHANCEMENTS: resource/aws_iam_role: Add `max_session_duration` argument"},
 	{"aws", "resource", "aws_iam_role", "permissions_boundary", "1.30.0",
@@ -88,6 +99,11 @@ var Table = []Entry{
 	{"aws", "resource", "aws_iam_role", "tags", "1.46.0",
 		awsCL2 + "1.46.0 (November 20, 2018), ENHANCEMENTS: resource/aws_iam_role: Add `tags` argument"},
 	{"aws", "resource", "aws_iam_role_policy", "", "0.1.0", awsV01},
+	// The modules' policies name resources created in the same apply, so
+	// the policy is unknown at plan time: the case #28868 fixed (its test
+	// is TestAccIAMRolePolicy_unknownsInPolicy).
+	{"aws", "resource", "aws_iam_role_policy", "policy", "4.50.0",
+		awsCL4 + "4.50.0 (January 13, 2023), BUG FIXES: resource/aws_iam_role_policy: Fixed issue that could result in \"inconsistent final plan\" errors"},
 
 	{"aws", "resource", "aws_quicksight_data_set", "", "4.62.0",
 		awsCL4 + "4.62.0 (April 6, 2023), FEATURES: New Resource: aws_quicksight_data_set"},
@@ -98,6 +114,11 @@ var Table = []Entry{
 		awsCL4 + "4.63.0 (April 14, 2023), BUG FIXES: resource/aws_quicksight_data_set: Fix to properly send `physical_table_map.*.relational_table.schema` when set"},
 	{"aws", "resource", "aws_quicksight_data_source", "", "3.61.0",
 		awsCL3 + "3.61.0 (October 01, 2021), FEATURES: New Resource: aws_quicksight_data_source"},
+	// Before it, an update (say, of the name) sent no parameters, so
+	// QuickSight failed it or ran the data source in the primary
+	// workgroup, not the module's (issues #31334, #32981).
+	{"aws", "resource", "aws_quicksight_data_source", "parameters.athena.work_group", "5.26.0",
+		awsCL5 + "5.26.0 (November 16, 2023), BUG FIXES: resource/aws_quicksight_data_source: Set all parameters to update aws_quicksight_data_source"},
 	{"aws", "resource", "aws_quicksight_refresh_schedule", "", "4.65.0",
 		awsCL4 + "4.65.0 (April 27, 2023), FEATURES: New Resource: aws_quicksight_refresh_schedule"},
 

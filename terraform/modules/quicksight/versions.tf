@@ -11,7 +11,7 @@ terraform {
       # resources and data sources used were checked against the
       # provider's v6 upgrade guide (docs/deployment.md, "AWS provider
       # v6"); 7.0 is unknown.
-      version = ">= 4.65.0, < 7.0.0"
+      version = ">= 5.26.0, < 7.0.0"
     }
   }
 }
