@@ -1,8 +1,6 @@
 package split
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 	"time"
 
@@ -85,14 +83,6 @@ type nodeKey struct {
 	cluster Cluster
 	day     time.Time
 	node    string
-}
-
-// Split allocates the bill to Kubecost's rows. Rows come out sorted.
-func Split(allocs []Alloc, billed Bill) []Row {
-	s := NewSplitter(billed)
-	out := append(s.Add(allocs), s.BillOnly()...)
-	Sort(out)
-	return out
 }
 
 // Splitter splits the bill a part of the archive at a time, so that a
@@ -383,14 +373,4 @@ func billOnly(billed Bill, used map[bill.ResourceKey]bool) []Row {
 		}
 	}
 	return out
-}
-
-// Sort orders rows by cluster, day, kind, resource, node, namespace, pod.
-func Sort(rows []Row) {
-	slices.SortFunc(rows, func(a, b Row) int {
-		return cmp.Or(cmp.Compare(a.Cluster.ARN, b.Cluster.ARN), cmp.Compare(a.Cluster.Account, b.Cluster.Account),
-			a.Day.Compare(b.Day), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ResourceID, b.ResourceID),
-			cmp.Compare(a.Node, b.Node), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Controller, b.Controller),
-			cmp.Compare(a.Pod, b.Pod), cmp.Compare(a.KubecostCost, b.KubecostCost))
-	})
 }

@@ -50,12 +50,6 @@ type ClusterDay struct {
 // bill's pod lines; a cluster-day with any key has SCAD on.
 type SCADNet map[Key]float64
 
-// NamespaceSteps computes the steps per namespace-day of rows (Split's),
-// with SCAD's costs (nil: SCAD off everywhere).
-func NamespaceSteps(rows []Row, scad SCADNet) map[Key]*Steps {
-	return NamespaceStepsOn(rows, scad, scad.On())
-}
-
 // On is the cluster-days with SCAD on: those with any key.
 func (scad SCADNet) On() map[ClusterDay]bool {
 	on := map[ClusterDay]bool{}
@@ -65,8 +59,9 @@ func (scad SCADNet) On() map[ClusterDay]bool {
 	return on
 }
 
-// NamespaceStepsOn is NamespaceSteps with the cluster-days where SCAD is
-// on given. Every step is a sum over rows (and scad's keys), so the steps
+// NamespaceStepsOn computes the steps per namespace-day of rows (a
+// Splitter's), with SCAD's costs (nil: none) and the cluster-days where
+// SCAD is on (SCADNet.On of the whole bill's). Every step is a sum over rows (and scad's keys), so the steps
 // of rows in parts, each part holding whole cluster-days, and scad given
 // to one part only, add up (Steps.Add) to the steps of all the rows, when
 // every part is given the same on.
@@ -162,21 +157,6 @@ func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
 		} else {
 			out = append(out, spread{key, idle[k] * r.Share / podShare[k]})
 		}
-	}
-	return out
-}
-
-// ClusterSteps sums namespace steps per cluster-day.
-func ClusterSteps(ns map[Key]*Steps) map[ClusterDay]*Steps {
-	out := map[ClusterDay]*Steps{}
-	for k, s := range ns {
-		ck := ClusterDay{k.Cluster, k.Day}
-		c := out[ck]
-		if c == nil {
-			c = &Steps{}
-			out[ck] = c
-		}
-		c.Add(s)
 	}
 	return out
 }
