@@ -92,9 +92,7 @@ func NamespaceStepsOn(rows []Row, scad SCADNet, on map[ClusterDay]bool) map[Key]
 			rest[k] += r.Net.V
 		}
 	}
-	for _, sp := range idleSpread(rows, on) {
-		get(sp.key).IdleSpread += sp.amount
-	}
+	idleSpread(rows, on, get)
 	for k, v := range scad {
 		get(k).SCAD += v
 	}
@@ -113,25 +111,23 @@ func NamespaceStepsOn(rows []Row, scad SCADNet, on map[ClusterDay]bool) map[Key]
 	return out
 }
 
-type spread struct {
-	key    Key
-	amount float64
-}
-
 // idleSpread moves each matched instance-day's idle rows' net cost onto
 // the node's other rows by their shares (nothing when the node has no
-// other row with a share).
-func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
+// other row with a share), in the IdleSpread of get's steps.
+func idleSpread(rows []Row, on map[ClusterDay]bool, get func(Key) *Steps) {
 	type inst struct {
 		c   Cluster
 		day time.Time
 		id  string
 	}
+	matched := func(r *Row) bool {
+		return r.Kind == bill.KindInstance && r.PresentIn == Both && on[ClusterDay{r.Cluster, r.Day}]
+	}
 	idle := map[inst]float64{}
 	podShare := map[inst]float64{}
 	for i := range rows {
 		r := &rows[i]
-		if r.Kind != bill.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
+		if !matched(r) {
 			continue
 		}
 		k := inst{r.Cluster, r.Day, r.ResourceID}
@@ -141,24 +137,19 @@ func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
 			podShare[k] += r.Share
 		}
 	}
-	var out []spread
 	for i := range rows {
 		r := &rows[i]
-		if r.Kind != bill.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
-			continue
-		}
 		k := inst{r.Cluster, r.Day, r.ResourceID}
-		if podShare[k] == 0 {
+		if !matched(r) || podShare[k] == 0 {
 			continue
 		}
-		key := Key{r.Cluster, r.Namespace, r.Day}
+		s := get(Key{r.Cluster, r.Namespace, r.Day})
 		if r.Idle {
-			out = append(out, spread{key, -r.Net.V})
+			s.IdleSpread -= r.Net.V
 		} else {
-			out = append(out, spread{key, idle[k] * r.Share / podShare[k]})
+			s.IdleSpread += idle[k] * r.Share / podShare[k]
 		}
 	}
-	return out
 }
 
 // Add sums o into s.
