@@ -242,7 +242,7 @@ func (a *aggregator) addKubecost(r *row) {
 		}
 		a.kubeDay[r.namespace] = k
 	}
-	k.addRow(r.parts, r.total, r.namespace == Idle)
+	k.addRow(r.parts, r.namespace == Idle)
 }
 
 // add sums one row. Sums are taken in file and row order, the order the

@@ -80,8 +80,6 @@ const (
 	partNetworkAdj
 	partLB
 	partLBAdj
-	partShared
-	partExternal
 	partCPUIdle
 	partRAMIdle
 	partGPUIdle
@@ -96,7 +94,6 @@ var partColumns = [numParts]string{
 	partPV: doubleColumn("pvCost"), partPVAdj: doubleColumn("pvCostAdjustment"),
 	partNetwork: doubleColumn("networkCost"), partNetworkAdj: doubleColumn("networkCostAdjustment"),
 	partLB: doubleColumn("loadBalancerCost"), partLBAdj: doubleColumn("loadBalancerCostAdjustment"),
-	partShared: doubleColumn("sharedCost"), partExternal: doubleColumn("externalCost"),
 	// Idle shared into an allocation (with shareIdle): appended columns
 	// of schema version 2, not in schema.DoubleNames.
 	partCPUIdle: "cpuCostIdle", partRAMIdle: "ramCostIdle", partGPUIdle: "gpuCostIdle",
@@ -105,12 +102,10 @@ var partColumns = [numParts]string{
 // KubecostCost is Kubecost's side of one row; each part includes its
 // adjustment.
 type KubecostCost struct {
-	CPU, RAM, GPU    float64
-	Idle             float64 // an __idle__ row's compute, else the idle shared into the row
-	PV, Network, LB  float64
-	Shared, External float64
-	Total            float64 // totalCost
-	rows             int64
+	CPU, RAM, GPU   float64
+	Idle            float64 // an __idle__ row's compute, else the idle shared into the row
+	PV, Network, LB float64
+	rows            int64
 }
 
 // Compute is what compares with the bill: CPU + RAM + GPU.
@@ -119,7 +114,7 @@ func (k KubecostCost) Compute() float64 { return k.CPU + k.RAM + k.GPU }
 // OnlyKubecost is what the bill does not split: PV + network + load balancers.
 func (k KubecostCost) OnlyKubecost() float64 { return k.PV + k.Network + k.LB }
 
-func (k *KubecostCost) addRow(p []float64, total float64, idle bool) {
+func (k *KubecostCost) addRow(p []float64, idle bool) {
 	cpu, ram, gpu := p[partCPU]+p[partCPUAdj], p[partRAM]+p[partRAMAdj], p[partGPU]+p[partGPUAdj]
 	k.CPU += cpu
 	k.RAM += ram
@@ -132,9 +127,6 @@ func (k *KubecostCost) addRow(p []float64, total float64, idle bool) {
 	k.PV += p[partPV] + p[partPVAdj]
 	k.Network += p[partNetwork] + p[partNetworkAdj]
 	k.LB += p[partLB] + p[partLBAdj]
-	k.Shared += p[partShared]
-	k.External += p[partExternal]
-	k.Total += total
 	k.rows++
 }
 
@@ -146,9 +138,6 @@ func (k *KubecostCost) merge(o KubecostCost) {
 	k.PV += o.PV
 	k.Network += o.Network
 	k.LB += o.LB
-	k.Shared += o.Shared
-	k.External += o.External
-	k.Total += o.Total
 	k.rows += o.rows
 }
 
@@ -198,9 +187,10 @@ type CompareRow struct {
 	CompareKey
 	Kubecost KubecostCost
 	Bill     BillCost
-	// Steps explain the row in dollars (exporter/split.Steps: Kubecost's
-	// split of the bill and the way from Kubecost's number to it and to
-	// SCAD's), as the view's step columns.
+	// Steps explain a day's row in dollars (exporter/split.Steps:
+	// Kubecost's split of the bill and the way from Kubecost's number to
+	// it and to SCAD's), as the view's step columns; zero on the rows over
+	// days, whose steps are the Waterfalls.
 	Steps   split.Steps
 	Present Present
 }
@@ -241,7 +231,6 @@ type ClusterComparison struct {
 // namespace and day) into the section's tables. Rows only one side has
 // are kept and marked.
 func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCost, steps map[CompareKey]*split.Steps) []ClusterComparison {
-	byCluster := map[ClusterRef]*ClusterComparison{}
 	rows := map[CompareKey]*CompareRow{}
 	get := func(k CompareKey) *CompareRow {
 		r := rows[k]
@@ -260,8 +249,9 @@ func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCo
 	for k, v := range steps {
 		get(k).Steps = *v
 	}
+	byCluster := map[ClusterRef]*ClusterComparison{}
 	for k, r := range rows {
-		r.Present = presence(r.Kubecost.rows > 0, r.Bill.Lines > 0)
+		r.mark()
 		c := byCluster[k.Cluster]
 		if c == nil {
 			c = &ClusterComparison{Cluster: k.Cluster, Total: CompareRow{CompareKey: CompareKey{Cluster: k.Cluster}}}
@@ -274,24 +264,21 @@ func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCo
 		slices.SortFunc(c.Daily, func(a, b CompareRow) int {
 			return cmp.Or(a.Day.Compare(b.Day), cmp.Compare(a.Namespace, b.Namespace))
 		})
-		byNS := map[string]*CompareRow{}
-		var order []string
+		byNS := map[string]int{} // index in c.Namespaces
 		for _, r := range c.Daily {
-			n := byNS[r.Namespace]
-			if n == nil {
-				n = &CompareRow{CompareKey: CompareKey{Cluster: c.Cluster, Namespace: r.Namespace}}
-				byNS[r.Namespace] = n
-				order = append(order, r.Namespace)
+			i, ok := byNS[r.Namespace]
+			if !ok {
+				i = len(c.Namespaces)
+				byNS[r.Namespace] = i
+				c.Namespaces = append(c.Namespaces, CompareRow{CompareKey: CompareKey{Cluster: c.Cluster, Namespace: r.Namespace}})
 			}
-			addRow(n, r)
-			addRow(&c.Total, r)
+			c.Namespaces[i].add(r)
+			c.Total.add(r)
 		}
-		for _, ns := range order {
-			n := byNS[ns]
-			n.Present = presence(n.Kubecost.rows > 0, n.Bill.Lines > 0)
-			c.Namespaces = append(c.Namespaces, *n)
+		for i := range c.Namespaces {
+			c.Namespaces[i].mark()
 		}
-		c.Total.Present = presence(c.Total.Kubecost.rows > 0, c.Total.Bill.Lines > 0)
+		c.Total.mark()
 		slices.SortFunc(c.Namespaces, func(a, b CompareRow) int {
 			return cmp.Or(cmp.Compare(max(b.Kubecost.Compute(), b.Bill.Cost()), max(a.Kubecost.Compute(), a.Bill.Cost())),
 				cmp.Compare(a.Namespace, b.Namespace))
@@ -302,18 +289,21 @@ func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCo
 	return out
 }
 
-func addRow(dst *CompareRow, r CompareRow) {
-	dst.Kubecost.merge(r.Kubecost)
-	dst.Bill.merge(r.Bill)
-	dst.Steps.Add(&r.Steps)
+// add sums a day's row into a row over days; the steps over days are the
+// waterfall's (Waterfalls).
+func (r *CompareRow) add(day CompareRow) {
+	r.Kubecost.merge(day.Kubecost)
+	r.Bill.merge(day.Bill)
 }
 
-func presence(kube, bill bool) Present {
-	switch {
+// mark sets which side has the row.
+func (r *CompareRow) mark() {
+	switch kube, bill := r.Kubecost.rows > 0, r.Bill.Lines > 0; {
 	case kube && bill:
-		return Both
+		r.Present = Both
 	case kube:
-		return KubecostOnly
+		r.Present = KubecostOnly
+	default:
+		r.Present = BillOnly
 	}
-	return BillOnly
 }

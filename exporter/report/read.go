@@ -314,20 +314,23 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 		}
 		n := int(rg.NumRows())
 		chunks := rg.ColumnChunks()
-		str := func(name string) ([]string, error) { return readStrings(chunks, idx, name, n, str1) }
-		num := func(name string) ([]float64, error) { return readDoubles(chunks, idx, name, n) }
 		var errs []error
 		get := func(v []string, err error) []string { errs = append(errs, err); return v }
-		getf := func(v []float64, err error) []float64 { errs = append(errs, err); return v }
-		ns, names, ctl, kind := get(str(colNamespace)), get(readStrings(chunks, idx, colName, n, marker)), get(str(colController)), get(str(colControllerKind))
-		cpu, ram, cpuE, ramE, tot := getf(num(colCPUCost)), getf(num(colRAMCost)), getf(num(colCPUEff)), getf(num(colRAMEff)), getf(num(colTotal))
+		str := func(name string) []string { return get(readNamed(chunks, idx, name, n, str1)) }
+		num := func(name string) []float64 {
+			v, err := readNamed(chunks, idx, name, n, parquet.Value.Double)
+			errs = append(errs, err)
+			return v
+		}
+		ns, names, ctl, kind := str(colNamespace), get(readNamed(chunks, idx, colName, n, marker)), str(colController), str(colControllerKind)
+		cpu, ram, cpuE, ramE, tot := num(colCPUCost), num(colRAMCost), num(colCPUEff), num(colRAMEff), num(colTotal)
 		labels := make([][]string, len(labelCols))
 		for j, c := range labelCols {
 			labels[j] = get(readColumn(chunks[c], n, str1))
 		}
 		extra := make([][]float64, len(parts))
 		for j, c := range parts {
-			extra[j] = getf(num(c))
+			extra[j] = num(c)
 		}
 		if err := errors.Join(errs...); err != nil {
 			return rows, err
@@ -348,20 +351,14 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 	return rows, nil
 }
 
-func readStrings(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int, conv func(parquet.Value) string) ([]string, error) {
+// readNamed reads the column of that name; an older file without it
+// reads as zero values ("" and 0), as the contract says.
+func readNamed[T any](chunks []parquet.ColumnChunk, idx map[string]int, name string, n int, conv func(parquet.Value) T) ([]T, error) {
 	i, ok := idx[name]
 	if !ok {
-		return make([]string, n), nil // an older file without the column: "" as the contract says
+		return make([]T, n), nil
 	}
 	return readColumn(chunks[i], n, conv)
-}
-
-func readDoubles(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int) ([]float64, error) {
-	i, ok := idx[name]
-	if !ok {
-		return make([]float64, n), nil
-	}
-	return readColumn(chunks[i], n, parquet.Value.Double)
 }
 
 // readColumn decodes one column chunk page by page. A null reads as the

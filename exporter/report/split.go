@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -68,12 +68,7 @@ func (r *splitRec) alloc(f File) split.Alloc {
 	}
 	// A map has no order here; sorted by key so that the rows come out
 	// the same on every run. The view reads every entry, as Merge does.
-	keys := make([]string, 0, len(r.PVs))
-	for k := range r.PVs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.PVs)) {
 		pv := r.PVs[k]
 		id := ""
 		if pv.ProviderID != nil {
@@ -170,24 +165,17 @@ func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary)
 
 // byDay groups files per account, region and day, in that order.
 func byDay(files []File) [][]File {
-	type key struct {
-		account, region string
-		day             time.Time
+	order := func(a, b File) int {
+		return cmp.Or(cmp.Compare(a.Account, b.Account), cmp.Compare(a.Region, b.Region), a.Day.Compare(b.Day))
 	}
-	idx := map[key]int{}
+	files = slices.Clone(files)
+	slices.SortStableFunc(files, order)
 	var out [][]File
-	for _, f := range files {
-		k := key{f.Account, f.Region, f.Day}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
+	for i, f := range files {
+		if i == 0 || order(files[i-1], f) != 0 {
 			out = append(out, nil)
 		}
-		out[i] = append(out[i], f)
+		out[len(out)-1] = append(out[len(out)-1], f)
 	}
-	slices.SortFunc(out, func(a, b []File) int {
-		return cmp.Or(cmp.Compare(a[0].Account, b[0].Account), cmp.Compare(a[0].Region, b[0].Region), a[0].Day.Compare(b[0].Day))
-	})
 	return out
 }
