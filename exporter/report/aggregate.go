@@ -258,23 +258,17 @@ func (a *aggregator) add(labelKeys []string, r *row) {
 	if r.controller != "" {
 		a.work[workload{r.namespace, r.kind, r.controller}] += r.total
 	}
-	if r.namespace == Idle {
-		a.addLabels(labelKeys, r) // idle has no usage, so no efficiency
-		return
+	if r.namespace != Idle { // idle has no usage, so no efficiency
+		e := a.eff[r.namespace]
+		if e == nil {
+			e = &effAcc{}
+			a.eff[r.namespace] = e
+		}
+		e.cpu += r.cpuCost
+		e.ram += r.ramCost
+		e.cpuW += r.cpuCost * r.cpuEff
+		e.ramW += r.ramCost * r.ramEff
 	}
-	e := a.eff[r.namespace]
-	if e == nil {
-		e = &effAcc{}
-		a.eff[r.namespace] = e
-	}
-	e.cpu += r.cpuCost
-	e.ram += r.ramCost
-	e.cpuW += r.cpuCost * r.cpuEff
-	e.ramW += r.ramCost * r.ramEff
-	a.addLabels(labelKeys, r)
-}
-
-func (a *aggregator) addLabels(labelKeys []string, r *row) {
 	for i, k := range labelKeys {
 		m := a.labels[k]
 		if m == nil {

@@ -209,7 +209,7 @@ type Comparison struct {
 	Clusters                         []ClusterComparison
 	// From and To are the days compared (the report's); Outside is the
 	// bill's cost per cluster on days of its billing periods that they
-	// leave out (billdays.go), ReadFrom and ReadTo the days read.
+	// leave out (splitOutside), ReadFrom and ReadTo the days read.
 	From, To         time.Time
 	Outside          []OutsideDays
 	ReadFrom, ReadTo time.Time

@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -194,10 +193,7 @@ func waterfallViews(ws []ClusterWaterfall, currency string) []waterfallView {
 // The section "The difference step by step" of the bill's part of the
 // page: per cluster the chart, then the steps per namespace. Every amount
 // carries its full value in data-v.
-var _ = template.Must(tmpl.New("waterfall").Funcs(template.FuncMap{
-	"raw":   func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
-	"steps": func(w Waterfall, scad bool) []step { return w.stepsWith(scad) },
-}).Parse(`<h3 id="waterfall">The difference step by step</h3>
+var _ = template.Must(tmpl.New("waterfall").Parse(`<h3 id="waterfall">The difference step by step</h3>
 <p class="meta">From Kubecost's cost of the namespaces the bill prices to <b>Kubecost's split of the bill</b>: each node's and volume's own cost on the bill that day, split by Kubecost's shares, the node's idle as its own row. <b>Pricing</b> is Kubecost's split at the bill's public on-demand prices less Kubecost: its price table against AWS's. <b>Discounts</b> is the split at amortized cost less at public on-demand: Reserved Instances, Savings Plans, Spot. <b>Negotiated</b> is net less amortized: EDP, credits. Where split cost allocation data is on, <b>idle spread</b> spreads each node's idle over its pods as SCAD spreads unused capacity, and <b>split weights</b> is SCAD's fixed weights against Kubecost's shares, to <b>SCAD</b>'s split plus unused. A green step lowers the cost, a vermilion one raises it. <b>List-priced</b> is Kubecost's own number where no bill line maps (Fargate, another account's bill, a day before the export), kept apart.</p>
 {{range $w := .}}<h4>{{$w.Label}}</h4>
 {{$w.Chart}}
@@ -300,4 +296,22 @@ func Waterfalls(byDay map[CompareKey]Waterfall) []ClusterWaterfall {
 	}
 	slices.SortFunc(out, func(a, b ClusterWaterfall) int { return a.Cluster.compare(b.Cluster) })
 	return out
+}
+
+// waterfallsOf is the page's waterfall of the comparison's rows: each
+// namespace's steps over the days (CompareRow.Steps, exporter/split's),
+// summed per cluster. SCAD is on for a namespace whose steps move past
+// the split of the bill (exporter/split sets SCAD = SplitBill where it is
+// off, with IdleSpread and SplitWeights 0).
+func waterfallsOf(cs []ClusterComparison) []ClusterWaterfall {
+	byDay := map[CompareKey]Waterfall{}
+	for _, c := range cs {
+		for _, r := range c.Daily {
+			s := r.Steps
+			byDay[r.CompareKey] = Waterfall{Kubecost: s.Kubecost, Pricing: s.Pricing, Discounts: s.Discounts,
+				Negotiated: s.Negotiated, SplitBill: s.SplitBill, IdleSpread: s.IdleSpread, SplitWeights: s.SplitWeights,
+				SCAD: s.SCAD, ListPriced: s.ListPriced, SCADOn: s.IdleSpread != 0 || s.SplitWeights != 0 || s.SCAD != s.SplitBill}
+		}
+	}
+	return Waterfalls(byDay)
 }
