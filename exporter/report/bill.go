@@ -55,9 +55,9 @@ func (o Options) billInScope(c ClusterRef) bool {
 }
 
 // compareWithBill reads the bill over d's days and joins it with
-// Kubecost's side that the aggregator collected, and with Kubecost's split
-// of the bill over the archive's files.
-func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKey]*KubecostCost, files []File) error {
+// Kubecost's side and Kubecost's split of the bill over the archive's
+// files.
+func compareWithBill(ctx context.Context, o Options, d *Data, files []File) error {
 	if d.From.IsZero() {
 		return nil // no day to compare
 	}
@@ -66,7 +66,7 @@ func compareWithBill(ctx context.Context, o Options, d *Data, kube map[CompareKe
 	if err != nil {
 		return err
 	}
-	steps, err := splitSteps(ctx, o, files, sum)
+	steps, kube, err := splitSteps(ctx, o, files, sum)
 	if err != nil {
 		return err
 	}

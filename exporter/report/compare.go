@@ -65,40 +65,6 @@ const (
 	BillOnly     Present = "bill_only"
 )
 
-// The archive's double columns the comparison reads: row.parts holds them
-// at these names' indexes, so every read names its column.
-const (
-	partCPU = iota
-	partCPUAdj
-	partRAM
-	partRAMAdj
-	partGPU
-	partGPUAdj
-	partPV
-	partPVAdj
-	partNetwork
-	partNetworkAdj
-	partLB
-	partLBAdj
-	partCPUIdle
-	partRAMIdle
-	partGPUIdle
-	numParts
-)
-
-// partColumns names each part's column.
-var partColumns = [numParts]string{
-	partCPU: doubleColumn("cpuCost"), partCPUAdj: doubleColumn("cpuCostAdjustment"),
-	partRAM: doubleColumn("ramCost"), partRAMAdj: doubleColumn("ramCostAdjustment"),
-	partGPU: doubleColumn("gpuCost"), partGPUAdj: doubleColumn("gpuCostAdjustment"),
-	partPV: doubleColumn("pvCost"), partPVAdj: doubleColumn("pvCostAdjustment"),
-	partNetwork: doubleColumn("networkCost"), partNetworkAdj: doubleColumn("networkCostAdjustment"),
-	partLB: doubleColumn("loadBalancerCost"), partLBAdj: doubleColumn("loadBalancerCostAdjustment"),
-	// Idle shared into an allocation (with shareIdle): appended columns
-	// of schema version 2, not in schema.DoubleNames.
-	partCPUIdle: "cpuCostIdle", partRAMIdle: "ramCostIdle", partGPUIdle: "gpuCostIdle",
-}
-
 // KubecostCost is Kubecost's side of one row; each part includes its
 // adjustment.
 type KubecostCost struct {
@@ -114,19 +80,20 @@ func (k KubecostCost) Compute() float64 { return k.CPU + k.RAM + k.GPU }
 // OnlyKubecost is what the bill does not split: PV + network + load balancers.
 func (k KubecostCost) OnlyKubecost() float64 { return k.PV + k.Network + k.LB }
 
-func (k *KubecostCost) addRow(p []float64, idle bool) {
-	cpu, ram, gpu := p[partCPU]+p[partCPUAdj], p[partRAM]+p[partRAMAdj], p[partGPU]+p[partGPUAdj]
+// addRow adds an archive row of the key (Idle: an __idle__ row).
+func (k *KubecostCost) addRow(r *splitRec, idle bool) {
+	cpu, ram, gpu := r.CPU+r.CPUAdj, r.RAM+r.RAMAdj, r.GPU+r.GPUAdj
 	k.CPU += cpu
 	k.RAM += ram
 	k.GPU += gpu
 	if idle {
 		k.Idle += cpu + ram + gpu
 	} else {
-		k.Idle += p[partCPUIdle] + p[partRAMIdle] + p[partGPUIdle]
+		k.Idle += or0(r.CPUIdle) + or0(r.RAMIdle) + or0(r.GPUIdle)
 	}
-	k.PV += p[partPV] + p[partPVAdj]
-	k.Network += p[partNetwork] + p[partNetworkAdj]
-	k.LB += p[partLB] + p[partLBAdj]
+	k.PV += r.PV + r.PVAdj
+	k.Network += r.Network + r.NetworkAdj
+	k.LB += r.LB + r.LBAdj
 	k.rows++
 }
 

@@ -61,7 +61,7 @@ type Options struct {
 	TempDir  string // where objects without random access are spooled
 	Logger   *slog.Logger
 	// Bill, when set, adds the comparison with the bill (compare.go):
-	// the archive's files are then read with the cost columns it needs.
+	// the archive's files are then read again for its columns (split.go).
 	Bill *Bill
 }
 
@@ -211,10 +211,6 @@ type row struct {
 	cpuCost, ramCost            float64
 	cpuEff, ramEff, total       float64
 	labels                      []string // parallel to the file's label columns
-	// parts are the columns of partColumns, read only when the report
-	// compares with the bill (nil otherwise: the report reads no more
-	// than it draws).
-	parts []float64
 }
 
 // scanFile calls fn for every row of the file at key, reading only the
@@ -225,18 +221,14 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 		return 0, err
 	}
 	defer obj.Close()
-	var parts []string
-	if o.Bill != nil {
-		parts = partColumns[:]
-	}
-	return scan(ctx, obj, obj.Size, parts, fn)
+	return scan(ctx, obj, obj.Size, fn)
 }
 
 // NamespaceCosts adds the totalCost of every row of the Parquet file in ra
 // to byNS, under the namespace names of the report. It is the reader of
 // the summary command, so that both print the same names and sums.
 func NamespaceCosts(ctx context.Context, ra io.ReaderAt, size int64, byNS map[string]float64) (rows int64, total float64, err error) {
-	rows, err = scan(ctx, ra, size, nil, func(_ []string, r *row) {
+	rows, err = scan(ctx, ra, size, func(_ []string, r *row) {
 		byNS[r.namespace] += r.total
 		total += r.total
 	})
@@ -270,8 +262,8 @@ func columns(pf *parquet.File) (idx map[string]int, labelKeys []string, labelCol
 }
 
 // scan reads the report's columns of a Parquet file, one row group at a
-// time, and the double columns named by parts into row.parts.
-func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn func(labelKeys []string, r *row)) (int64, error) {
+// time.
+func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []string, r *row)) (int64, error) {
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return 0, err
@@ -282,9 +274,6 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 	}
 	var rows int64
 	r := row{labels: make([]string, len(labelCols))}
-	if parts != nil {
-		r.parts = make([]float64, len(parts))
-	}
 	// The string columns the report reads have few distinct values
 	// (namespaces, controllers, label values); interning them spares an
 	// allocation per value. The table lives for one file only.
@@ -328,10 +317,6 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 		for j, c := range labelCols {
 			labels[j] = get(readColumn(chunks[c], n, str1))
 		}
-		extra := make([][]float64, len(parts))
-		for j, c := range parts {
-			extra[j] = num(c)
-		}
 		if err := errors.Join(errs...); err != nil {
 			return rows, err
 		}
@@ -340,9 +325,6 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 			r.cpuCost, r.ramCost, r.cpuEff, r.ramEff, r.total = cpu[i], ram[i], cpuE[i], ramE[i], tot[i]
 			for j := range labels {
 				r.labels[j] = labels[j][i]
-			}
-			for j := range extra {
-				r.parts[j] = extra[j][i]
 			}
 			fn(labelKeys, &r)
 		}

@@ -20,10 +20,11 @@ import (
 
 // Kubecost's split of the bill (issue 46) in the report: the archive's
 // allocations with their node, providerID and pvs (splitRec: the columns
-// of the contract the split reads, decoded by parquet-go's schema
-// conversion, nothing else), split by exporter/split over the bill's
-// resource-level lines, summed into the steps of each comparison row, as
-// the view <prefix>_namespace_daily computes them.
+// of the contract the split and Kubecost's side of the comparison read,
+// decoded by parquet-go's schema conversion, nothing else), split by
+// exporter/split over the bill's resource-level lines, summed into the
+// steps of each comparison row, as the view <prefix>_namespace_daily
+// computes them.
 
 type splitPV struct {
 	Adjustment *float64 `parquet:"adjustment,optional"`
@@ -32,26 +33,33 @@ type splitPV struct {
 }
 
 type splitRec struct {
-	Name           string             `parquet:"name"`
-	ClusterID      string             `parquet:"properties.clusterid"`
-	ClusterName    string             `parquet:"properties.eksClusterName"`
-	Namespace      string             `parquet:"properties.namespace"`
-	Node           string             `parquet:"properties.node"`
-	ProviderID     string             `parquet:"properties.providerID"`
-	Pod            string             `parquet:"properties.pod"`
-	Controller     string             `parquet:"properties.controller"`
-	ControllerKind string             `parquet:"properties.controllerKind"`
-	CPU            float64            `parquet:"cpuCost"`
-	CPUAdj         float64            `parquet:"cpuCostAdjustment"`
-	RAM            float64            `parquet:"ramCost"`
-	RAMAdj         float64            `parquet:"ramCostAdjustment"`
-	GPU            float64            `parquet:"gpuCost"`
-	GPUAdj         float64            `parquet:"gpuCostAdjustment"`
-	Network        float64            `parquet:"networkCost"`
-	NetworkAdj     float64            `parquet:"networkCostAdjustment"`
-	LB             float64            `parquet:"loadBalancerCost"`
-	LBAdj          float64            `parquet:"loadBalancerCostAdjustment"`
-	PVs            map[string]splitPV `parquet:"pvs,optional"`
+	Name           string  `parquet:"name"`
+	ClusterID      string  `parquet:"properties.clusterid"`
+	ClusterName    string  `parquet:"properties.eksClusterName"`
+	Namespace      string  `parquet:"properties.namespace"`
+	Node           string  `parquet:"properties.node"`
+	ProviderID     string  `parquet:"properties.providerID"`
+	Pod            string  `parquet:"properties.pod"`
+	Controller     string  `parquet:"properties.controller"`
+	ControllerKind string  `parquet:"properties.controllerKind"`
+	CPU            float64 `parquet:"cpuCost"`
+	CPUAdj         float64 `parquet:"cpuCostAdjustment"`
+	RAM            float64 `parquet:"ramCost"`
+	RAMAdj         float64 `parquet:"ramCostAdjustment"`
+	GPU            float64 `parquet:"gpuCost"`
+	GPUAdj         float64 `parquet:"gpuCostAdjustment"`
+	Network        float64 `parquet:"networkCost"`
+	NetworkAdj     float64 `parquet:"networkCostAdjustment"`
+	LB             float64 `parquet:"loadBalancerCost"`
+	LBAdj          float64 `parquet:"loadBalancerCostAdjustment"`
+	PV             float64 `parquet:"pvCost"`
+	PVAdj          float64 `parquet:"pvCostAdjustment"`
+	// Idle shared into an allocation (with shareIdle): appended columns
+	// of schema version 2, absent from older files.
+	CPUIdle *float64           `parquet:"cpuCostIdle,optional"`
+	RAMIdle *float64           `parquet:"ramCostIdle,optional"`
+	GPUIdle *float64           `parquet:"gpuCostIdle,optional"`
+	PVs     map[string]splitPV `parquet:"pvs,optional"`
 }
 
 // isIdleName is Kubecost's idle marker as the last element of a name.
@@ -86,8 +94,10 @@ func or0(p *float64) float64 {
 	return *p
 }
 
-// readAllocs reads the split's columns of the archive's files.
-func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, error) {
+// readAllocs reads the split's columns of the archive's files, and adds
+// each row to Kubecost's side of the comparison (kube, per cluster,
+// namespace and day).
+func readAllocs(ctx context.Context, o Options, files []File, kube map[CompareKey]*KubecostCost) ([]split.Alloc, error) {
 	var out []split.Alloc
 	buf := make([]splitRec, 256)
 	for _, f := range files {
@@ -107,7 +117,14 @@ func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, er
 				clear(buf)
 				n, err := r.Read(buf)
 				for i := range buf[:n] {
-					out = append(out, buf[i].alloc(f))
+					r := &buf[i]
+					out = append(out, r.alloc(f))
+					ns := NamespaceOf(r.Namespace, r.Name)
+					key := CompareKey{f.Ref(), billNamespace(ns), f.Day}
+					if kube[key] == nil {
+						kube[key] = &KubecostCost{}
+					}
+					kube[key].addRow(r, ns == Idle)
 				}
 				if errors.Is(err, io.EOF) {
 					return nil
@@ -126,11 +143,12 @@ func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, er
 
 // splitSteps computes the steps per comparison key: Kubecost's split of
 // the bill's resource-days, with SCAD's net split + unused from its pod
-// lines, for the clusters the report covers. It reads the archive one
+// lines, for the clusters the report covers; and Kubecost's side of the
+// comparison from the same read. It reads the archive one
 // account, region and day at a time (every cluster-day whole, as
 // split.Splitter wants) and keeps the steps per namespace-day, not the
 // allocations or the rows: memory holds one day's allocations.
-func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary) (map[CompareKey]*split.Steps, error) {
+func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary) (map[CompareKey]*split.Steps, map[CompareKey]*KubecostCost, error) {
 	scad := split.SCADNet{}
 	for k, c := range sum.Rows {
 		key := split.Key{Cluster: split.Cluster{Account: k.Account, Region: k.Region, ARN: k.ClusterARN, Name: k.Cluster}, Namespace: k.Namespace, Day: k.Day}
@@ -138,7 +156,7 @@ func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary)
 	}
 	on := scad.On()
 	sp := split.NewSplitter(split.Bill{Resources: sum.Resources, Parents: sum.Parents})
-	out := map[CompareKey]*split.Steps{}
+	out, kube := map[CompareKey]*split.Steps{}, map[CompareKey]*KubecostCost{}
 	add := func(steps map[split.Key]*split.Steps) {
 		for k, s := range steps {
 			ref := ClusterRef{Account: k.Cluster.Account, Region: k.Cluster.Region, Name: k.Cluster.Name}
@@ -153,14 +171,14 @@ func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary)
 		}
 	}
 	for _, part := range byDay(files) {
-		allocs, err := readAllocs(ctx, o, part)
+		allocs, err := readAllocs(ctx, o, part, kube)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		add(split.NamespaceStepsOn(sp.Add(allocs), nil, on))
 	}
 	add(split.NamespaceStepsOn(sp.BillOnly(), scad, on))
-	return out, nil
+	return out, kube, nil
 }
 
 // byDay groups files per account, region and day, in that order.
