@@ -64,16 +64,13 @@ func WriteBillText(w io.Writer, c *Comparison, currency string) error {
 				o.Bill.Cost(), currency, o.Bill.Net(), o.Days, o.From.Format(time.DateOnly), o.To.Format(time.DateOnly))
 		}
 	}
-	writeWaterfallText(tw, c.Waterfalls, currency)
 	present := map[CompareKey]Present{}
 	for _, cl := range c.Clusters {
 		for _, r := range cl.Namespaces {
 			present[r.CompareKey] = r.Present
 		}
 	}
-	for _, w := range c.Waterfalls {
-		writeStepTable(tw, w, present, currency)
-	}
+	writeWaterfallText(tw, c.Waterfalls, present, currency)
 	return tw.Flush()
 }
 

@@ -15,11 +15,7 @@ import (
 // SCAD's split: the steps of the views' columns (kubecost_cost,
 // pricing_step, discounts_step, negotiated_step, split_bill_cost,
 // idle_spread_step, split_weights_step, scad_cost), filled by the split of
-// the bill (exporter/split's Steps). They add up:
-//
-//	Kubecost + Pricing + Discounts + Negotiated = SplitBill
-//	SplitBill + IdleSpread + SplitWeights = SCAD
-//
+// the bill (exporter/split's Steps) and adding up as those do.
 // ListPriced is Kubecost's own number of what no bill line prices, shown
 // apart and never in the steps. SCADOn says whether SCAD is on for any of
 // the days summed; without it IdleSpread and SplitWeights are 0 and SCAD
@@ -208,7 +204,11 @@ var _ = template.Must(tmpl.New("waterfall").Parse(`<h3 id="waterfall">The differ
 // report command shows them on stdout:
 //
 //	prod: Kubecost 100.00 + pricing -0.12 + discounts -21.30 + negotiated -3.00 = split of the bill 75.58 USD
-func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, currency string) {
+//
+// then each cluster's steps per namespace, the text twin of the page's
+// waterfall table: every step a column, so a namespace's number on the
+// bill and the way to it from Kubecost's read on one line.
+func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, present map[CompareKey]Present, currency string) {
 	if len(ws) == 0 {
 		return
 	}
@@ -236,29 +236,26 @@ func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, currency st
 		}
 		fmt.Fprintln(tw)
 	}
-}
-
-// writeStepTable prints a cluster's steps per namespace, the text twin of
-// the page's waterfall table: every step a column, so a namespace's
-// number on the bill and the way to it from Kubecost's read on one line.
-func writeStepTable(tw *tabwriter.Writer, w ClusterWaterfall, present map[CompareKey]Present, currency string) {
-	labels, _ := clusterNames([]ClusterRef{w.Cluster})
-	fmt.Fprintf(tw, "\n%s, %s\nnamespace\t", labels[w.Cluster], currency)
-	for _, s := range w.Total.steps() {
-		fmt.Fprintf(tw, "%s\t", strings.TrimLeft(s.Label, "+= "))
-	}
-	fmt.Fprint(tw, "list-priced\tpresent in\t\n")
-	row := func(ns string, v Waterfall, p Present) {
-		fmt.Fprintf(tw, "%s\t", ns)
-		for _, s := range v.stepsWith(w.Total.SCADOn) {
-			fmt.Fprintf(tw, "%.2f\t", s.Value)
+	for _, w := range ws {
+		// The table's title is the cluster's name alone, whatever the
+		// other clusters are called.
+		fmt.Fprintf(tw, "\n%s, %s\nnamespace\t", w.Cluster.Name, currency)
+		for _, s := range w.Total.steps() {
+			fmt.Fprintf(tw, "%s\t", strings.TrimLeft(s.Label, "+= "))
 		}
-		fmt.Fprintf(tw, "%.2f\t%s\t\n", v.ListPriced, p)
+		fmt.Fprint(tw, "list-priced\tpresent in\t\n")
+		row := func(ns string, v Waterfall, p Present) {
+			fmt.Fprintf(tw, "%s\t", ns)
+			for _, s := range v.stepsWith(w.Total.SCADOn) {
+				fmt.Fprintf(tw, "%.2f\t", s.Value)
+			}
+			fmt.Fprintf(tw, "%.2f\t%s\t\n", v.ListPriced, p)
+		}
+		for _, n := range w.Namespaces {
+			row(n.Namespace, n.Waterfall, present[CompareKey{Cluster: w.Cluster, Namespace: n.Namespace}])
+		}
+		row("TOTAL", w.Total, "")
 	}
-	for _, n := range w.Namespaces {
-		row(n.Namespace, n.Waterfall, present[CompareKey{Cluster: w.Cluster, Namespace: n.Namespace}])
-	}
-	row("TOTAL", w.Total, "")
 }
 
 // Waterfalls sums steps per namespace-day (CompareKey, as the split of
