@@ -228,11 +228,7 @@ func (a *aggregator) add(labelKeys []string, r *row) {
 		a.work[workload{r.namespace, r.kind, r.controller}] += r.total
 	}
 	if r.namespace != Idle { // idle has no usage, so no efficiency
-		e := a.eff[r.namespace]
-		if e == nil {
-			e = &effAcc{}
-			a.eff[r.namespace] = e
-		}
+		e := entry(a.eff, r.namespace)
 		e.cpu += r.cpuCost
 		e.ram += r.ramCost
 		e.cpuW += r.cpuCost * r.cpuEff
@@ -274,6 +270,16 @@ func (a *aggregator) finish() *Data {
 		d.Labels = append(d.Labels, LabelCosts{Key: k, Values: sorted(a.labels[k])})
 	}
 	return d
+}
+
+// entry is m[k], a new zero V added first where m has none.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v := m[k]
+	if v == nil {
+		v = new(V)
+		m[k] = v
+	}
+	return v
 }
 
 // sorted lists m largest first, ties by name.

@@ -32,12 +32,7 @@ func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKe
 			continue
 		}
 		k := CompareKey{Cluster: ref, Namespace: key.Namespace, Day: key.Day}
-		b := out[k]
-		if b == nil {
-			b = &BillCost{}
-			out[k] = b
-		}
-		b.merge(BillCost{Split: c.Total(bill.MSplit), Unused: c.Total(bill.MUnused),
+		entry(out, k).merge(BillCost{Split: c.Total(bill.MSplit), Unused: c.Total(bill.MUnused),
 			NetSplit: c.Total(bill.MNetSplit), NetUnused: c.Total(bill.MNetUnused),
 			PublicOnDemand: c.Total(bill.MPublicOnDemandSplit) + c.Total(bill.MPublicOnDemandUnused), Lines: c.Lines})
 	}

@@ -199,35 +199,25 @@ type ClusterComparison struct {
 // are kept and marked.
 func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCost, steps map[CompareKey]*split.Steps) []ClusterComparison {
 	rows := map[CompareKey]*CompareRow{}
-	get := func(k CompareKey) *CompareRow {
-		r := rows[k]
-		if r == nil {
-			r = &CompareRow{CompareKey: k}
-			rows[k] = r
-		}
-		return r
-	}
 	for k, v := range kube {
-		get(k).Kubecost = *v
+		entry(rows, k).Kubecost = *v
 	}
 	for k, v := range bill {
-		get(k).Bill = *v
+		entry(rows, k).Bill = *v
 	}
 	for k, v := range steps {
-		get(k).Steps = *v
+		entry(rows, k).Steps = *v
 	}
 	byCluster := map[ClusterRef]*ClusterComparison{}
 	for k, r := range rows {
+		r.CompareKey = k
 		r.mark()
-		c := byCluster[k.Cluster]
-		if c == nil {
-			c = &ClusterComparison{Cluster: k.Cluster, Total: CompareRow{CompareKey: CompareKey{Cluster: k.Cluster}}}
-			byCluster[k.Cluster] = c
-		}
+		c := entry(byCluster, k.Cluster)
 		c.Daily = append(c.Daily, *r)
 	}
 	out := make([]ClusterComparison, 0, len(byCluster))
-	for _, c := range byCluster {
+	for ref, c := range byCluster {
+		c.Cluster, c.Total.Cluster = ref, ref
 		slices.SortFunc(c.Daily, func(a, b CompareRow) int {
 			return cmp.Or(a.Day.Compare(b.Day), cmp.Compare(a.Namespace, b.Namespace))
 		})

@@ -121,10 +121,7 @@ func readAllocs(ctx context.Context, o Options, files []File, kube map[CompareKe
 					out = append(out, r.alloc(f))
 					ns := NamespaceOf(r.Namespace, r.Name)
 					key := CompareKey{f.Ref(), billNamespace(ns), f.Day}
-					if kube[key] == nil {
-						kube[key] = &KubecostCost{}
-					}
-					kube[key].addRow(r, ns == Idle)
+					entry(kube, key).addRow(r, ns == Idle)
 				}
 				if errors.Is(err, io.EOF) {
 					return nil
@@ -164,10 +161,7 @@ func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary)
 				continue
 			}
 			ck := CompareKey{Cluster: ref, Namespace: k.Namespace, Day: k.Day}
-			if out[ck] == nil {
-				out[ck] = &split.Steps{}
-			}
-			out[ck].Add(s)
+			entry(out, ck).Add(s)
 		}
 	}
 	for _, part := range byDay(files) {

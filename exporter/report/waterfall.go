@@ -269,20 +269,12 @@ func Waterfalls(byDay map[CompareKey]Waterfall) []ClusterWaterfall {
 	}
 	ns := map[nsKey]*Waterfall{}
 	for k, w := range byDay {
-		n := ns[nsKey{k.Cluster, k.Namespace}]
-		if n == nil {
-			n = &Waterfall{}
-			ns[nsKey{k.Cluster, k.Namespace}] = n
-		}
-		n.Add(w)
+		entry(ns, nsKey{k.Cluster, k.Namespace}).Add(w)
 	}
 	byCluster := map[ClusterRef]*ClusterWaterfall{}
 	for k, w := range ns {
-		c := byCluster[k.c]
-		if c == nil {
-			c = &ClusterWaterfall{Cluster: k.c}
-			byCluster[k.c] = c
-		}
+		c := entry(byCluster, k.c)
+		c.Cluster = k.c
 		c.Total.Add(*w)
 		c.Namespaces = append(c.Namespaces, NamespaceWaterfall{k.ns, *w})
 	}
