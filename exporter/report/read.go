@@ -343,41 +343,31 @@ func readNamed[T any](chunks []parquet.ColumnChunk, idx map[string]int, name str
 	return readColumn(chunks[i], n, conv)
 }
 
-// readColumn decodes one column chunk page by page. A null reads as the
-// zero value, as the contract's "0 when missing" and "" when missing.
+// readColumn decodes one column chunk. A null reads as the zero value, as
+// the contract's "0 when missing" and "" when missing.
 func readColumn[T any](cc parquet.ColumnChunk, n int, conv func(parquet.Value) T) ([]T, error) {
 	out := make([]T, 0, n)
-	pages := cc.Pages()
-	defer pages.Close()
+	// The reader releases a page once its values are read; conv copies
+	// what it keeps of a value before the next read.
+	vr := parquet.NewColumnChunkValueReader(cc)
+	defer vr.Close()
 	buf := make([]parquet.Value, 1024)
 	for {
-		p, err := pages.ReadPage()
+		k, err := vr.ReadValues(buf)
+		for _, v := range buf[:k] {
+			if v.IsNull() {
+				var zero T
+				out = append(out, zero)
+			} else {
+				out = append(out, conv(v))
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		vr := p.Values()
-		for {
-			k, err := vr.ReadValues(buf)
-			for _, v := range buf[:k] {
-				if v.IsNull() {
-					var zero T
-					out = append(out, zero)
-				} else {
-					out = append(out, conv(v))
-				}
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				parquet.Release(p)
-				return nil, err
-			}
-		}
-		parquet.Release(p)
 	}
 	if len(out) != n {
 		return nil, fmt.Errorf("column %d: %d values for %d rows", cc.Column(), len(out), n)
