@@ -8,13 +8,11 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
 
@@ -62,34 +60,28 @@ type splitRec struct {
 	PVs     map[string]splitPV `parquet:"pvs,optional"`
 }
 
-// isIdleName is Kubecost's idle marker as the last element of a name.
-func isIdleName(name string) bool {
-	return name == schema.IdleName || strings.HasSuffix(name, "/"+schema.IdleName)
-}
-
-func (r *splitRec) alloc(f File) split.Alloc {
+// alloc is r as the split reads it; idle: r is an idle row (Idle).
+func (r *splitRec) alloc(f File, idle bool) split.Alloc {
 	a := split.Alloc{
 		Cluster: split.Cluster{Account: f.Account, Region: f.Region, ARN: r.ClusterID, Name: r.ClusterName},
 		Day:     f.Day, Node: r.Node, ProviderID: r.ProviderID, Namespace: r.Namespace, Pod: r.Pod,
-		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: r.Namespace == "" && isIdleName(r.Name),
+		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: idle,
 		Compute: r.CPU + r.CPUAdj + r.RAM + r.RAMAdj + r.GPU + r.GPUAdj, Network: r.Network + r.NetworkAdj, LoadBalancer: r.LB + r.LBAdj,
 	}
 	// A map has no order here; sorted by key so that the rows come out
 	// the same on every run. The view reads every entry, as Merge does.
 	for _, k := range slices.Sorted(maps.Keys(r.PVs)) {
 		pv := r.PVs[k]
-		id := ""
-		if pv.ProviderID != nil {
-			id = *pv.ProviderID
-		}
-		a.PVs = append(a.PVs, split.PV{ProviderID: id, Cost: or0(pv.Cost) + or0(pv.Adjustment)})
+		a.PVs = append(a.PVs, split.PV{ProviderID: or0(pv.ProviderID), Cost: or0(pv.Cost) + or0(pv.Adjustment)})
 	}
 	return a
 }
 
-func or0(p *float64) float64 {
+// or0 is *p, the zero value for nil.
+func or0[T any](p *T) T {
 	if p == nil {
-		return 0
+		var zero T
+		return zero
 	}
 	return *p
 }
@@ -118,10 +110,9 @@ func readAllocs(ctx context.Context, o Options, files []File, kube map[CompareKe
 				n, err := r.Read(buf)
 				for i := range buf[:n] {
 					r := &buf[i]
-					out = append(out, r.alloc(f))
 					ns := NamespaceOf(r.Namespace, r.Name)
-					key := CompareKey{f.Ref(), billNamespace(ns), f.Day}
-					entry(kube, key).addRow(r, ns == Idle)
+					out = append(out, r.alloc(f, ns == Idle))
+					entry(kube, CompareKey{f.Ref(), billNamespace(ns), f.Day}).addRow(r, ns == Idle)
 				}
 				if errors.Is(err, io.EOF) {
 					return nil
