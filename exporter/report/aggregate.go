@@ -101,9 +101,6 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 		return nil, ErrEmpty
 	}
 	a := newAggregator()
-	if o.Bill != nil {
-		a.kube, a.kubeDay = map[CompareKey]*KubecostCost{}, map[string]*KubecostCost{}
-	}
 	for _, f := range files {
 		a.startFile(f)
 		rows, err := scanFile(ctx, o, f.Key, a.add)
@@ -131,7 +128,7 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	d.Clusters = clustersOf(files, asked)
 	d.Calendar = calendar(files, d, o)
 	if o.Bill != nil {
-		if err := compareWithBill(ctx, o, d, a.kube, files); err != nil {
+		if err := compareWithBill(ctx, o, d, files); err != nil {
 			return nil, err
 		}
 	}
@@ -192,13 +189,6 @@ type aggregator struct {
 	dayNS      Amounts                // the current file's day
 	dayCluster map[ClusterRef]float64 // the current file's day
 	cluster    ClusterRef
-
-	// kube is Kubecost's side of the comparison with the bill, per
-	// cluster, namespace and day (nil without one); kubeDay points at the
-	// current file's entries by namespace.
-	kube    map[CompareKey]*KubecostCost
-	kubeDay map[string]*KubecostCost
-	file    File
 }
 
 func newAggregator() *aggregator {
@@ -225,24 +215,6 @@ func (a *aggregator) startFile(f File) {
 		a.d.ClusterDaily[f.Day] = map[ClusterRef]float64{}
 	}
 	a.dayNS, a.dayCluster, a.cluster = days[f.Day], a.d.ClusterDaily[f.Day], ref
-	if a.kube != nil {
-		a.file = f
-		clear(a.kubeDay)
-	}
-}
-
-// addKubecost adds a row to Kubecost's side of the comparison.
-func (a *aggregator) addKubecost(r *row) {
-	k := a.kubeDay[r.namespace]
-	if k == nil {
-		key := CompareKey{a.cluster, billNamespace(r.namespace), a.file.Day}
-		if k = a.kube[key]; k == nil {
-			k = &KubecostCost{}
-			a.kube[key] = k
-		}
-		a.kubeDay[r.namespace] = k
-	}
-	k.addRow(r.parts, r.total, r.namespace == Idle)
 }
 
 // add sums one row. Sums are taken in file and row order, the order the
@@ -252,29 +224,16 @@ func (a *aggregator) add(labelKeys []string, r *row) {
 	a.d.Total += r.total
 	a.dayNS[r.namespace] += r.total
 	a.dayCluster[a.cluster] += r.total
-	if r.parts != nil {
-		a.addKubecost(r)
-	}
 	if r.controller != "" {
 		a.work[workload{r.namespace, r.kind, r.controller}] += r.total
 	}
-	if r.namespace == Idle {
-		a.addLabels(labelKeys, r) // idle has no usage, so no efficiency
-		return
+	if r.namespace != Idle { // idle has no usage, so no efficiency
+		e := entry(a.eff, r.namespace)
+		e.cpu += r.cpuCost
+		e.ram += r.ramCost
+		e.cpuW += r.cpuCost * r.cpuEff
+		e.ramW += r.ramCost * r.ramEff
 	}
-	e := a.eff[r.namespace]
-	if e == nil {
-		e = &effAcc{}
-		a.eff[r.namespace] = e
-	}
-	e.cpu += r.cpuCost
-	e.ram += r.ramCost
-	e.cpuW += r.cpuCost * r.cpuEff
-	e.ramW += r.ramCost * r.ramEff
-	a.addLabels(labelKeys, r)
-}
-
-func (a *aggregator) addLabels(labelKeys []string, r *row) {
 	for i, k := range labelKeys {
 		m := a.labels[k]
 		if m == nil {
@@ -311,6 +270,16 @@ func (a *aggregator) finish() *Data {
 		d.Labels = append(d.Labels, LabelCosts{Key: k, Values: sorted(a.labels[k])})
 	}
 	return d
+}
+
+// entry is m[k], a new zero V added first where m has none.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v := m[k]
+	if v == nil {
+		v = new(V)
+		m[k] = v
+	}
+	return v
 }
 
 // sorted lists m largest first, ties by name.

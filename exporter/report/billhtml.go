@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"strconv"
 	"text/tabwriter"
 	"time"
 )
@@ -23,14 +22,7 @@ type billPage struct {
 // The section is a template of the page's set ({{template "bill"}}), so
 // that it is written to the page's writer as it is executed, not built in
 // memory first: its rows grow with clusters × namespaces × days.
-var _ = template.Must(tmpl.New("bill").Funcs(template.FuncMap{
-	"raw":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
-	"diffpct": pctOf,
-	"cluster": clusterLabel,
-	"present": func(p Present) string {
-		return map[Present]string{Both: "both", KubecostOnly: "Kubecost only", BillOnly: "bill only"}[p]
-	},
-}).Parse(`<h2 id="bill">Kubecost and the bill</h2>
+var _ = template.Must(tmpl.New("bill").Parse(`<h2 id="bill">Kubecost and the bill</h2>
 <p class="meta">The bill is the CUR 2.0 export at <code>{{.C.Source}}</code> with split cost allocation data (<span id="bill-files">{{.C.Files}}</span> files, <span id="bill-lines">{{.C.Lines}}</span> pod lines; {{.C.Skipped}} of {{.C.RowGroups}} row groups skipped by their dates), read as AWS's own SCAD dashboard reads it.
 Like for like, per namespace and day: <b>Kubecost</b> is its CPU, RAM and GPU cost (with adjustments), at the prices Kubecost uses (list prices unless its own CUR integration is configured); the <b>bill</b> is its pods' split cost plus their share of their instances' unused cost, at your rates (Reserved Instances, Savings Plans), as amortized cost. Kubecost keeps idle capacity apart, on its own row <code>__idle__</code>, which the bill does not have: compare a cluster's totals, or its idle with the bill's unused cost. The <b>difference</b> is Kubecost less the bill. <b>Only Kubecost</b> is what split cost allocation data does not split: persistent volumes, network and load balancers. Rows only one side has are kept: a namespace the archive lacks is "bill only", one the bill lacks (not on EKS, not in this account's export, or before split cost allocation data was turned on) "Kubecost only". The same rows are the Athena view <code>namespace_daily</code> of the bill module.</p>
 {{with .C.Outside}}<div id="bill-outside"><p class="meta"><b>Not compared: the bill's days outside the report's.</b> The rows below are the report's days, {{day $.C.From}} to {{day $.C.To}} (without <code>-from</code> and <code>-to</code>, the archive's days). An invoice is a month: the bill was read over its billing periods, {{day $.C.ReadFrom}} to {{day $.C.ReadTo}}, and on the other days it holds:</p>
@@ -72,16 +64,13 @@ func WriteBillText(w io.Writer, c *Comparison, currency string) error {
 				o.Bill.Cost(), currency, o.Bill.Net(), o.Days, o.From.Format(time.DateOnly), o.To.Format(time.DateOnly))
 		}
 	}
-	writeWaterfallText(tw, c.Waterfalls, currency)
 	present := map[CompareKey]Present{}
 	for _, cl := range c.Clusters {
 		for _, r := range cl.Namespaces {
 			present[r.CompareKey] = r.Present
 		}
 	}
-	for _, w := range c.Waterfalls {
-		writeStepTable(tw, w, present, currency)
-	}
+	writeWaterfallText(tw, c.Waterfalls, present, currency)
 	return tw.Flush()
 }
 

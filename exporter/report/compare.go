@@ -65,52 +65,13 @@ const (
 	BillOnly     Present = "bill_only"
 )
 
-// The archive's double columns the comparison reads: row.parts holds them
-// at these names' indexes, so every read names its column.
-const (
-	partCPU = iota
-	partCPUAdj
-	partRAM
-	partRAMAdj
-	partGPU
-	partGPUAdj
-	partPV
-	partPVAdj
-	partNetwork
-	partNetworkAdj
-	partLB
-	partLBAdj
-	partShared
-	partExternal
-	partCPUIdle
-	partRAMIdle
-	partGPUIdle
-	numParts
-)
-
-// partColumns names each part's column.
-var partColumns = [numParts]string{
-	partCPU: doubleColumn("cpuCost"), partCPUAdj: doubleColumn("cpuCostAdjustment"),
-	partRAM: doubleColumn("ramCost"), partRAMAdj: doubleColumn("ramCostAdjustment"),
-	partGPU: doubleColumn("gpuCost"), partGPUAdj: doubleColumn("gpuCostAdjustment"),
-	partPV: doubleColumn("pvCost"), partPVAdj: doubleColumn("pvCostAdjustment"),
-	partNetwork: doubleColumn("networkCost"), partNetworkAdj: doubleColumn("networkCostAdjustment"),
-	partLB: doubleColumn("loadBalancerCost"), partLBAdj: doubleColumn("loadBalancerCostAdjustment"),
-	partShared: doubleColumn("sharedCost"), partExternal: doubleColumn("externalCost"),
-	// Idle shared into an allocation (with shareIdle): appended columns
-	// of schema version 2, not in schema.DoubleNames.
-	partCPUIdle: "cpuCostIdle", partRAMIdle: "ramCostIdle", partGPUIdle: "gpuCostIdle",
-}
-
 // KubecostCost is Kubecost's side of one row; each part includes its
 // adjustment.
 type KubecostCost struct {
-	CPU, RAM, GPU    float64
-	Idle             float64 // an __idle__ row's compute, else the idle shared into the row
-	PV, Network, LB  float64
-	Shared, External float64
-	Total            float64 // totalCost
-	rows             int64
+	CPU, RAM, GPU   float64
+	Idle            float64 // an __idle__ row's compute, else the idle shared into the row
+	PV, Network, LB float64
+	rows            int64
 }
 
 // Compute is what compares with the bill: CPU + RAM + GPU.
@@ -119,22 +80,20 @@ func (k KubecostCost) Compute() float64 { return k.CPU + k.RAM + k.GPU }
 // OnlyKubecost is what the bill does not split: PV + network + load balancers.
 func (k KubecostCost) OnlyKubecost() float64 { return k.PV + k.Network + k.LB }
 
-func (k *KubecostCost) addRow(p []float64, total float64, idle bool) {
-	cpu, ram, gpu := p[partCPU]+p[partCPUAdj], p[partRAM]+p[partRAMAdj], p[partGPU]+p[partGPUAdj]
+// addRow adds an archive row of the key (Idle: an __idle__ row).
+func (k *KubecostCost) addRow(r *splitRec, idle bool) {
+	cpu, ram, gpu := r.CPU+r.CPUAdj, r.RAM+r.RAMAdj, r.GPU+r.GPUAdj
 	k.CPU += cpu
 	k.RAM += ram
 	k.GPU += gpu
 	if idle {
 		k.Idle += cpu + ram + gpu
 	} else {
-		k.Idle += p[partCPUIdle] + p[partRAMIdle] + p[partGPUIdle]
+		k.Idle += or0(r.CPUIdle) + or0(r.RAMIdle) + or0(r.GPUIdle)
 	}
-	k.PV += p[partPV] + p[partPVAdj]
-	k.Network += p[partNetwork] + p[partNetworkAdj]
-	k.LB += p[partLB] + p[partLBAdj]
-	k.Shared += p[partShared]
-	k.External += p[partExternal]
-	k.Total += total
+	k.PV += r.PV + r.PVAdj
+	k.Network += r.Network + r.NetworkAdj
+	k.LB += r.LB + r.LBAdj
 	k.rows++
 }
 
@@ -146,9 +105,6 @@ func (k *KubecostCost) merge(o KubecostCost) {
 	k.PV += o.PV
 	k.Network += o.Network
 	k.LB += o.LB
-	k.Shared += o.Shared
-	k.External += o.External
-	k.Total += o.Total
 	k.rows += o.rows
 }
 
@@ -198,9 +154,10 @@ type CompareRow struct {
 	CompareKey
 	Kubecost KubecostCost
 	Bill     BillCost
-	// Steps explain the row in dollars (exporter/split.Steps: Kubecost's
-	// split of the bill and the way from Kubecost's number to it and to
-	// SCAD's), as the view's step columns.
+	// Steps explain a day's row in dollars (exporter/split.Steps:
+	// Kubecost's split of the bill and the way from Kubecost's number to
+	// it and to SCAD's), as the view's step columns; zero on the rows over
+	// days, whose steps are the Waterfalls.
 	Steps   split.Steps
 	Present Present
 }
@@ -219,7 +176,7 @@ type Comparison struct {
 	Clusters                         []ClusterComparison
 	// From and To are the days compared (the report's); Outside is the
 	// bill's cost per cluster on days of its billing periods that they
-	// leave out (billdays.go), ReadFrom and ReadTo the days read.
+	// leave out (splitOutside), ReadFrom and ReadTo the days read.
 	From, To         time.Time
 	Outside          []OutsideDays
 	ReadFrom, ReadTo time.Time
@@ -241,57 +198,44 @@ type ClusterComparison struct {
 // namespace and day) into the section's tables. Rows only one side has
 // are kept and marked.
 func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCost, steps map[CompareKey]*split.Steps) []ClusterComparison {
-	byCluster := map[ClusterRef]*ClusterComparison{}
 	rows := map[CompareKey]*CompareRow{}
-	get := func(k CompareKey) *CompareRow {
-		r := rows[k]
-		if r == nil {
-			r = &CompareRow{CompareKey: k}
-			rows[k] = r
-		}
-		return r
-	}
 	for k, v := range kube {
-		get(k).Kubecost = *v
+		entry(rows, k).Kubecost = *v
 	}
 	for k, v := range bill {
-		get(k).Bill = *v
+		entry(rows, k).Bill = *v
 	}
 	for k, v := range steps {
-		get(k).Steps = *v
+		entry(rows, k).Steps = *v
 	}
+	byCluster := map[ClusterRef]*ClusterComparison{}
 	for k, r := range rows {
-		r.Present = presence(r.Kubecost.rows > 0, r.Bill.Lines > 0)
-		c := byCluster[k.Cluster]
-		if c == nil {
-			c = &ClusterComparison{Cluster: k.Cluster, Total: CompareRow{CompareKey: CompareKey{Cluster: k.Cluster}}}
-			byCluster[k.Cluster] = c
-		}
+		r.CompareKey = k
+		r.mark()
+		c := entry(byCluster, k.Cluster)
 		c.Daily = append(c.Daily, *r)
 	}
 	out := make([]ClusterComparison, 0, len(byCluster))
-	for _, c := range byCluster {
+	for ref, c := range byCluster {
+		c.Cluster, c.Total.Cluster = ref, ref
 		slices.SortFunc(c.Daily, func(a, b CompareRow) int {
 			return cmp.Or(a.Day.Compare(b.Day), cmp.Compare(a.Namespace, b.Namespace))
 		})
-		byNS := map[string]*CompareRow{}
-		var order []string
+		byNS := map[string]int{} // index in c.Namespaces
 		for _, r := range c.Daily {
-			n := byNS[r.Namespace]
-			if n == nil {
-				n = &CompareRow{CompareKey: CompareKey{Cluster: c.Cluster, Namespace: r.Namespace}}
-				byNS[r.Namespace] = n
-				order = append(order, r.Namespace)
+			i, ok := byNS[r.Namespace]
+			if !ok {
+				i = len(c.Namespaces)
+				byNS[r.Namespace] = i
+				c.Namespaces = append(c.Namespaces, CompareRow{CompareKey: CompareKey{Cluster: c.Cluster, Namespace: r.Namespace}})
 			}
-			addRow(n, r)
-			addRow(&c.Total, r)
+			c.Namespaces[i].add(r)
+			c.Total.add(r)
 		}
-		for _, ns := range order {
-			n := byNS[ns]
-			n.Present = presence(n.Kubecost.rows > 0, n.Bill.Lines > 0)
-			c.Namespaces = append(c.Namespaces, *n)
+		for i := range c.Namespaces {
+			c.Namespaces[i].mark()
 		}
-		c.Total.Present = presence(c.Total.Kubecost.rows > 0, c.Total.Bill.Lines > 0)
+		c.Total.mark()
 		slices.SortFunc(c.Namespaces, func(a, b CompareRow) int {
 			return cmp.Or(cmp.Compare(max(b.Kubecost.Compute(), b.Bill.Cost()), max(a.Kubecost.Compute(), a.Bill.Cost())),
 				cmp.Compare(a.Namespace, b.Namespace))
@@ -302,18 +246,21 @@ func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCo
 	return out
 }
 
-func addRow(dst *CompareRow, r CompareRow) {
-	dst.Kubecost.merge(r.Kubecost)
-	dst.Bill.merge(r.Bill)
-	dst.Steps.Add(&r.Steps)
+// add sums a day's row into a row over days; the steps over days are the
+// waterfall's (Waterfalls).
+func (r *CompareRow) add(day CompareRow) {
+	r.Kubecost.merge(day.Kubecost)
+	r.Bill.merge(day.Bill)
 }
 
-func presence(kube, bill bool) Present {
-	switch {
+// mark sets which side has the row.
+func (r *CompareRow) mark() {
+	switch kube, bill := r.Kubecost.rows > 0, r.Bill.Lines > 0; {
 	case kube && bill:
-		return Both
+		r.Present = Both
 	case kube:
-		return KubecostOnly
+		r.Present = KubecostOnly
+	default:
+		r.Present = BillOnly
 	}
-	return BillOnly
 }

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +45,14 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		return fmt.Sprintf("%.1f", 100*v/total)
 	},
 	"day": func(t time.Time) string { return t.Format(time.DateOnly) },
+	// The bill's section (billhtml.go) and its waterfall (waterfall.go).
+	"raw":     func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
+	"diffpct": pctOf,
+	"cluster": clusterLabel,
+	"present": func(p Present) string {
+		return map[Present]string{Both: "both", KubecostOnly: "Kubecost only", BillOnly: "bill only"}[p]
+	},
+	"steps": func(w Waterfall, scad bool) []step { return w.stepsWith(scad) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -61,7 +61,7 @@ type Options struct {
 	TempDir  string // where objects without random access are spooled
 	Logger   *slog.Logger
 	// Bill, when set, adds the comparison with the bill (compare.go):
-	// the archive's files are then read with the cost columns it needs.
+	// the archive's files are then read again for its columns (split.go).
 	Bill *Bill
 }
 
@@ -211,10 +211,6 @@ type row struct {
 	cpuCost, ramCost            float64
 	cpuEff, ramEff, total       float64
 	labels                      []string // parallel to the file's label columns
-	// parts are the columns of partColumns, read only when the report
-	// compares with the bill (nil otherwise: the report reads no more
-	// than it draws).
-	parts []float64
 }
 
 // scanFile calls fn for every row of the file at key, reading only the
@@ -225,18 +221,14 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 		return 0, err
 	}
 	defer obj.Close()
-	var parts []string
-	if o.Bill != nil {
-		parts = partColumns[:]
-	}
-	return scan(ctx, obj, obj.Size, parts, fn)
+	return scan(ctx, obj, obj.Size, fn)
 }
 
 // NamespaceCosts adds the totalCost of every row of the Parquet file in ra
 // to byNS, under the namespace names of the report. It is the reader of
 // the summary command, so that both print the same names and sums.
 func NamespaceCosts(ctx context.Context, ra io.ReaderAt, size int64, byNS map[string]float64) (rows int64, total float64, err error) {
-	rows, err = scan(ctx, ra, size, nil, func(_ []string, r *row) {
+	rows, err = scan(ctx, ra, size, func(_ []string, r *row) {
 		byNS[r.namespace] += r.total
 		total += r.total
 	})
@@ -270,8 +262,8 @@ func columns(pf *parquet.File) (idx map[string]int, labelKeys []string, labelCol
 }
 
 // scan reads the report's columns of a Parquet file, one row group at a
-// time, and the double columns named by parts into row.parts.
-func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn func(labelKeys []string, r *row)) (int64, error) {
+// time.
+func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []string, r *row)) (int64, error) {
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return 0, err
@@ -282,9 +274,6 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 	}
 	var rows int64
 	r := row{labels: make([]string, len(labelCols))}
-	if parts != nil {
-		r.parts = make([]float64, len(parts))
-	}
 	// The string columns the report reads have few distinct values
 	// (namespaces, controllers, label values); interning them spares an
 	// allocation per value. The table lives for one file only.
@@ -314,20 +303,19 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 		}
 		n := int(rg.NumRows())
 		chunks := rg.ColumnChunks()
-		str := func(name string) ([]string, error) { return readStrings(chunks, idx, name, n, str1) }
-		num := func(name string) ([]float64, error) { return readDoubles(chunks, idx, name, n) }
 		var errs []error
 		get := func(v []string, err error) []string { errs = append(errs, err); return v }
-		getf := func(v []float64, err error) []float64 { errs = append(errs, err); return v }
-		ns, names, ctl, kind := get(str(colNamespace)), get(readStrings(chunks, idx, colName, n, marker)), get(str(colController)), get(str(colControllerKind))
-		cpu, ram, cpuE, ramE, tot := getf(num(colCPUCost)), getf(num(colRAMCost)), getf(num(colCPUEff)), getf(num(colRAMEff)), getf(num(colTotal))
+		str := func(name string) []string { return get(readNamed(chunks, idx, name, n, str1)) }
+		num := func(name string) []float64 {
+			v, err := readNamed(chunks, idx, name, n, parquet.Value.Double)
+			errs = append(errs, err)
+			return v
+		}
+		ns, names, ctl, kind := str(colNamespace), get(readNamed(chunks, idx, colName, n, marker)), str(colController), str(colControllerKind)
+		cpu, ram, cpuE, ramE, tot := num(colCPUCost), num(colRAMCost), num(colCPUEff), num(colRAMEff), num(colTotal)
 		labels := make([][]string, len(labelCols))
 		for j, c := range labelCols {
 			labels[j] = get(readColumn(chunks[c], n, str1))
-		}
-		extra := make([][]float64, len(parts))
-		for j, c := range parts {
-			extra[j] = getf(num(c))
 		}
 		if err := errors.Join(errs...); err != nil {
 			return rows, err
@@ -338,9 +326,6 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 			for j := range labels {
 				r.labels[j] = labels[j][i]
 			}
-			for j := range extra {
-				r.parts[j] = extra[j][i]
-			}
 			fn(labelKeys, &r)
 		}
 		rows += int64(n)
@@ -348,57 +333,41 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, parts []string, fn fu
 	return rows, nil
 }
 
-func readStrings(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int, conv func(parquet.Value) string) ([]string, error) {
+// readNamed reads the column of that name; an older file without it
+// reads as zero values ("" and 0), as the contract says.
+func readNamed[T any](chunks []parquet.ColumnChunk, idx map[string]int, name string, n int, conv func(parquet.Value) T) ([]T, error) {
 	i, ok := idx[name]
 	if !ok {
-		return make([]string, n), nil // an older file without the column: "" as the contract says
+		return make([]T, n), nil
 	}
 	return readColumn(chunks[i], n, conv)
 }
 
-func readDoubles(chunks []parquet.ColumnChunk, idx map[string]int, name string, n int) ([]float64, error) {
-	i, ok := idx[name]
-	if !ok {
-		return make([]float64, n), nil
-	}
-	return readColumn(chunks[i], n, parquet.Value.Double)
-}
-
-// readColumn decodes one column chunk page by page. A null reads as the
-// zero value, as the contract's "0 when missing" and "" when missing.
+// readColumn decodes one column chunk. A null reads as the zero value, as
+// the contract's "0 when missing" and "" when missing.
 func readColumn[T any](cc parquet.ColumnChunk, n int, conv func(parquet.Value) T) ([]T, error) {
 	out := make([]T, 0, n)
-	pages := cc.Pages()
-	defer pages.Close()
+	// The reader releases a page once its values are read; conv copies
+	// what it keeps of a value before the next read.
+	vr := parquet.NewColumnChunkValueReader(cc)
+	defer vr.Close()
 	buf := make([]parquet.Value, 1024)
 	for {
-		p, err := pages.ReadPage()
+		k, err := vr.ReadValues(buf)
+		for _, v := range buf[:k] {
+			if v.IsNull() {
+				var zero T
+				out = append(out, zero)
+			} else {
+				out = append(out, conv(v))
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		vr := p.Values()
-		for {
-			k, err := vr.ReadValues(buf)
-			for _, v := range buf[:k] {
-				if v.IsNull() {
-					var zero T
-					out = append(out, zero)
-				} else {
-					out = append(out, conv(v))
-				}
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				parquet.Release(p)
-				return nil, err
-			}
-		}
-		parquet.Release(p)
 	}
 	if len(out) != n {
 		return nil, fmt.Errorf("column %d: %d values for %d rows", cc.Column(), len(out), n)

@@ -6,24 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
 
 // Kubecost's split of the bill (issue 46) in the report: the archive's
 // allocations with their node, providerID and pvs (splitRec: the columns
-// of the contract the split reads, decoded by parquet-go's schema
-// conversion, nothing else), split by exporter/split over the bill's
-// resource-level lines, summed into the steps of each comparison row, as
-// the view <prefix>_namespace_daily computes them.
+// of the contract the split and Kubecost's side of the comparison read,
+// decoded by parquet-go's schema conversion, nothing else), split by
+// exporter/split over the bill's resource-level lines, summed into the
+// steps of each comparison row, as the view <prefix>_namespace_daily
+// computes them.
 
 type splitPV struct {
 	Adjustment *float64 `parquet:"adjustment,optional"`
@@ -32,67 +31,65 @@ type splitPV struct {
 }
 
 type splitRec struct {
-	Name           string             `parquet:"name"`
-	ClusterID      string             `parquet:"properties.clusterid"`
-	ClusterName    string             `parquet:"properties.eksClusterName"`
-	Namespace      string             `parquet:"properties.namespace"`
-	Node           string             `parquet:"properties.node"`
-	ProviderID     string             `parquet:"properties.providerID"`
-	Pod            string             `parquet:"properties.pod"`
-	Controller     string             `parquet:"properties.controller"`
-	ControllerKind string             `parquet:"properties.controllerKind"`
-	CPU            float64            `parquet:"cpuCost"`
-	CPUAdj         float64            `parquet:"cpuCostAdjustment"`
-	RAM            float64            `parquet:"ramCost"`
-	RAMAdj         float64            `parquet:"ramCostAdjustment"`
-	GPU            float64            `parquet:"gpuCost"`
-	GPUAdj         float64            `parquet:"gpuCostAdjustment"`
-	Network        float64            `parquet:"networkCost"`
-	NetworkAdj     float64            `parquet:"networkCostAdjustment"`
-	LB             float64            `parquet:"loadBalancerCost"`
-	LBAdj          float64            `parquet:"loadBalancerCostAdjustment"`
-	PVs            map[string]splitPV `parquet:"pvs,optional"`
+	Name           string  `parquet:"name"`
+	ClusterID      string  `parquet:"properties.clusterid"`
+	ClusterName    string  `parquet:"properties.eksClusterName"`
+	Namespace      string  `parquet:"properties.namespace"`
+	Node           string  `parquet:"properties.node"`
+	ProviderID     string  `parquet:"properties.providerID"`
+	Pod            string  `parquet:"properties.pod"`
+	Controller     string  `parquet:"properties.controller"`
+	ControllerKind string  `parquet:"properties.controllerKind"`
+	CPU            float64 `parquet:"cpuCost"`
+	CPUAdj         float64 `parquet:"cpuCostAdjustment"`
+	RAM            float64 `parquet:"ramCost"`
+	RAMAdj         float64 `parquet:"ramCostAdjustment"`
+	GPU            float64 `parquet:"gpuCost"`
+	GPUAdj         float64 `parquet:"gpuCostAdjustment"`
+	Network        float64 `parquet:"networkCost"`
+	NetworkAdj     float64 `parquet:"networkCostAdjustment"`
+	LB             float64 `parquet:"loadBalancerCost"`
+	LBAdj          float64 `parquet:"loadBalancerCostAdjustment"`
+	PV             float64 `parquet:"pvCost"`
+	PVAdj          float64 `parquet:"pvCostAdjustment"`
+	// Idle shared into an allocation (with shareIdle): appended columns
+	// of schema version 2, absent from older files.
+	CPUIdle *float64           `parquet:"cpuCostIdle,optional"`
+	RAMIdle *float64           `parquet:"ramCostIdle,optional"`
+	GPUIdle *float64           `parquet:"gpuCostIdle,optional"`
+	PVs     map[string]splitPV `parquet:"pvs,optional"`
 }
 
-// isIdleName is Kubecost's idle marker as the last element of a name.
-func isIdleName(name string) bool {
-	return name == schema.IdleName || strings.HasSuffix(name, "/"+schema.IdleName)
-}
-
-func (r *splitRec) alloc(f File) split.Alloc {
+// alloc is r as the split reads it; idle: r is an idle row (Idle).
+func (r *splitRec) alloc(f File, idle bool) split.Alloc {
 	a := split.Alloc{
 		Cluster: split.Cluster{Account: f.Account, Region: f.Region, ARN: r.ClusterID, Name: r.ClusterName},
 		Day:     f.Day, Node: r.Node, ProviderID: r.ProviderID, Namespace: r.Namespace, Pod: r.Pod,
-		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: r.Namespace == "" && isIdleName(r.Name),
+		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: idle,
 		Compute: r.CPU + r.CPUAdj + r.RAM + r.RAMAdj + r.GPU + r.GPUAdj, Network: r.Network + r.NetworkAdj, LoadBalancer: r.LB + r.LBAdj,
 	}
 	// A map has no order here; sorted by key so that the rows come out
 	// the same on every run. The view reads every entry, as Merge does.
-	keys := make([]string, 0, len(r.PVs))
-	for k := range r.PVs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.PVs)) {
 		pv := r.PVs[k]
-		id := ""
-		if pv.ProviderID != nil {
-			id = *pv.ProviderID
-		}
-		a.PVs = append(a.PVs, split.PV{ProviderID: id, Cost: or0(pv.Cost) + or0(pv.Adjustment)})
+		a.PVs = append(a.PVs, split.PV{ProviderID: or0(pv.ProviderID), Cost: or0(pv.Cost) + or0(pv.Adjustment)})
 	}
 	return a
 }
 
-func or0(p *float64) float64 {
+// or0 is *p, the zero value for nil.
+func or0[T any](p *T) T {
 	if p == nil {
-		return 0
+		var zero T
+		return zero
 	}
 	return *p
 }
 
-// readAllocs reads the split's columns of the archive's files.
-func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, error) {
+// readAllocs reads the split's columns of the archive's files, and adds
+// each row to Kubecost's side of the comparison (kube, per cluster,
+// namespace and day).
+func readAllocs(ctx context.Context, o Options, files []File, kube map[CompareKey]*KubecostCost) ([]split.Alloc, error) {
 	var out []split.Alloc
 	buf := make([]splitRec, 256)
 	for _, f := range files {
@@ -112,7 +109,10 @@ func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, er
 				clear(buf)
 				n, err := r.Read(buf)
 				for i := range buf[:n] {
-					out = append(out, buf[i].alloc(f))
+					r := &buf[i]
+					ns := NamespaceOf(r.Namespace, r.Name)
+					out = append(out, r.alloc(f, ns == Idle))
+					entry(kube, CompareKey{f.Ref(), billNamespace(ns), f.Day}).addRow(r, ns == Idle)
 				}
 				if errors.Is(err, io.EOF) {
 					return nil
@@ -131,11 +131,12 @@ func readAllocs(ctx context.Context, o Options, files []File) ([]split.Alloc, er
 
 // splitSteps computes the steps per comparison key: Kubecost's split of
 // the bill's resource-days, with SCAD's net split + unused from its pod
-// lines, for the clusters the report covers. It reads the archive one
+// lines, for the clusters the report covers; and Kubecost's side of the
+// comparison from the same read. It reads the archive one
 // account, region and day at a time (every cluster-day whole, as
 // split.Splitter wants) and keeps the steps per namespace-day, not the
 // allocations or the rows: memory holds one day's allocations.
-func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary) (map[CompareKey]*split.Steps, error) {
+func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary) (map[CompareKey]*split.Steps, map[CompareKey]*KubecostCost, error) {
 	scad := split.SCADNet{}
 	for k, c := range sum.Rows {
 		key := split.Key{Cluster: split.Cluster{Account: k.Account, Region: k.Region, ARN: k.ClusterARN, Name: k.Cluster}, Namespace: k.Namespace, Day: k.Day}
@@ -143,7 +144,7 @@ func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary)
 	}
 	on := scad.On()
 	sp := split.NewSplitter(split.Bill{Resources: sum.Resources, Parents: sum.Parents})
-	out := map[CompareKey]*split.Steps{}
+	out, kube := map[CompareKey]*split.Steps{}, map[CompareKey]*KubecostCost{}
 	add := func(steps map[split.Key]*split.Steps) {
 		for k, s := range steps {
 			ref := ClusterRef{Account: k.Cluster.Account, Region: k.Cluster.Region, Name: k.Cluster.Name}
@@ -151,43 +152,33 @@ func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary)
 				continue
 			}
 			ck := CompareKey{Cluster: ref, Namespace: k.Namespace, Day: k.Day}
-			if out[ck] == nil {
-				out[ck] = &split.Steps{}
-			}
-			out[ck].Add(s)
+			entry(out, ck).Add(s)
 		}
 	}
 	for _, part := range byDay(files) {
-		allocs, err := readAllocs(ctx, o, part)
+		allocs, err := readAllocs(ctx, o, part, kube)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		add(split.NamespaceStepsOn(sp.Add(allocs), nil, on))
 	}
 	add(split.NamespaceStepsOn(sp.BillOnly(), scad, on))
-	return out, nil
+	return out, kube, nil
 }
 
 // byDay groups files per account, region and day, in that order.
 func byDay(files []File) [][]File {
-	type key struct {
-		account, region string
-		day             time.Time
+	order := func(a, b File) int {
+		return cmp.Or(cmp.Compare(a.Account, b.Account), cmp.Compare(a.Region, b.Region), a.Day.Compare(b.Day))
 	}
-	idx := map[key]int{}
+	files = slices.Clone(files)
+	slices.SortStableFunc(files, order)
 	var out [][]File
-	for _, f := range files {
-		k := key{f.Account, f.Region, f.Day}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
+	for i, f := range files {
+		if i == 0 || order(files[i-1], f) != 0 {
 			out = append(out, nil)
 		}
-		out[i] = append(out[i], f)
+		out[len(out)-1] = append(out[len(out)-1], f)
 	}
-	slices.SortFunc(out, func(a, b []File) int {
-		return cmp.Or(cmp.Compare(a[0].Account, b[0].Account), cmp.Compare(a[0].Region, b[0].Region), a[0].Day.Compare(b[0].Day))
-	})
 	return out
 }

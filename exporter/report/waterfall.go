@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -16,11 +15,7 @@ import (
 // SCAD's split: the steps of the views' columns (kubecost_cost,
 // pricing_step, discounts_step, negotiated_step, split_bill_cost,
 // idle_spread_step, split_weights_step, scad_cost), filled by the split of
-// the bill (exporter/split's Steps). They add up:
-//
-//	Kubecost + Pricing + Discounts + Negotiated = SplitBill
-//	SplitBill + IdleSpread + SplitWeights = SCAD
-//
+// the bill (exporter/split's Steps) and adding up as those do.
 // ListPriced is Kubecost's own number of what no bill line prices, shown
 // apart and never in the steps. SCADOn says whether SCAD is on for any of
 // the days summed; without it IdleSpread and SplitWeights are 0 and SCAD
@@ -194,10 +189,7 @@ func waterfallViews(ws []ClusterWaterfall, currency string) []waterfallView {
 // The section "The difference step by step" of the bill's part of the
 // page: per cluster the chart, then the steps per namespace. Every amount
 // carries its full value in data-v.
-var _ = template.Must(tmpl.New("waterfall").Funcs(template.FuncMap{
-	"raw":   func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) },
-	"steps": func(w Waterfall, scad bool) []step { return w.stepsWith(scad) },
-}).Parse(`<h3 id="waterfall">The difference step by step</h3>
+var _ = template.Must(tmpl.New("waterfall").Parse(`<h3 id="waterfall">The difference step by step</h3>
 <p class="meta">From Kubecost's cost of the namespaces the bill prices to <b>Kubecost's split of the bill</b>: each node's and volume's own cost on the bill that day, split by Kubecost's shares, the node's idle as its own row. <b>Pricing</b> is Kubecost's split at the bill's public on-demand prices less Kubecost: its price table against AWS's. <b>Discounts</b> is the split at amortized cost less at public on-demand: Reserved Instances, Savings Plans, Spot. <b>Negotiated</b> is net less amortized: EDP, credits. Where split cost allocation data is on, <b>idle spread</b> spreads each node's idle over its pods as SCAD spreads unused capacity, and <b>split weights</b> is SCAD's fixed weights against Kubecost's shares, to <b>SCAD</b>'s split plus unused. A green step lowers the cost, a vermilion one raises it. <b>List-priced</b> is Kubecost's own number where no bill line maps (Fargate, another account's bill, a day before the export), kept apart.</p>
 {{range $w := .}}<h4>{{$w.Label}}</h4>
 {{$w.Chart}}
@@ -212,7 +204,11 @@ var _ = template.Must(tmpl.New("waterfall").Funcs(template.FuncMap{
 // report command shows them on stdout:
 //
 //	prod: Kubecost 100.00 + pricing -0.12 + discounts -21.30 + negotiated -3.00 = split of the bill 75.58 USD
-func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, currency string) {
+//
+// then each cluster's steps per namespace, the text twin of the page's
+// waterfall table: every step a column, so a namespace's number on the
+// bill and the way to it from Kubecost's read on one line.
+func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, present map[CompareKey]Present, currency string) {
 	if len(ws) == 0 {
 		return
 	}
@@ -240,29 +236,26 @@ func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, currency st
 		}
 		fmt.Fprintln(tw)
 	}
-}
-
-// writeStepTable prints a cluster's steps per namespace, the text twin of
-// the page's waterfall table: every step a column, so a namespace's
-// number on the bill and the way to it from Kubecost's read on one line.
-func writeStepTable(tw *tabwriter.Writer, w ClusterWaterfall, present map[CompareKey]Present, currency string) {
-	labels, _ := clusterNames([]ClusterRef{w.Cluster})
-	fmt.Fprintf(tw, "\n%s, %s\nnamespace\t", labels[w.Cluster], currency)
-	for _, s := range w.Total.steps() {
-		fmt.Fprintf(tw, "%s\t", strings.TrimLeft(s.Label, "+= "))
-	}
-	fmt.Fprint(tw, "list-priced\tpresent in\t\n")
-	row := func(ns string, v Waterfall, p Present) {
-		fmt.Fprintf(tw, "%s\t", ns)
-		for _, s := range v.stepsWith(w.Total.SCADOn) {
-			fmt.Fprintf(tw, "%.2f\t", s.Value)
+	for _, w := range ws {
+		// The table's title is the cluster's name alone, whatever the
+		// other clusters are called.
+		fmt.Fprintf(tw, "\n%s, %s\nnamespace\t", w.Cluster.Name, currency)
+		for _, s := range w.Total.steps() {
+			fmt.Fprintf(tw, "%s\t", strings.TrimLeft(s.Label, "+= "))
 		}
-		fmt.Fprintf(tw, "%.2f\t%s\t\n", v.ListPriced, p)
+		fmt.Fprint(tw, "list-priced\tpresent in\t\n")
+		row := func(ns string, v Waterfall, p Present) {
+			fmt.Fprintf(tw, "%s\t", ns)
+			for _, s := range v.stepsWith(w.Total.SCADOn) {
+				fmt.Fprintf(tw, "%.2f\t", s.Value)
+			}
+			fmt.Fprintf(tw, "%.2f\t%s\t\n", v.ListPriced, p)
+		}
+		for _, n := range w.Namespaces {
+			row(n.Namespace, n.Waterfall, present[CompareKey{Cluster: w.Cluster, Namespace: n.Namespace}])
+		}
+		row("TOTAL", w.Total, "")
 	}
-	for _, n := range w.Namespaces {
-		row(n.Namespace, n.Waterfall, present[CompareKey{Cluster: w.Cluster, Namespace: n.Namespace}])
-	}
-	row("TOTAL", w.Total, "")
 }
 
 // Waterfalls sums steps per namespace-day (CompareKey, as the split of
@@ -276,20 +269,12 @@ func Waterfalls(byDay map[CompareKey]Waterfall) []ClusterWaterfall {
 	}
 	ns := map[nsKey]*Waterfall{}
 	for k, w := range byDay {
-		n := ns[nsKey{k.Cluster, k.Namespace}]
-		if n == nil {
-			n = &Waterfall{}
-			ns[nsKey{k.Cluster, k.Namespace}] = n
-		}
-		n.Add(w)
+		entry(ns, nsKey{k.Cluster, k.Namespace}).Add(w)
 	}
 	byCluster := map[ClusterRef]*ClusterWaterfall{}
 	for k, w := range ns {
-		c := byCluster[k.c]
-		if c == nil {
-			c = &ClusterWaterfall{Cluster: k.c}
-			byCluster[k.c] = c
-		}
+		c := entry(byCluster, k.c)
+		c.Cluster = k.c
 		c.Total.Add(*w)
 		c.Namespaces = append(c.Namespaces, NamespaceWaterfall{k.ns, *w})
 	}
@@ -300,4 +285,22 @@ func Waterfalls(byDay map[CompareKey]Waterfall) []ClusterWaterfall {
 	}
 	slices.SortFunc(out, func(a, b ClusterWaterfall) int { return a.Cluster.compare(b.Cluster) })
 	return out
+}
+
+// waterfallsOf is the page's waterfall of the comparison's rows: each
+// namespace's steps over the days (CompareRow.Steps, exporter/split's),
+// summed per cluster. SCAD is on for a namespace whose steps move past
+// the split of the bill (exporter/split sets SCAD = SplitBill where it is
+// off, with IdleSpread and SplitWeights 0).
+func waterfallsOf(cs []ClusterComparison) []ClusterWaterfall {
+	byDay := map[CompareKey]Waterfall{}
+	for _, c := range cs {
+		for _, r := range c.Daily {
+			s := r.Steps
+			byDay[r.CompareKey] = Waterfall{Kubecost: s.Kubecost, Pricing: s.Pricing, Discounts: s.Discounts,
+				Negotiated: s.Negotiated, SplitBill: s.SplitBill, IdleSpread: s.IdleSpread, SplitWeights: s.SplitWeights,
+				SCAD: s.SCAD, ListPriced: s.ListPriced, SCADOn: s.IdleSpread != 0 || s.SplitWeights != 0 || s.SCAD != s.SplitBill}
+		}
+	}
+	return Waterfalls(byDay)
 }

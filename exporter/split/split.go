@@ -1,7 +1,6 @@
 package split
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -87,14 +86,6 @@ type nodeKey struct {
 	node    string
 }
 
-// Split allocates the bill to Kubecost's rows. Rows come out sorted.
-func Split(allocs []Alloc, billed Bill) []Row {
-	s := NewSplitter(billed)
-	out := append(s.Add(allocs), s.BillOnly()...)
-	Sort(out)
-	return out
-}
-
 // Splitter splits the bill a part of the archive at a time, so that a
 // reader keeps one cluster-day's allocations in memory, not the month's:
 // the rows of a node-day or volume-day depend only on that cluster-day's
@@ -145,9 +136,7 @@ func (s *Splitter) Add(allocs []Alloc) []Row {
 	out = append(out, splitVolumes(allocs, s.billed, s.used)...)
 	for i := range allocs {
 		if a := &allocs[i]; a.LoadBalancer != 0 {
-			r := baseRow(a, bill.KindLoadBalancer, "")
-			r.Share, r.KubecostCost, r.PriceBasis, r.PresentIn = 1, a.LoadBalancer, BasisList, KubecostOnly
-			out = append(out, r)
+			out = append(out, allocRow(a, bill.KindLoadBalancer, "", a.LoadBalancer, 1, nil))
 		}
 	}
 	return out
@@ -213,24 +202,25 @@ func Merge(allocs []Alloc) []Alloc {
 			}
 		}
 		m := &out[i]
-	pv:
 		for _, p := range pvs {
 			key := VolumeID(p.ProviderID)
-			for j := range m.PVs {
-				if VolumeID(m.PVs[j].ProviderID) == key {
-					m.PVs[j].Cost += p.Cost
-					continue pv
-				}
+			if j := slices.IndexFunc(m.PVs, func(q PV) bool { return q.ProviderID == key }); j >= 0 {
+				m.PVs[j].Cost += p.Cost
+			} else {
+				m.PVs = append(m.PVs, PV{ProviderID: key, Cost: p.Cost})
 			}
-			m.PVs = append(m.PVs, PV{ProviderID: key, Cost: p.Cost})
 		}
 	}
 	return out
 }
 
-func baseRow(a *Alloc, kind, id string) Row {
-	return Row{Cluster: a.Cluster, Day: a.Day, Kind: kind, ResourceID: id, Node: a.Node, Namespace: Namespace(a),
-		ControllerKind: a.ControllerKind, Controller: a.Controller, Pod: a.Pod, Idle: a.Idle}
+// allocRow is a's row of a charge: Kubecost's cost of it, a's share and
+// that share of the bill's cost c (nil: unmatched, list-priced).
+func allocRow(a *Alloc, kind, id string, cost, share float64, c *bill.ResourceCost) Row {
+	r := Row{Cluster: a.Cluster, Day: a.Day, Kind: kind, ResourceID: id, Node: a.Node, Namespace: Namespace(a),
+		ControllerKind: a.ControllerKind, Controller: a.Controller, Pod: a.Pod, Idle: a.Idle, KubecostCost: cost}
+	priced(&r, share, c)
+	return r
 }
 
 // Namespace is the view's namespace of an allocation: its own, the idle
@@ -302,11 +292,7 @@ func splitNode(allocs []Alloc, idx []int, k nodeKey, id, kind string, weight fun
 	sh := shares(w)
 	var out []Row
 	for j, i := range idx {
-		a := &allocs[i]
-		r := baseRow(a, kind, id)
-		r.KubecostCost = weight(a)
-		priced(&r, sh[j], c)
-		out = append(out, r)
+		out = append(out, allocRow(&allocs[i], kind, id, weight(&allocs[i]), sh[j], c))
 	}
 	return out
 }
@@ -320,7 +306,6 @@ type volKey struct {
 type volUse struct {
 	alloc int
 	cost  float64
-	pvID  string
 }
 
 // splitVolumes splits each volume-day among the allocations whose pvs
@@ -333,13 +318,11 @@ func splitVolumes(allocs []Alloc, billed Bill, used map[bill.ResourceKey]bool) [
 		for _, pv := range a.PVs {
 			vol := VolumeID(pv.ProviderID)
 			if vol == "" { // no EBS volume: Kubecost's number stays
-				r := baseRow(a, bill.KindVolume, "")
-				r.Share, r.KubecostCost, r.PriceBasis, r.PresentIn = 1, pv.Cost, BasisList, KubecostOnly
-				out = append(out, r)
+				out = append(out, allocRow(a, bill.KindVolume, "", pv.Cost, 1, nil))
 				continue
 			}
 			k := volKey{a.Cluster, a.Day, vol}
-			vols[k] = append(vols[k], volUse{i, pv.Cost, vol})
+			vols[k] = append(vols[k], volUse{i, pv.Cost})
 		}
 	}
 	for k, uses := range vols {
@@ -354,10 +337,7 @@ func splitVolumes(allocs []Alloc, billed Bill, used map[bill.ResourceKey]bool) [
 		}
 		sh := shares(w)
 		for j, u := range uses {
-			r := baseRow(&allocs[u.alloc], bill.KindVolume, k.vol)
-			r.KubecostCost = u.cost
-			priced(&r, sh[j], c)
-			out = append(out, r)
+			out = append(out, allocRow(&allocs[u.alloc], bill.KindVolume, k.vol, u.cost, sh[j], c))
 		}
 	}
 	return out
@@ -383,14 +363,4 @@ func billOnly(billed Bill, used map[bill.ResourceKey]bool) []Row {
 		}
 	}
 	return out
-}
-
-// Sort orders rows by cluster, day, kind, resource, node, namespace, pod.
-func Sort(rows []Row) {
-	slices.SortFunc(rows, func(a, b Row) int {
-		return cmp.Or(cmp.Compare(a.Cluster.ARN, b.Cluster.ARN), cmp.Compare(a.Cluster.Account, b.Cluster.Account),
-			a.Day.Compare(b.Day), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ResourceID, b.ResourceID),
-			cmp.Compare(a.Node, b.Node), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Controller, b.Controller),
-			cmp.Compare(a.Pod, b.Pod), cmp.Compare(a.KubecostCost, b.KubecostCost))
-	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/splittest"
 )
 
 var (
@@ -53,7 +54,7 @@ func TestSplitByHand(t *testing.T) {
 			{Account: cl.Account, Region: cl.Region, InstanceID: "i-ccc", Day: day}: {ClusterARN: cl.ARN, Cluster: cl.Name},
 		},
 	}
-	rows := split.Split(allocs, billed)
+	rows := splittest.Split(allocs, billed)
 	type want struct {
 		share, amortized float64
 		present          string
@@ -84,7 +85,7 @@ func TestSplitByHand(t *testing.T) {
 	if len(rows) != 13 { // the idle row's data transfer too
 		t.Errorf("%d rows, want 13: %+v", len(rows), rows)
 	}
-	steps := split.NamespaceSteps(rows, nil)
+	steps := splittest.NamespaceSteps(rows, nil)
 	p := steps[split.Key{Cluster: cl, Namespace: "payments", Day: day}]
 	// payments: instance 3/8 of (10, 8, 6), data transfer all of 2, volume 1/4 of 4.
 	w := split.Steps{Kubecost: 3 + 1 + 0.25, SplitBillAmortized: 3 + 2 + 1, SplitBill: 2.25 + 2 + 1}
@@ -110,7 +111,7 @@ func TestIdleSpread(t *testing.T) {
 	}
 	billed := split.Bill{Resources: map[bill.ResourceKey]*bill.ResourceCost{rk("i-aaa", bill.KindInstance): {Amortized: 8, Net: 8, PublicOnDemand: 8}}}
 	scad := split.SCADNet{{Cluster: cl, Namespace: "a", Day: day}: 3, {Cluster: cl, Namespace: "b", Day: day}: 5}
-	st := split.NamespaceSteps(split.Split(allocs, billed), scad)
+	st := splittest.NamespaceSteps(splittest.Split(allocs, billed), scad)
 	a, b, idle := st[split.Key{Cluster: cl, Namespace: "a", Day: day}], st[split.Key{Cluster: cl, Namespace: "b", Day: day}], st[split.Key{Cluster: cl, Namespace: schema.IdleName, Day: day}]
 	if !near(a.IdleSpread, 1) || !near(b.IdleSpread, 3) || !near(idle.IdleSpread, -4) {
 		t.Errorf("idle spread a %v b %v idle %v, want 1, 3, -4", a.IdleSpread, b.IdleSpread, idle.IdleSpread)
@@ -171,7 +172,7 @@ func TestPropertySplitAddsUp(t *testing.T) {
 	matched := 0
 	for iter := range 500 {
 		allocs, billed, scad := randFixture(rng)
-		rows := split.Split(allocs, billed)
+		rows := splittest.Split(allocs, billed)
 		type res struct{ amortized, net, od, share float64 }
 		sums := map[bill.ResourceKey]*res{}
 		for _, r := range rows {
@@ -199,11 +200,11 @@ func TestPropertySplitAddsUp(t *testing.T) {
 			}
 			matched++
 		}
-		ns := split.NamespaceSteps(rows, scad)
+		ns := splittest.NamespaceSteps(rows, scad)
 		for k, s := range ns {
 			checkSteps(t, fmt.Sprintf("iter %d %s", iter, k.Namespace), s)
 		}
-		for k, s := range split.ClusterSteps(ns) {
+		for k, s := range splittest.ClusterSteps(ns) {
 			checkSteps(t, fmt.Sprintf("iter %d cluster %s", iter, k.Cluster.Name), s)
 		}
 	}

@@ -50,12 +50,6 @@ type ClusterDay struct {
 // bill's pod lines; a cluster-day with any key has SCAD on.
 type SCADNet map[Key]float64
 
-// NamespaceSteps computes the steps per namespace-day of rows (Split's),
-// with SCAD's costs (nil: SCAD off everywhere).
-func NamespaceSteps(rows []Row, scad SCADNet) map[Key]*Steps {
-	return NamespaceStepsOn(rows, scad, scad.On())
-}
-
 // On is the cluster-days with SCAD on: those with any key.
 func (scad SCADNet) On() map[ClusterDay]bool {
 	on := map[ClusterDay]bool{}
@@ -65,8 +59,9 @@ func (scad SCADNet) On() map[ClusterDay]bool {
 	return on
 }
 
-// NamespaceStepsOn is NamespaceSteps with the cluster-days where SCAD is
-// on given. Every step is a sum over rows (and scad's keys), so the steps
+// NamespaceStepsOn computes the steps per namespace-day of rows (a
+// Splitter's), with SCAD's costs (nil: none) and the cluster-days where
+// SCAD is on (SCADNet.On of the whole bill's). Every step is a sum over rows (and scad's keys), so the steps
 // of rows in parts, each part holding whole cluster-days, and scad given
 // to one part only, add up (Steps.Add) to the steps of all the rows, when
 // every part is given the same on.
@@ -97,9 +92,7 @@ func NamespaceStepsOn(rows []Row, scad SCADNet, on map[ClusterDay]bool) map[Key]
 			rest[k] += r.Net.V
 		}
 	}
-	for _, sp := range idleSpread(rows, on) {
-		get(sp.key).IdleSpread += sp.amount
-	}
+	idleSpread(rows, on, get)
 	for k, v := range scad {
 		get(k).SCAD += v
 	}
@@ -118,25 +111,23 @@ func NamespaceStepsOn(rows []Row, scad SCADNet, on map[ClusterDay]bool) map[Key]
 	return out
 }
 
-type spread struct {
-	key    Key
-	amount float64
-}
-
 // idleSpread moves each matched instance-day's idle rows' net cost onto
 // the node's other rows by their shares (nothing when the node has no
-// other row with a share).
-func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
+// other row with a share), in the IdleSpread of get's steps.
+func idleSpread(rows []Row, on map[ClusterDay]bool, get func(Key) *Steps) {
 	type inst struct {
 		c   Cluster
 		day time.Time
 		id  string
 	}
+	matched := func(r *Row) bool {
+		return r.Kind == bill.KindInstance && r.PresentIn == Both && on[ClusterDay{r.Cluster, r.Day}]
+	}
 	idle := map[inst]float64{}
 	podShare := map[inst]float64{}
 	for i := range rows {
 		r := &rows[i]
-		if r.Kind != bill.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
+		if !matched(r) {
 			continue
 		}
 		k := inst{r.Cluster, r.Day, r.ResourceID}
@@ -146,39 +137,19 @@ func idleSpread(rows []Row, on map[ClusterDay]bool) []spread {
 			podShare[k] += r.Share
 		}
 	}
-	var out []spread
 	for i := range rows {
 		r := &rows[i]
-		if r.Kind != bill.KindInstance || r.PresentIn != Both || !on[ClusterDay{r.Cluster, r.Day}] {
-			continue
-		}
 		k := inst{r.Cluster, r.Day, r.ResourceID}
-		if podShare[k] == 0 {
+		if !matched(r) || podShare[k] == 0 {
 			continue
 		}
-		key := Key{r.Cluster, r.Namespace, r.Day}
+		s := get(Key{r.Cluster, r.Namespace, r.Day})
 		if r.Idle {
-			out = append(out, spread{key, -r.Net.V})
+			s.IdleSpread -= r.Net.V
 		} else {
-			out = append(out, spread{key, idle[k] * r.Share / podShare[k]})
+			s.IdleSpread += idle[k] * r.Share / podShare[k]
 		}
 	}
-	return out
-}
-
-// ClusterSteps sums namespace steps per cluster-day.
-func ClusterSteps(ns map[Key]*Steps) map[ClusterDay]*Steps {
-	out := map[ClusterDay]*Steps{}
-	for k, s := range ns {
-		ck := ClusterDay{k.Cluster, k.Day}
-		c := out[ck]
-		if c == nil {
-			c = &Steps{}
-			out[ck] = c
-		}
-		c.Add(s)
-	}
-	return out
 }
 
 // Add sums o into s.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/splittest"
 )
 
 // shifted is a random fixture moved to day d of cluster c, so that fixtures
@@ -55,8 +56,8 @@ func TestSplitterByClusterDay(t *testing.T) {
 		for _, p := range parts {
 			all = append(all, p...)
 		}
-		wantRows := split.Split(all, billed)
-		want := split.NamespaceSteps(wantRows, scad)
+		wantRows := splittest.Split(all, billed)
+		want := splittest.NamespaceSteps(wantRows, scad)
 
 		sp := split.NewSplitter(billed)
 		on := scad.On()
@@ -79,7 +80,7 @@ func TestSplitterByClusterDay(t *testing.T) {
 		rows = append(rows, r...)
 		add(split.NamespaceStepsOn(r, scad, on))
 
-		split.Sort(rows)
+		splittest.Sort(rows)
 		if len(rows) != len(wantRows) {
 			t.Fatalf("iter %d: %d rows by parts, %d whole", iter, len(rows), len(wantRows))
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/splittest"
 )
 
 // stepCols are the waterfall's columns of the namespace and cluster views.
@@ -53,7 +54,7 @@ func billOf(t *testing.T, rows []curfixture.Row) split.Bill {
 // test's own loops over the pod lines (podLine).
 func expectSplit(t *testing.T, kc []kcRow, rows []curfixture.Row) ([]split.Row, map[string]*split.Steps) {
 	t.Helper()
-	out := split.Split(allocsOf(kc), billOf(t, rows))
+	out := splittest.Split(allocsOf(kc), billOf(t, rows))
 	scad := split.SCADNet{}
 	for i := range rows {
 		k, c, ok := podLine(&rows[i])
@@ -64,7 +65,7 @@ func expectSplit(t *testing.T, kc []kcRow, rows []curfixture.Row) ([]split.Row, 
 		scad[key] += c.netSplit + c.netUnused
 	}
 	steps := map[string]*split.Steps{}
-	for k, s := range split.NamespaceSteps(out, scad) {
+	for k, s := range splittest.NamespaceSteps(out, scad) {
 		steps[k.Cluster.ARN+"|"+k.Namespace+"|"+date(k.Day)] = s
 	}
 	return out, steps

@@ -14,6 +14,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/splittest"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/gen"
 )
 
@@ -182,8 +183,8 @@ func TestSplitDailyEqualsGo(t *testing.T) {
 // check tells where it is not (the RI node, whose pod lines the fixture
 // draws apart from its instance lines).
 func TestSCADAgreesWithInstanceLines(t *testing.T) {
-	checks := split.CheckSCAD(billOf(t, curfixture.Canonical()))
-	byID := map[string]split.SCADCheck{}
+	checks := splittest.CheckSCAD(billOf(t, curfixture.Canonical()))
+	byID := map[string]splittest.SCADCheck{}
 	for _, c := range checks {
 		t.Logf("%s %s %s: SCAD %.6f (net %.6f), instance %.6f (net %.6f), agree %v/%v", c.Key.Account, c.Key.InstanceID, date(c.Key.Day),
 			c.SCAD, c.SCADNet, c.Instance, c.InstanceNet, c.Agree, c.NetAgree)

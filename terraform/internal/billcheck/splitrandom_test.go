@@ -94,7 +94,7 @@ func randomSplitFixture(seed uint64) ([]kcRow, []curfixture.Row) {
 
 // TestSplitViewsEqualGoRandom: on random fixtures, split_daily equals
 // exporter/split row by row, namespace_daily's steps equal
-// split.NamespaceSteps, and in every row of the namespace, cluster and
+// splittest.NamespaceSteps, and in every row of the namespace, cluster and
 // month views the steps add up (1e-9).
 func TestSplitViewsEqualGoRandom(t *testing.T) {
 	rowsSeen := 0

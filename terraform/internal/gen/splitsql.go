@@ -202,7 +202,7 @@ func billOnlyVolumesSQL() string {
 // idle spread of the matched instances (spread; namespace_daily keeps it
 // where SCAD is on), and
 // which cluster-days have SCAD (scad_on: any pod line of the bill), as
-// split.NamespaceSteps.
+// split.NamespaceStepsOn.
 func stepsSQL() string {
 	billed := func(c string) string {
 		return "SUM(CASE WHEN price_basis = " + sqlString(split.BasisBill) + " THEN " + c + " ELSE 0E0 END)"
