@@ -74,11 +74,7 @@ func deferRest(log *slog.Logger, sum Summary, rest []task, stop string) Summary 
 
 // Remaining counts the cluster-days left for the next run by the budget.
 func (s Summary) Remaining() int {
-	n := 0
-	for _, c := range s.Clusters {
-		n += len(c.Remaining)
-	}
-	return n
+	return s.perCluster(func(c ClusterResult) int { return len(c.Remaining) })
 }
 
 // Progressed reports whether the run shrank c's backlog: it stopped at its

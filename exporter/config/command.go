@@ -107,7 +107,7 @@ type Schema struct {
 
 func schemaRules() []rule[Schema] {
 	return []rule[Schema]{
-		{"-format", oneOf(func(s *Schema) string { return s.Format }, false, func() []string { return []string{"json", "text"} })},
+		{"-format", oneOf(func(s *Schema) string { return s.Format }, "json", "text")},
 		{"LABELS", func(s *Schema, bad badFunc) { checkKeys(s.Labels, bad) }},
 		{"ANNOTATIONS", func(s *Schema, bad badFunc) { checkKeys(s.Annotations, bad) }},
 	}

@@ -92,7 +92,7 @@ func TestRulesNameVariables(t *testing.T) {
 		known[v.Name] = true
 	}
 	seen := map[string]bool{}
-	for _, r := range Rules() {
+	for _, r := range rules() {
 		if !known[r.Var] || seen[r.Var] {
 			t.Errorf("rule for %s: unknown or repeated variable", r.Var)
 		}
