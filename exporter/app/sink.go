@@ -43,7 +43,7 @@ type daySink struct {
 	newEncoder EncoderFactory
 	file       *os.File
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards failed
 	batch   []schema.Record
 	n       int
 	work    chan []schema.Record
@@ -109,9 +109,7 @@ func (s *daySink) start() error {
 		if cerr := enc.Close(); err == nil {
 			err = cerr
 		}
-		s.mu.Lock()
-		s.rows = enc.Rows()
-		s.mu.Unlock()
+		s.rows = enc.Rows() // read after done, which orders it
 		done <- err
 	}(s.work, s.free, s.done)
 	return nil
@@ -153,11 +151,7 @@ func (s *daySink) failure() error {
 
 // Reset discards the day so far and starts a new file.
 func (s *daySink) Reset() error {
-	if s.started {
-		close(s.work)
-		<-s.done
-		s.started = false
-	}
+	s.abort()
 	return s.start()
 }
 
@@ -175,8 +169,6 @@ func (s *daySink) Close() (int64, error) {
 	if err := <-s.done; err != nil {
 		return 0, fmt.Errorf("encode: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	return s.rows, nil
 }
 
