@@ -26,13 +26,6 @@ type Budget struct {
 	Now func() time.Time
 }
 
-func (b Budget) clock() time.Time {
-	if b.Now == nil {
-		return time.Now()
-	}
-	return b.Now()
-}
-
 // budgetCheck says, before the started+1-th task, why the run must stop
 // there, or "" to go on. The first task always starts (exportTasks), so
 // every run makes progress whatever its budget.
@@ -45,7 +38,7 @@ func (o *Options) budgetCheck() func(started int) string {
 		if b.ClusterDays > 0 && started >= b.ClusterDays {
 			return fmt.Sprintf("MAX_CLUSTER_DAYS_PER_RUN=%d reached", b.ClusterDays)
 		}
-		if b.Time > 0 && b.clock().Sub(o.budgetStart) >= b.Time {
+		if b.Time > 0 && b.Now().Sub(o.budgetStart) >= b.Time {
 			return fmt.Sprintf("RUN_BUDGET=%s reached", b.Time)
 		}
 		return ""

@@ -101,6 +101,9 @@ func (o Options) withDefaults() Options {
 	if o.WallClock == nil {
 		o.WallClock = time.Now
 	}
+	if o.Budget.Now == nil {
+		o.Budget.Now = time.Now
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -145,7 +148,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	// against the same window it asked Kubecost about.
 	now := o.Now()
 	first, last := exporter.Window(now, o.BackfillDays, o.Settle)
-	o.budgetStart = o.Budget.clock()
+	o.budgetStart = o.Budget.Now()
 	jobs := o.jobs()
 	for _, c := range o.Clusters {
 		sum.Clusters = append(sum.Clusters, ClusterResult{ID: c.ID, ARN: c.ARN, Plan: exporter.Plan{First: first, Last: last}})

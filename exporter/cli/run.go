@@ -48,9 +48,6 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
-	if h.Now == nil {
-		h.Now = time.Now
-	}
 	runID := metrics.RunID(lookup, start)
 	reqs := &kubecost.Counter{}
 	sum := app.Summary{Clusters: clusterResults(cfg)}
