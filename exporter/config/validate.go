@@ -110,7 +110,7 @@ const secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a 
 // requires a rejected case for each.
 func rules() []rule[Config] {
 	return slices.Concat(destinationRules(destination.Rules(), func(c *Config) (*destination.Settings, destination.Scope) {
-		return &c.Settings, destination.Scope{Partition: c.partition(), Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
+		return &c.Settings, destination.Scope{Partition: c.Home().Partition, Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
 	}), []rule[Config]{
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},

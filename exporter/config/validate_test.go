@@ -550,7 +550,8 @@ func TestDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.SecretsRegion(c2.CASecretRegion) != "eu-west-1" || c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/") != "http://kubecost-frontend.kubecost:9090/custom" {
-		t.Errorf("SecretsRegion = %q, AllocationURLAt() = %q", c2.SecretsRegion(c2.CASecretRegion), c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/"))
+	c2.KubecostAPIEndpoint = "http://kubecost-frontend.kubecost:9090/" // what discovery sets
+	if c2.SecretsRegion(c2.CASecretRegion) != "eu-west-1" || c2.AllocationURL() != "http://kubecost-frontend.kubecost:9090/custom" {
+		t.Errorf("SecretsRegion = %q, AllocationURL() = %q", c2.SecretsRegion(c2.CASecretRegion), c2.AllocationURL())
 	}
 }
