@@ -24,7 +24,7 @@ import (
 // variable names; `default` and `desc` also feed --help and the docs.
 //
 // To add a variable: add a field here with its tags (string, int, float64,
-// Flag and exporter.Seconds decode themselves), and when its type does not say
+// Flag and Seconds decode themselves), and when its type does not say
 // everything, one entry in rules() (validate.go). --help, the README check
 // and the chart tests pick it up from there.
 type Config struct {
@@ -51,8 +51,8 @@ type Config struct {
 	Aggregation       string  `env:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
 	Granularity       string  `env:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
 	Paginate          Flag    `env:"KUBECOST_ALLOCATION_API_PAGINATE" default:"false" desc:"with hourly granularity, query one hour at a time (yes/no/y/n/true/false)"`
-	ConnectionTimeout exporter.Seconds `env:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
-	ReadTimeout       exporter.Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0 (Kubecost 3.x's frontend cuts answers itself after its frontend.timeoutSeconds, 300 s by default, with a 504)"`
+	ConnectionTimeout Seconds `env:"CONNECTION_TIMEOUT" default:"10" desc:"TCP/TLS connect timeout to Kubecost, seconds > 0"`
+	ReadTimeout       Seconds `env:"KUBECOST_ALLOCATION_API_READ_TIMEOUT" default:"60" desc:"seconds to wait for Kubecost's response headers, and the longest pause allowed inside a response body, > 0 (Kubecost 3.x's frontend cuts answers itself after its frontend.timeoutSeconds, 300 s by default, with a 504)"`
 	TLSVerify         Flag    `env:"TLS_VERIFY" default:"true" desc:"verify Kubecost's TLS certificate (yes/no/y/n/true/false)"`
 	Retries           int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 	MaxValueBytes     int     `env:"MAX_VALUE_BYTES" default:"2097152" desc:"the most bytes of one string or number in a Kubecost response, as JSON text, 4096-1073741824; a larger value fails the day (default 2 MiB: a value of 256 KiB, what Kubernetes allows for all of an object's annotations, is 1.5 MiB when every byte is written as a six-byte unicode escape)"`
@@ -153,6 +153,10 @@ func (r *Ratio) Decode(v string) error {
 	return nil
 }
 
+// Seconds is a positive number of seconds, fractions allowed: the
+// destination's S3_REQUEST_TIMEOUT is one too.
+type Seconds = exporter.Seconds
+
 // Duration is a span written with whole hours, minutes and seconds
 // ("50m", "2h30m", "90s"), or 0 for none, at most 168h. The units are
 // those the chart's schema can check with one pattern.
@@ -198,8 +202,7 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 	return &c, nil
 }
 
-// decoder is a type that parses its own variable, such as Flag or
-// exporter.Seconds (S3_REQUEST_TIMEOUT's type too).
+// decoder is a type that parses its own variable, such as Flag or Seconds.
 type decoder interface{ Decode(string) error }
 
 // source finds the value of one field of a configuration struct: the name
