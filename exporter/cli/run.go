@@ -227,34 +227,29 @@ func fingerprint(cfg *config.Config, src *kubecost.Client, clusterARN string) st
 // secrets come from Secrets Manager through id (set whenever a secret is
 // configured). The CA bundle stays in memory and is used only by the
 // Kubecost client.
-func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity) (*tls.Config, string, error) {
-	var tlsCfg *tls.Config
+func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity) (tlsCfg *tls.Config, token string, err error) {
+	region := cfg.SecretsRegion(cfg.CASecretRegion)
 	if cfg.CASecretName != "" || !bool(cfg.TLSVerify) {
 		var bundle string
 		if cfg.CASecretName != "" {
-			var err error
-			if bundle, err = awsauth.FetchSecret(ctx, id.Config, cfg.SecretsRegion(cfg.CASecretRegion), cfg.CASecretName); err != nil {
+			if bundle, err = awsauth.FetchSecret(ctx, id.Config, region, cfg.CASecretName); err != nil {
 				return nil, "", err
 			}
 		}
-		var err error
 		if tlsCfg, err = kubecost.TLSConfig([]byte(bundle), bool(cfg.TLSVerify)); err != nil {
 			return nil, "", fmt.Errorf("%w (secret %s)", err, cfg.CASecretName)
 		}
 	}
 	switch {
 	case cfg.BearerFile != "":
-		token, err := kubecost.BearerTokenFile(cfg.BearerFile)
-		return tlsCfg, token, err
+		token, err = kubecost.BearerTokenFile(cfg.BearerFile)
 	case cfg.BearerSecret != "":
-		raw, err := awsauth.FetchSecret(ctx, id.Config, cfg.SecretsRegion(cfg.CASecretRegion), cfg.BearerSecret)
-		if err != nil {
-			return nil, "", err
+		var raw string
+		if raw, err = awsauth.FetchSecret(ctx, id.Config, region, cfg.BearerSecret); err == nil {
+			token, err = kubecost.ParseBearerToken(raw, "secret "+cfg.BearerSecret)
 		}
-		token, err := kubecost.ParseBearerToken(raw, "secret "+cfg.BearerSecret)
-		return tlsCfg, token, err
 	}
-	return tlsCfg, "", nil
+	return tlsCfg, token, err
 }
 
 // discover finds Kubecost when KUBECOST_API_ENDPOINT is unset, with the

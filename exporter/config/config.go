@@ -22,11 +22,7 @@ import (
 
 // Config is the whole configuration. The env tags are the contract's
 // variable names; `default` and `desc` also feed --help and the docs.
-//
-// To add a variable: add a field here with its tags (string, int, float64,
-// Flag and Seconds decode themselves), and when its type does not say
-// everything, one entry in rules() (validate.go). --help, the README check
-// and the chart tests pick it up from there.
+// docs/architecture.md says how to add a variable.
 type Config struct {
 	// The destination's settings (S3_BUCKET_NAME, OUTPUT_DIR,
 	// OBJECT_STORE_CONFIG_FILE, ...) are its package's, as every command

@@ -13,15 +13,11 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
-// The ARN's parts as exporter/names.go spells them.
-const (
-	partitionRE   = exporter.PartitionPattern
-	regionPattern = exporter.RegionPattern
-)
-
 var (
-	// A secret is named, or, for one in another account, given by ARN.
-	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
+	// A secret is named, or, for one in another account, given by ARN
+	// (its partition and region as exporter/names.go spells them).
+	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + exporter.PartitionPattern + `:secretsmanager:` +
+		exporter.RegionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
 	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 	dnsLabelRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 )
