@@ -18,8 +18,8 @@ var (
 	// (its partition and region as exporter/names.go spells them).
 	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + exporter.PartitionPattern + `:secretsmanager:` +
 		exporter.RegionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
-	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-	dnsLabelRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	labelNameRE = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	dnsLabelRE  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 )
 
 // Aggregations are the accepted AGGREGATION values.
