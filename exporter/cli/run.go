@@ -153,7 +153,7 @@ func wire(ctx context.Context, cfg *config.Config, arch *destination.Archive, lo
 		BackfillDays: cfg.BackfillPeriodDays, Settle: cfg.Settle(), Concurrency: cfg.Concurrency,
 		ForceDays: cfg.ForceDays(), DryRun: bool(cfg.DryRun), Logger: log,
 		Backlog: exporter.Backlog{MaxDays: cfg.BackfillMaxDays, AllAvailable: bool(cfg.BackfillAllAvailable)},
-		Budget:  app.Budget{Time: cfg.RunBudget.Std(), ClusterDays: cfg.MaxClusterDaysPerRun},
+		Budget:  app.Budget{Time: time.Duration(cfg.RunBudget), ClusterDays: cfg.MaxClusterDaysPerRun},
 		Reexport: app.Reexport{
 			OnConfigChange: bool(cfg.ReexportOnConfigChange),
 			DriftTolerance: float64(cfg.DriftTolerance), Legacy: bool(cfg.ReexportLegacy),

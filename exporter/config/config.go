@@ -171,9 +171,6 @@ func (d *Duration) Decode(v string) error {
 
 var durationRE = regexp.MustCompile(`^(0|([0-9]+h)?([0-9]+m)?([0-9]+s)?)$`)
 
-// Std returns d as a time.Duration.
-func (d Duration) Std() time.Duration { return time.Duration(d) }
-
 // Load reads the environment through lookup and validates it. It never
 // touches the process environment, so concurrent loads (parallel tests, the
 // AWS SDK reading its own variables) cannot see each other's values.
