@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -266,12 +265,6 @@ func decodeField(field reflect.Value, raw string) string {
 			return "accepted: an integer"
 		}
 		field.SetInt(int64(n))
-	case reflect.Float64:
-		x, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return "accepted: a number"
-		}
-		field.SetFloat(x)
 	default:
 		// A programming error, caught by the tests of every field.
 		panic(fmt.Sprintf("config: no decoder for %s", field.Type()))
