@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -54,11 +53,6 @@ func deferRest(log *slog.Logger, sum Summary, rest []task, stop string) Summary 
 	for _, t := range rest {
 		c := &sum.Clusters[t.cluster]
 		c.Remaining = append(c.Remaining, t.dp.Day)
-	}
-	for _, c := range sum.Clusters {
-		if len(c.Remaining) > 0 {
-			slices.SortFunc(c.Remaining, time.Time.Compare)
-		}
 	}
 	log.Info("run budget reached: the remaining days are left for the next run, which goes on from the oldest",
 		"budget", stop, "days_remaining", len(rest), "next_day", day(rest[0].dp.Day))

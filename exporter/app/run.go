@@ -213,17 +213,13 @@ func (o *Options) exportAll(ctx context.Context, jobs []job, sum Summary) Summar
 		}
 		return sum
 	}
+	// In day order, so each cluster's results and remaining days are too.
 	slices.SortStableFunc(tasks, func(a, b task) int { return a.dp.Day.Compare(b.dp.Day) })
 	results, stop := exportTasks(ctx, tasks, o.Concurrency, o.budgetCheck())
 	for i, r := range results {
-		c := &sum.Clusters[tasks[i].cluster]
-		c.Days = append(c.Days, r)
+		sum.Clusters[tasks[i].cluster].Days = append(sum.Clusters[tasks[i].cluster].Days, r)
 	}
-	sum = deferRest(o.Logger, sum, tasks[len(results):], stop)
-	for i := range sum.Clusters {
-		slices.SortStableFunc(sum.Clusters[i].Days, func(a, b DayResult) int { return a.Day.Compare(b.Day) })
-	}
-	return sum
+	return deferRest(o.Logger, sum, tasks[len(results):], stop)
 }
 
 // runErr is the run's error after every cluster was tried.
