@@ -137,12 +137,16 @@ func load[T any](command string, args []string, lookup func(string) (string, boo
 	if fs.NArg() > 0 {
 		return nil, &exporter.FieldError{Field: command, Value: fs.Arg(0), Msg: "takes no arguments; settings are flags or variables (see -h)"}
 	}
-	names := map[string]string{} // a rule's Var -> the flag the user set it with
+	names := map[string]string{}  // a rule's Var -> the flag the user set it with
+	byFlag := map[string]string{} // a variable the user set as a flag -> its value
 	env := envSource(lookup)
 	src := func(f reflect.StructField) (string, string, bool) {
 		if fl := f.Tag.Get("flag"); fl != "" {
 			if raw, ok := set[fl]; ok {
 				names[settingName(f)] = "-" + fl
+				if v := f.Tag.Get("env"); v != "" {
+					byFlag[v] = raw
+				}
 				return "-" + fl, raw, true
 			}
 		}
@@ -154,30 +158,20 @@ func load[T any](command string, args []string, lookup func(string) (string, boo
 	if d, ok := any(&c).(interface {
 		Load(func(string) (string, bool))
 	}); ok {
-		d.Load(flagsOver(lookup, t, set))
+		// The flags answer for their variables, so that the destination's
+		// file is held to what the command line says (-bucket against
+		// config.bucket), as to the variables.
+		d.Load(func(name string) (string, bool) {
+			if raw, ok := byFlag[name]; ok {
+				return raw, true
+			}
+			return lookup(name)
+		})
 	}
 	if errs := validate(&c, rules, names); len(errs) > 0 {
 		return nil, errs
 	}
 	return &c, nil
-}
-
-// flagsOver is lookup with the flags the user set answering for their
-// variables, so that the destination's file is held to what the command
-// line says (-bucket against config.bucket), as to the variables.
-func flagsOver(lookup func(string) (string, bool), t reflect.Type, set map[string]string) func(string) (string, bool) {
-	byEnv := map[string]string{}
-	for _, v := range varsOf(t) {
-		if raw, ok := set[v.Flag]; ok && v.Flag != "" && v.Name != "" {
-			byEnv[v.Name] = raw
-		}
-	}
-	return func(name string) (string, bool) {
-		if raw, ok := byEnv[name]; ok {
-			return raw, true
-		}
-		return lookup(name)
-	}
 }
 
 // IsHelp reports whether err, from a Load function, asked for help.
