@@ -101,19 +101,17 @@ func configError(stderr io.Writer, command string, err error) int {
 // the temp file.
 func writeReport(path string, d *report.Data) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, pathErr(err))
-	}
-	defer os.Remove(tmp.Name())
-	err = report.Render(tmp, d)
 	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		defer os.Remove(tmp.Name())
+		if err = report.Render(tmp, d); err == nil {
+			err = tmp.Chmod(0o644)
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, pathErr(err))
@@ -124,12 +122,10 @@ func writeReport(path string, d *report.Data) error {
 // pathErr drops the temp file's name from an *os.PathError or
 // *os.LinkError, keeping the cause ("no such file or directory").
 func pathErr(err error) error {
-	var pe *os.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
-	case errors.As(err, &le):
+	}
+	if le := (*os.LinkError)(nil); errors.As(err, &le) {
 		return le.Err
 	}
 	return err
