@@ -78,11 +78,9 @@ func clusterErr(c app.ClusterResult, runErr error) error {
 		return app.ErrDaysFailed
 	case runErr == nil:
 		return nil
-	}
-	if len(c.CleanupErrs()) > 0 {
+	case len(c.CleanupErrs()) > 0:
 		return app.ErrCleanupFailed
-	}
-	if app.Stopped(runErr) {
+	case app.Stopped(runErr):
 		return runErr
 	}
 	return nil
