@@ -92,7 +92,7 @@ func TestRulesNameVariables(t *testing.T) {
 		known[v.Name] = true
 	}
 	seen := map[string]bool{}
-	for _, r := range rules() {
+	for _, r := range Rules() {
 		if !known[r.Var] || seen[r.Var] {
 			t.Errorf("rule for %s: unknown or repeated variable", r.Var)
 		}

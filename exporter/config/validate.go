@@ -54,7 +54,7 @@ type rule[T any] struct {
 
 // Validate checks every variable and returns one error per problem, in
 // rule order. It has no side effects, so it is safe to call at any time.
-func (c *Config) Validate() exporter.FieldErrors { return validate(c, rules(), nil) }
+func (c *Config) Validate() exporter.FieldErrors { return validate(c, Rules(), nil) }
 
 // validate runs rules over c, every command's one validation: one error
 // per problem, in rule order. A rule's error names its setting as the user
@@ -101,13 +101,16 @@ func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) fun
 // secretAccepted is what secretNameRE accepts, in the words of errors.
 const secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
 
-// rules lists the run's checks in declaration order, one entry per
-// variable that its type alone does not validate. The chart's parity test
-// requires a rejected case for each.
-func rules() []rule[Config] {
+// Rule checks one variable of the run.
+type Rule = rule[Config]
+
+// Rules lists the checks in declaration order, one entry per variable that
+// its type alone does not validate. The chart's parity test requires a
+// rejected case for each.
+func Rules() []Rule {
 	return slices.Concat(destinationRules(destination.Rules(), func(c *Config) (*destination.Settings, destination.Scope) {
 		return &c.Settings, destination.Scope{Partition: c.Home().Partition, Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
-	}), []rule[Config]{
+	}), []Rule{
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},
 		{"CLUSTER_MAP_FILE", checkClusterMapFile},
@@ -122,7 +125,7 @@ func rules() []rule[Config] {
 		{"KUBECOST_HTTP_HEADERS_FILE", checkHeadersFile},
 		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, names(kubecost.Flavors())...)},
 		{"KUBECOST_API_PATH", checkAPIPath},
-	}, windowRules(func(c *Config) *Window { return &c.Window }), []rule[Config]{
+	}, windowRules(func(c *Config) *Window { return &c.Window }), []Rule{
 		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, Aggregations()...)},
 		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, "daily", "hourly")},
 		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
@@ -146,7 +149,7 @@ func rules() []rule[Config] {
 		{"CONCURRENCY", intRange(func(c *Config) int { return c.Concurrency }, 1, 8)},
 		{"FORCE_DATES", checkForceDates},
 		{"MAX_CLUSTER_DAYS_PER_RUN", intRange(func(c *Config) int { return c.MaxClusterDaysPerRun }, 0, 1000000)},
-	}, loggingRules(func(c *Config) *Logging { return &c.Logging }), []rule[Config]{
+	}, loggingRules(func(c *Config) *Logging { return &c.Logging }), []Rule{
 		{"PUSHGATEWAY_URL", checkPushgateway},
 	})
 }
