@@ -189,9 +189,9 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		for i, j := range jobs {
 			logDryRun(j.log, sum.Clusters[i].Plan)
 		}
-		return sum, o.runErr(sum)
+	} else {
+		sum = o.exportAll(ctx, jobs, sum)
 	}
-	sum = o.exportAll(ctx, jobs, sum)
 	return sum, o.runErr(sum)
 }
 
