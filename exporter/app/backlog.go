@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -26,13 +25,6 @@ type Budget struct {
 	Now func() time.Time
 }
 
-func (b Budget) clock() time.Time {
-	if b.Now == nil {
-		return time.Now()
-	}
-	return b.Now()
-}
-
 // budgetCheck says, before the started+1-th task, why the run must stop
 // there, or "" to go on. The first task always starts (exportTasks), so
 // every run makes progress whatever its budget.
@@ -45,7 +37,7 @@ func (o *Options) budgetCheck() func(started int) string {
 		if b.ClusterDays > 0 && started >= b.ClusterDays {
 			return fmt.Sprintf("MAX_CLUSTER_DAYS_PER_RUN=%d reached", b.ClusterDays)
 		}
-		if b.Time > 0 && b.clock().Sub(o.budgetStart) >= b.Time {
+		if b.Time > 0 && b.Now().Sub(o.budgetStart) >= b.Time {
 			return fmt.Sprintf("RUN_BUDGET=%s reached", b.Time)
 		}
 		return ""
@@ -62,11 +54,6 @@ func deferRest(log *slog.Logger, sum Summary, rest []task, stop string) Summary 
 		c := &sum.Clusters[t.cluster]
 		c.Remaining = append(c.Remaining, t.dp.Day)
 	}
-	for _, c := range sum.Clusters {
-		if len(c.Remaining) > 0 {
-			slices.SortFunc(c.Remaining, time.Time.Compare)
-		}
-	}
 	log.Info("run budget reached: the remaining days are left for the next run, which goes on from the oldest",
 		"budget", stop, "days_remaining", len(rest), "next_day", day(rest[0].dp.Day))
 	return sum
@@ -74,11 +61,7 @@ func deferRest(log *slog.Logger, sum Summary, rest []task, stop string) Summary 
 
 // Remaining counts the cluster-days left for the next run by the budget.
 func (s Summary) Remaining() int {
-	n := 0
-	for _, c := range s.Clusters {
-		n += len(c.Remaining)
-	}
-	return n
+	return s.perCluster(func(c ClusterResult) int { return len(c.Remaining) })
 }
 
 // Progressed reports whether the run shrank c's backlog: it stopped at its

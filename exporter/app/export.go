@@ -35,13 +35,12 @@ type task struct {
 // for the next run: the results cover the tasks started, and stop is the
 // budget's reason ("" when every task was started).
 func exportTasks(ctx context.Context, tasks []task, concurrency int, budget func(started int) string) (results []DayResult, stop string) {
-	n := max(concurrency, 1)
 	results = make([]DayResult, len(tasks))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(n, len(tasks)); w++ {
+	for range min(max(concurrency, 1), len(tasks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

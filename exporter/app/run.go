@@ -101,6 +101,9 @@ func (o Options) withDefaults() Options {
 	if o.WallClock == nil {
 		o.WallClock = time.Now
 	}
+	if o.Budget.Now == nil {
+		o.Budget.Now = time.Now
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -145,7 +148,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	// against the same window it asked Kubecost about.
 	now := o.Now()
 	first, last := exporter.Window(now, o.BackfillDays, o.Settle)
-	o.budgetStart = o.Budget.clock()
+	o.budgetStart = o.Budget.Now()
 	jobs := o.jobs()
 	for _, c := range o.Clusters {
 		sum.Clusters = append(sum.Clusters, ClusterResult{ID: c.ID, ARN: c.ARN, Plan: exporter.Plan{First: first, Last: last}})
@@ -186,9 +189,9 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		for i, j := range jobs {
 			logDryRun(j.log, sum.Clusters[i].Plan)
 		}
-		return sum, o.runErr(sum)
+	} else {
+		sum = o.exportAll(ctx, jobs, sum)
 	}
-	sum = o.exportAll(ctx, jobs, sum)
 	return sum, o.runErr(sum)
 }
 
@@ -210,17 +213,13 @@ func (o *Options) exportAll(ctx context.Context, jobs []job, sum Summary) Summar
 		}
 		return sum
 	}
+	// In day order, so each cluster's results and remaining days are too.
 	slices.SortStableFunc(tasks, func(a, b task) int { return a.dp.Day.Compare(b.dp.Day) })
 	results, stop := exportTasks(ctx, tasks, o.Concurrency, o.budgetCheck())
 	for i, r := range results {
-		c := &sum.Clusters[tasks[i].cluster]
-		c.Days = append(c.Days, r)
+		sum.Clusters[tasks[i].cluster].Days = append(sum.Clusters[tasks[i].cluster].Days, r)
 	}
-	sum = deferRest(o.Logger, sum, tasks[len(results):], stop)
-	for i := range sum.Clusters {
-		slices.SortStableFunc(sum.Clusters[i].Days, func(a, b DayResult) int { return a.Day.Compare(b.Day) })
-	}
-	return sum
+	return deferRest(o.Logger, sum, tasks[len(results):], stop)
 }
 
 // runErr is the run's error after every cluster was tried.

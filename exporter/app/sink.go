@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
+	"sync/atomic"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
@@ -43,13 +43,12 @@ type daySink struct {
 	newEncoder EncoderFactory
 	file       *os.File
 
-	mu      sync.Mutex
 	batch   []schema.Record
 	n       int
 	work    chan []schema.Record
 	free    chan []schema.Record
 	done    chan error
-	failed  error // first encoder error, seen by Write at the next flush
+	failed  atomic.Pointer[error] // the encoder's error, seen by Write at the next flush
 	rows    int64
 	started bool
 }
@@ -88,7 +87,7 @@ func (s *daySink) start() error {
 	}
 	s.batch, s.n = s.newBatch(), 0
 	s.done = make(chan error, 1)
-	s.setFailed(nil)
+	s.failed.Store(nil)
 	s.started = true
 	go func(work <-chan []schema.Record, free chan<- []schema.Record, done chan<- error) {
 		var err error
@@ -100,7 +99,7 @@ func (s *daySink) start() error {
 				err = enc.Write(&b[i])
 			}
 			if err != nil {
-				s.setFailed(err)
+				s.failed.Store(&err)
 			}
 			free <- b[:cap(b)]
 		}
@@ -109,9 +108,7 @@ func (s *daySink) start() error {
 		if cerr := enc.Close(); err == nil {
 			err = cerr
 		}
-		s.mu.Lock()
-		s.rows = enc.Rows()
-		s.mu.Unlock()
+		s.rows = enc.Rows() // read after done, which orders it
 		done <- err
 	}(s.work, s.free, s.done)
 	return nil
@@ -133,31 +130,15 @@ func (s *daySink) flush() error {
 	s.batch, s.n = <-s.free, 0
 	// Stop the decoder early when the encoder failed (disk full, say)
 	// rather than decoding the rest of a day that cannot be written.
-	if err := s.failure(); err != nil {
-		return fmt.Errorf("encode: %w", err)
+	if err := s.failed.Load(); err != nil {
+		return fmt.Errorf("encode: %w", *err)
 	}
 	return nil
 }
 
-func (s *daySink) setFailed(err error) {
-	s.mu.Lock()
-	s.failed = err
-	s.mu.Unlock()
-}
-
-func (s *daySink) failure() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.failed
-}
-
 // Reset discards the day so far and starts a new file.
 func (s *daySink) Reset() error {
-	if s.started {
-		close(s.work)
-		<-s.done
-		s.started = false
-	}
+	s.abort()
 	return s.start()
 }
 
@@ -175,8 +156,6 @@ func (s *daySink) Close() (int64, error) {
 	if err := <-s.done; err != nil {
 		return 0, fmt.Errorf("encode: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	return s.rows, nil
 }
 

@@ -80,22 +80,23 @@ func (s Summary) days() []DayResult {
 	return out
 }
 
+// perCluster sums n over every cluster.
+func (s Summary) perCluster(n func(ClusterResult) int) int {
+	total := 0
+	for _, c := range s.Clusters {
+		total += n(c)
+	}
+	return total
+}
+
 // Available counts the days Kubecost offered, over every cluster.
 func (s Summary) Available() int {
-	n := 0
-	for _, c := range s.Clusters {
-		n += len(c.Plan.Available)
-	}
-	return n
+	return s.perCluster(func(c ClusterResult) int { return len(c.Plan.Available) })
 }
 
 // Planned counts the days planned for export, over every cluster.
 func (s Summary) Planned() int {
-	n := 0
-	for _, c := range s.Clusters {
-		n += len(c.Plan.Exports())
-	}
-	return n
+	return s.perCluster(func(c ClusterResult) int { return len(c.Plan.Exports()) })
 }
 
 // Written counts the days uploaded by this run, over every cluster.
@@ -109,13 +110,7 @@ func (s Summary) Written() (days int, rows, bytes int64) {
 
 // Lost counts the days another run wrote first.
 func (s Summary) Lost() int {
-	n := 0
-	for _, d := range s.days() {
-		if d.Lost {
-			n++
-		}
-	}
-	return n
+	return len(slices.DeleteFunc(s.days(), func(d DayResult) bool { return !d.Lost }))
 }
 
 // CleanupsFailed counts the written days whose replaced file is still there.
@@ -139,18 +134,18 @@ func (s Summary) Failed() []DayResult {
 	return slices.DeleteFunc(s.days(), func(d DayResult) bool { return d.Err == nil })
 }
 
-// ErrDaysFailed is returned when at least one day could not be exported.
-// Days that succeeded stay uploaded; the next run retries the rest.
-var ErrDaysFailed = errors.New("some days failed")
-
-// ErrCleanupFailed is returned when a day was written but the file it
-// replaces under another codec could not be deleted: until the next run
-// removes it, queries see the day twice.
-var ErrCleanupFailed = errors.New("replaced files could not be deleted")
-
-// ErrUnmappedClusters is returned with Options.FailOnUnmapped when
-// Kubecost reported clusters that the run does not know.
-var ErrUnmappedClusters = errors.New("kubecost reports clusters that the cluster map lacks")
+var (
+	// ErrDaysFailed is returned when at least one day could not be exported.
+	// Days that succeeded stay uploaded; the next run retries the rest.
+	ErrDaysFailed = errors.New("some days failed")
+	// ErrCleanupFailed is returned when a day was written but the file it
+	// replaces under another codec could not be deleted: until the next run
+	// removes it, queries see the day twice.
+	ErrCleanupFailed = errors.New("replaced files could not be deleted")
+	// ErrUnmappedClusters is returned with Options.FailOnUnmapped when
+	// Kubecost reported clusters that the run does not know.
+	ErrUnmappedClusters = errors.New("kubecost reports clusters that the cluster map lacks")
+)
 
 // Stopped reports whether err, returned by Run, stopped the run as a whole
 // (Kubecost unreachable before planning, say) rather than summing up what

@@ -68,7 +68,7 @@ func Main(ctx context.Context, args []string, lookup func(string) (string, bool)
 		fmt.Fprintf(stderr, "run takes no arguments (configuration is read from the environment); got %q\n", args)
 		return ExitConfig
 	}
-	return run(ctx, lookup, stdout, stderr)
+	return RunWith(ctx, lookup, stderr, Hooks{})
 }
 
 // allAvailable is lookup with BACKFILL_ALL_AVAILABLE=true, for

@@ -78,11 +78,9 @@ func clusterErr(c app.ClusterResult, runErr error) error {
 		return app.ErrDaysFailed
 	case runErr == nil:
 		return nil
-	}
-	if len(c.CleanupErrs()) > 0 {
+	case len(c.CleanupErrs()) > 0:
 		return app.ErrCleanupFailed
-	}
-	if app.Stopped(runErr) {
+	case app.Stopped(runErr):
 		return runErr
 	}
 	return nil
@@ -134,7 +132,7 @@ func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pus
 			attrs = append(attrs, "unmapped", listed(sum.Unmapped))
 		}
 		if len(failed) > 0 {
-			attrs = append(attrs, "failed_cluster_days", byCluster(failedDays(sum, true)))
+			attrs = append(attrs, "failed_cluster_days", byCluster(sum))
 		}
 	}
 	if pushed == "failed" {
@@ -147,27 +145,23 @@ func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pus
 	log.Info("run summary: ok", attrs...)
 }
 
-// failedDays names the failed days "<YYYY-MM-DD>", or in a fleet
-// "<id>/<YYYY-MM-DD>", cluster by cluster.
-func failedDays(sum app.Summary, federated bool) []string {
-	var out []string
-	for _, d := range sum.Failed() {
-		name := d.Day.UTC().Format(time.DateOnly)
-		if federated {
-			name = d.Cluster + "/" + name
-		}
-		out = append(out, name)
+// dayName names a failed day "<YYYY-MM-DD>", or in a fleet
+// "<id>/<YYYY-MM-DD>".
+func dayName(d app.DayResult, federated bool) string {
+	name := d.Day.UTC().Format(time.DateOnly)
+	if federated {
+		name = d.Cluster + "/" + name
 	}
-	return out
+	return name
 }
 
 // briefError is the summary's account of a failure: the first failed day
 // and its reason, or the error that stopped the run.
 func briefError(sum app.Summary, federated bool, err error, room int) string {
-	if failed := failedDays(sum, federated); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
+	if failed := sum.Failed(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
 		// days_failed gives the count; the first failure stands for all.
-		first := sum.Failed()[0].Err
-		return failed[0] + ": " + reason(first, room-len(failed[0])-2)
+		first := dayName(failed[0], federated)
+		return first + ": " + reason(failed[0].Err, room-len(first)-2)
 	}
 	if errors.Is(err, app.ErrUnmappedClusters) && !errors.Is(err, app.ErrCleanupFailed) {
 		return "unmapped clusters (FAIL_ON_UNMAPPED_CLUSTERS)"
@@ -203,32 +197,26 @@ func clip(s, cause string, n int) string {
 		tail = cause[:min(len(cause), n/2)]
 	}
 	head := max(n-len(tail)-len(gap), 0)
-	return validUTF8(s[:head]) + gap + validUTF8(tail)
+	// ToValidUTF8 drops the bytes of a rune cut in two at either end.
+	return strings.ToValidUTF8(s[:head], "") + gap + strings.ToValidUTF8(tail, "")
 }
-
-// validUTF8 drops the bytes of a rune cut in two at either end of s.
-func validUTF8(s string) string { return strings.ToValidUTF8(s, "") }
 
 // maxListed bounds the ids the summary line names; the ERROR and WARN
 // lines before it name every one.
 const maxListed = 2
 
-// byCluster shortens "<id>/<day>" items to one per cluster, its first
-// failed day and how many more: "prod-us/2026-11-02+15".
-func byCluster(cds []string) string {
+// byCluster names each cluster's first failed day and how many more:
+// "prod-us/2026-11-02+15".
+func byCluster(sum app.Summary) string {
 	var out []string
-	for i := 0; i < len(cds); {
-		id, _, _ := strings.Cut(cds[i], "/")
-		j := i + 1
-		for j < len(cds) && strings.HasPrefix(cds[j], id+"/") {
-			j++
+	for _, c := range sum.Clusters {
+		if f := c.Failed(); len(f) > 0 {
+			item := dayName(f[0], true)
+			if len(f) > 1 {
+				item += "+" + strconv.Itoa(len(f)-1)
+			}
+			out = append(out, item)
 		}
-		item := cds[i]
-		if j-i > 1 {
-			item += "+" + strconv.Itoa(j-i-1)
-		}
-		out = append(out, item)
-		i = j
 	}
 	return listed(out)
 }

@@ -32,10 +32,6 @@ type Hooks struct {
 	Candidates func(namespace, release string) []kubecost.Candidate
 }
 
-func run(ctx context.Context, lookup func(string) (string, bool), _, stderr io.Writer) int {
-	return RunWith(ctx, lookup, stderr, Hooks{})
-}
-
 // RunWith is the `run` subcommand with injectable hooks. A single cluster
 // (CLUSTER_ID) and a federated Kubecost (CLUSTER_ARNS, CLUSTER_MAP_FILE)
 // take the same path: a run of one cluster or of many. Whatever happens,
@@ -52,9 +48,6 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
-	if h.Now == nil {
-		h.Now = time.Now
-	}
 	runID := metrics.RunID(lookup, start)
 	reqs := &kubecost.Counter{}
 	sum := app.Summary{Clusters: clusterResults(cfg)}
@@ -68,7 +61,12 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 			code = ExitRuntime
 		}
 	}()
-	arch, err := openArchive(ctx, cfg, lookup, log)
+	// AWS is touched only when something needs it, so OUTPUT_DIR runs work
+	// without credentials.
+	home := cfg.Home()
+	arch, err := destination.Open(ctx, &cfg.Settings, destination.Env{
+		Lookup: lookup, Session: home.Name, Home: home.Account, AWS: cfg.SecretsInAWS(), Logger: log,
+	})
 	var opts app.Options
 	if err == nil {
 		opts, err = wire(ctx, cfg, arch, log, reqs, h)
@@ -119,46 +117,6 @@ func clusterResults(cfg *config.Config) []app.ClusterResult {
 	return out
 }
 
-// parts are what every cluster of a run shares: the store and the
-// Kubecost client.
-type parts struct {
-	store  exporter.ObjectStore
-	client *kubecost.Client
-	codec  exporter.Codec
-}
-
-// openArchive opens the run's archive (destination.Open). AWS is touched
-// only when something needs it, so OUTPUT_DIR runs work without
-// credentials.
-func openArchive(ctx context.Context, cfg *config.Config, lookup func(string) (string, bool), log *slog.Logger) (*destination.Archive, error) {
-	home := cfg.Home()
-	return destination.Open(ctx, &cfg.Settings, destination.Env{
-		Lookup: lookup, Session: home.Name, Home: home.Account, AWS: cfg.SecretsInAWS(), Logger: log,
-	})
-}
-
-// wireParts builds the Kubecost client from a validated config, beside
-// the opened archive; proj completes the client's own rows.
-func wireParts(ctx context.Context, cfg *config.Config, arch *destination.Archive, log *slog.Logger, obs kubecost.Observer, proj *schema.Projection, h Hooks) (parts, error) {
-	tlsCfg, token, err := kubecostAuth(ctx, cfg, arch.AWS)
-	if err != nil {
-		return parts{}, err
-	}
-	if err := discover(ctx, cfg, tlsCfg, token, log, h); err != nil {
-		return parts{}, err
-	}
-	p := parts{codec: exporter.Codec(cfg.Compression), store: arch.Store}
-	p.client, err = kubecost.New(kubecost.Options{
-		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
-		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
-		Paginate: bool(cfg.Paginate), Retries: cfg.Retries, MaxValueBytes: cfg.MaxValueBytes,
-		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
-		TLS: tlsCfg, BearerToken: token, Headers: cfg.Headers(), Projection: proj, Logger: log, Observer: obs,
-		ClusterFilter: kubecost.ClusterFilter(cfg.ClusterFilter),
-	})
-	return p, err
-}
-
 // wire builds a run from a validated config and its opened archive: every cluster of
 // cfg.Members() with its own projection (eksClusterName and clusterid from
 // its ARN), keys and fingerprint, all sharing one store, one Kubecost
@@ -171,16 +129,31 @@ func wire(ctx context.Context, cfg *config.Config, arch *destination.Archive, lo
 	if !cfg.Federated() {
 		clientProj = schema.NewProjection(members[0].ARN, members[0].Name, cfg.LabelKeys(), cfg.AnnotationKeys())
 	}
-	p, err := wireParts(ctx, cfg, arch, log, obs, clientProj, h)
+	tlsCfg, token, err := kubecostAuth(ctx, cfg, arch.AWS)
+	if err == nil {
+		err = discover(ctx, cfg, tlsCfg, token, log, h)
+	}
 	if err != nil {
 		return app.Options{}, err
 	}
+	client, err := kubecost.New(kubecost.Options{
+		URL: cfg.AllocationURL(), Aggregate: cfg.AggregateParam(), Step: cfg.Step(),
+		Flavor:   kubecost.Flavor(cfg.KubecostAPIFlavor),
+		Paginate: bool(cfg.Paginate), Retries: cfg.Retries, MaxValueBytes: cfg.MaxValueBytes,
+		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
+		TLS: tlsCfg, BearerToken: token, Headers: cfg.Headers(), Projection: clientProj, Logger: log, Observer: obs,
+		ClusterFilter: kubecost.ClusterFilter(cfg.ClusterFilter),
+	})
+	if err != nil {
+		return app.Options{}, err
+	}
+	codec := exporter.Codec(cfg.Compression)
 	o := app.Options{
-		Store: p.store, Codec: p.codec, FailOnUnmapped: bool(cfg.FailOnUnmapped),
+		Store: arch.Store, Codec: codec, FailOnUnmapped: bool(cfg.FailOnUnmapped),
 		BackfillDays: cfg.BackfillPeriodDays, Settle: cfg.Settle(), Concurrency: cfg.Concurrency,
 		ForceDays: cfg.ForceDays(), DryRun: bool(cfg.DryRun), Logger: log,
 		Backlog: exporter.Backlog{MaxDays: cfg.BackfillMaxDays, AllAvailable: bool(cfg.BackfillAllAvailable)},
-		Budget:  app.Budget{Time: cfg.RunBudget.Std(), ClusterDays: cfg.MaxClusterDaysPerRun},
+		Budget:  app.Budget{Time: time.Duration(cfg.RunBudget), ClusterDays: cfg.MaxClusterDaysPerRun},
 		Reexport: app.Reexport{
 			OnConfigChange: bool(cfg.ReexportOnConfigChange),
 			DriftTolerance: float64(cfg.DriftTolerance), Legacy: bool(cfg.ReexportLegacy),
@@ -190,23 +163,26 @@ func wire(ctx context.Context, cfg *config.Config, arch *destination.Archive, lo
 	// asked without a cluster filter, as CCA asks, so its queries and files
 	// stay CCA's; a map's clusters are asked one by one with the filter of
 	// their id, and one query answers the availability of them all.
-	o.Available = app.SourceDays(p.client)
+	o.Available = app.SourceDays(client)
 	if cfg.Federated() {
-		o.Available = p.client.ClusterDays
+		o.Available = client.ClusterDays
 	}
 	for _, m := range members {
 		c := app.Cluster{
-			ID: m.ID, ARN: m.ARN, Source: p.client, Projection: clientProj,
+			ID: m.ID, ARN: m.ARN, Source: client, Projection: clientProj,
 			Layout:      cfg.Layout(m),
-			Fingerprint: fingerprint(cfg, p.client, m.ARN),
+			Fingerprint: fingerprint(cfg, client, m.ARN),
 			Metadata:    map[string]string{"cluster": m.ARN, "granularity": cfg.Granularity, "aggregation": cfg.Aggregation},
 		}
 		if cfg.Federated() { // the query, as above, and the lines that name the cluster
 			c.Projection = schema.NewProjection(m.ARN, m.Name, cfg.LabelKeys(), cfg.AnnotationKeys())
-			c.Source = p.client.ForCluster(m.ID, c.Projection)
+			c.Source = client.ForCluster(m.ID, c.Projection)
 			c.Logger = log.With("cluster", m.ID)
 		}
-		c.NewEncoder = encoders(c.Projection, p.codec)
+		proj := c.Projection
+		c.NewEncoder = func(w io.Writer) (app.Encoder, error) {
+			return parquetout.NewWriter(w, proj, parquetout.Options{Codec: codec})
+		}
 		o.Clusters = append(o.Clusters, c)
 	}
 	return o, nil
@@ -237,12 +213,6 @@ func startAttrs(cfg *config.Config) []any {
 		"settings", cfg.Sources())
 }
 
-func encoders(proj *schema.Projection, codec exporter.Codec) app.EncoderFactory {
-	return func(w io.Writer) (app.Encoder, error) {
-		return parquetout.NewWriter(w, proj, parquetout.Options{Codec: codec})
-	}
-}
-
 // fingerprint is the config fingerprint of a cluster: everything in cfg
 // that changes its files' bytes or meaning.
 func fingerprint(cfg *config.Config, src *kubecost.Client, clusterARN string) string {
@@ -257,32 +227,52 @@ func fingerprint(cfg *config.Config, src *kubecost.Client, clusterARN string) st
 // secrets come from Secrets Manager through id (set whenever a secret is
 // configured). The CA bundle stays in memory and is used only by the
 // Kubecost client.
-func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity) (*tls.Config, string, error) {
-	var tlsCfg *tls.Config
+func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity) (tlsCfg *tls.Config, token string, err error) {
+	region := cfg.SecretsRegion(cfg.CASecretRegion)
 	if cfg.CASecretName != "" || !bool(cfg.TLSVerify) {
 		var bundle string
 		if cfg.CASecretName != "" {
-			var err error
-			if bundle, err = awsauth.FetchSecret(ctx, id.Config, cfg.SecretsRegion(cfg.CASecretRegion), cfg.CASecretName); err != nil {
+			if bundle, err = awsauth.FetchSecret(ctx, id.Config, region, cfg.CASecretName); err != nil {
 				return nil, "", err
 			}
 		}
-		var err error
 		if tlsCfg, err = kubecost.TLSConfig([]byte(bundle), bool(cfg.TLSVerify)); err != nil {
 			return nil, "", fmt.Errorf("%w (secret %s)", err, cfg.CASecretName)
 		}
 	}
 	switch {
 	case cfg.BearerFile != "":
-		token, err := kubecost.BearerTokenFile(cfg.BearerFile)
-		return tlsCfg, token, err
+		token, err = kubecost.BearerTokenFile(cfg.BearerFile)
 	case cfg.BearerSecret != "":
-		raw, err := awsauth.FetchSecret(ctx, id.Config, cfg.SecretsRegion(cfg.CASecretRegion), cfg.BearerSecret)
-		if err != nil {
-			return nil, "", err
+		var raw string
+		if raw, err = awsauth.FetchSecret(ctx, id.Config, region, cfg.BearerSecret); err == nil {
+			token, err = kubecost.ParseBearerToken(raw, "secret "+cfg.BearerSecret)
 		}
-		token, err := kubecost.ParseBearerToken(raw, "secret "+cfg.BearerSecret)
-		return tlsCfg, token, err
 	}
-	return tlsCfg, "", nil
+	return tlsCfg, token, err
+}
+
+// discover finds Kubecost when KUBECOST_API_ENDPOINT is unset, with the
+// run's TLS, credentials and time limits, and sets the endpoint in cfg to
+// the base URL that answered, so that everything after (the client, the
+// start line) sees one endpoint. A set endpoint is used as it is.
+func discover(ctx context.Context, cfg *config.Config, tlsCfg *tls.Config, token string, log *slog.Logger, h Hooks) error {
+	if !cfg.Discovering() {
+		return nil
+	}
+	candidates := kubecost.Candidates
+	if h.Candidates != nil {
+		candidates = h.Candidates
+	}
+	cands := candidates(cfg.KubecostNamespace, cfg.KubecostRelease)
+	base, err := kubecost.Discover(ctx, cands, kubecost.DiscoverOptions{
+		Path: cfg.AllocationPath(), TLS: tlsCfg, Headers: cfg.Headers(), BearerToken: token,
+		ConnectTimeout: cfg.ConnectionTimeout.Duration(), ReadTimeout: cfg.ReadTimeout.Duration(),
+		Logger: log, Now: h.Now,
+	})
+	if err != nil {
+		return err
+	}
+	cfg.KubecostAPIEndpoint = base
+	return nil
 }

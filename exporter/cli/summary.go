@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,18 +56,11 @@ func summaryCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		total += cost
 		fmt.Fprintf(stdout, "%-100s %10d %12.2f\n", f, n, cost)
 	}
-	type nsCost struct {
-		ns   string
-		cost float64
-	}
-	var list []nsCost
-	for ns, c := range byNS {
-		list = append(list, nsCost{ns, c})
-	}
-	slices.SortFunc(list, func(a, b nsCost) int { return cmp.Or(cmp.Compare(b.cost, a.cost), cmp.Compare(a.ns, b.ns)) })
+	nss := slices.Collect(maps.Keys(byNS))
+	slices.SortFunc(nss, func(a, b string) int { return cmp.Or(cmp.Compare(byNS[b], byNS[a]), cmp.Compare(a, b)) })
 	fmt.Fprintf(stdout, "\ncost per namespace over %d files, %d rows:\n", len(files), rows)
-	for _, e := range list {
-		fmt.Fprintf(stdout, "  %-40s %12.2f  %5.1f%%\n", e.ns, e.cost, 100*e.cost/total)
+	for _, ns := range nss {
+		fmt.Fprintf(stdout, "  %-40s %12.2f  %5.1f%%\n", ns, byNS[ns], 100*byNS[ns]/total)
 	}
 	fmt.Fprintf(stdout, "  %-40s %12.2f\n", "TOTAL", total)
 	return ExitOK

@@ -201,9 +201,6 @@ func checkClusterMapFile(c *Config, bad badFunc) {
 	}
 }
 
-// partition is the partition of the cluster ARNs, or "" when unknown.
-func (c *Config) partition() string { return c.Home().Partition }
-
 // accounts lists the distinct accounts of the clusters.
 func (c *Config) accounts() []string {
 	var out []string

@@ -53,8 +53,30 @@ type Report struct {
 	FromDay, ToDay, TodayTime time.Time
 }
 
-func reportRules() []rule[Report] {
-	return slices.Concat(destinationRules(destination.Rules(), func(r *Report) (*destination.Settings, destination.Scope) {
+// Load reads what the archive's settings name, then makes the bill's
+// location settings of its own, before any rule runs.
+func (r *Report) Load(lookup func(string) (string, bool)) {
+	r.Settings.Load(lookup)
+	r.Bill.Load(&r.Settings, lookup)
+}
+
+// reportScope is what the report tells the destination's rules: its
+// cluster's region.
+func reportScope(r *Report) destination.Scope {
+	return destination.Scope{Region: parseCluster(r.ClusterID).Region}
+}
+
+// Schema is the configuration of the schema command.
+type Schema struct {
+	Format      string `flag:"format" default:"json" desc:"json or text"`
+	Labels      string `env:"LABELS" flag:"labels" desc:"comma-separated label keys"`
+	Annotations string `env:"ANNOTATIONS" flag:"annotations" desc:"comma-separated annotation keys"`
+}
+
+// LoadReport reads the report command's settings from args and lookup.
+// It returns flag.ErrHelp for -h, and exporter.FieldErrors for bad values.
+func LoadReport(args []string, lookup func(string) (string, bool), help io.Writer) (*Report, error) {
+	return load("report", args, lookup, help, slices.Concat(destinationRules(destination.Rules(), func(r *Report) (*destination.Settings, destination.Scope) {
 		return &r.Settings, reportScope(r)
 	}), []rule[Report]{
 		{"-from", func(r *Report, bad badFunc) { r.FromDay = checkDay(r.From, bad) }},
@@ -82,46 +104,16 @@ func reportRules() []rule[Report] {
 		}},
 	}, destinationRules(destination.BillRules(), func(r *Report) (*destination.Bill, destination.Scope) {
 		return &r.Bill, reportScope(r)
-	}), loggingRules(func(r *Report) *Logging { return &r.Logging }))
-}
-
-// Load reads what the archive's settings name, then makes the bill's
-// location settings of its own, before any rule runs.
-func (r *Report) Load(lookup func(string) (string, bool)) {
-	r.Settings.Load(lookup)
-	r.Bill.Load(&r.Settings, lookup)
-}
-
-// reportScope is what the report tells the destination's rules: its
-// cluster's region.
-func reportScope(r *Report) destination.Scope {
-	return destination.Scope{Region: parseCluster(r.ClusterID).Region}
-}
-
-// Schema is the configuration of the schema command.
-type Schema struct {
-	Format      string `flag:"format" default:"json" desc:"json or text"`
-	Labels      string `env:"LABELS" flag:"labels" desc:"comma-separated label keys"`
-	Annotations string `env:"ANNOTATIONS" flag:"annotations" desc:"comma-separated annotation keys"`
-}
-
-func schemaRules() []rule[Schema] {
-	return []rule[Schema]{
-		{"-format", oneOf(func(s *Schema) string { return s.Format }, false, func() []string { return []string{"json", "text"} })},
-		{"LABELS", func(s *Schema, bad badFunc) { checkKeys(s.Labels, bad) }},
-		{"ANNOTATIONS", func(s *Schema, bad badFunc) { checkKeys(s.Annotations, bad) }},
-	}
-}
-
-// LoadReport reads the report command's settings from args and lookup.
-// It returns flag.ErrHelp for -h, and exporter.FieldErrors for bad values.
-func LoadReport(args []string, lookup func(string) (string, bool), help io.Writer) (*Report, error) {
-	return load[Report]("report", args, lookup, help, reportRules())
+	}), loggingRules(func(r *Report) *Logging { return &r.Logging })))
 }
 
 // LoadSchema reads the schema command's settings from args and lookup.
 func LoadSchema(args []string, lookup func(string) (string, bool), help io.Writer) (*Schema, error) {
-	return load[Schema]("schema", args, lookup, help, schemaRules())
+	return load("schema", args, lookup, help, []rule[Schema]{
+		{"-format", oneOf(func(s *Schema) string { return s.Format }, "json", "text")},
+		{"LABELS", func(s *Schema, bad badFunc) { checkKeys(s.Labels, bad) }},
+		{"ANNOTATIONS", func(s *Schema, bad badFunc) { checkKeys(s.Annotations, bad) }},
+	})
 }
 
 // load parses the flags of command into a T, then decodes and validates
@@ -145,12 +137,16 @@ func load[T any](command string, args []string, lookup func(string) (string, boo
 	if fs.NArg() > 0 {
 		return nil, &exporter.FieldError{Field: command, Value: fs.Arg(0), Msg: "takes no arguments; settings are flags or variables (see -h)"}
 	}
-	names := map[string]string{} // a rule's Var -> the flag the user set it with
+	names := map[string]string{}  // a rule's Var -> the flag the user set it with
+	byFlag := map[string]string{} // a variable the user set as a flag -> its value
 	env := envSource(lookup)
 	src := func(f reflect.StructField) (string, string, bool) {
 		if fl := f.Tag.Get("flag"); fl != "" {
 			if raw, ok := set[fl]; ok {
 				names[settingName(f)] = "-" + fl
+				if v := f.Tag.Get("env"); v != "" {
+					byFlag[v] = raw
+				}
 				return "-" + fl, raw, true
 			}
 		}
@@ -162,30 +158,20 @@ func load[T any](command string, args []string, lookup func(string) (string, boo
 	if d, ok := any(&c).(interface {
 		Load(func(string) (string, bool))
 	}); ok {
-		d.Load(flagsOver(lookup, t, set))
+		// The flags answer for their variables, so that the destination's
+		// file is held to what the command line says (-bucket against
+		// config.bucket), as to the variables.
+		d.Load(func(name string) (string, bool) {
+			if raw, ok := byFlag[name]; ok {
+				return raw, true
+			}
+			return lookup(name)
+		})
 	}
 	if errs := validate(&c, rules, names); len(errs) > 0 {
 		return nil, errs
 	}
 	return &c, nil
-}
-
-// flagsOver is lookup with the flags the user set answering for their
-// variables, so that the destination's file is held to what the command
-// line says (-bucket against config.bucket), as to the variables.
-func flagsOver(lookup func(string) (string, bool), t reflect.Type, set map[string]string) func(string) (string, bool) {
-	byEnv := map[string]string{}
-	for _, v := range varsOf(t) {
-		if raw, ok := set[v.Flag]; ok && v.Flag != "" && v.Name != "" {
-			byEnv[v.Name] = raw
-		}
-	}
-	return func(name string) (string, bool) {
-		if raw, ok := byEnv[name]; ok {
-			return raw, true
-		}
-		return lookup(name)
-	}
 }
 
 // IsHelp reports whether err, from a Load function, asked for help.

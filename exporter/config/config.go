@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -22,11 +21,7 @@ import (
 
 // Config is the whole configuration. The env tags are the contract's
 // variable names; `default` and `desc` also feed --help and the docs.
-//
-// To add a variable: add a field here with its tags (string, int, float64,
-// Flag and Seconds decode themselves), and when its type does not say
-// everything, one entry in rules() (validate.go). --help, the README check
-// and the chart tests pick it up from there.
+// docs/architecture.md says how to add a variable.
 type Config struct {
 	// The destination's settings (S3_BUCKET_NAME, OUTPUT_DIR,
 	// OBJECT_STORE_CONFIG_FILE, ...) are its package's, as every command
@@ -175,9 +170,6 @@ func (d *Duration) Decode(v string) error {
 
 var durationRE = regexp.MustCompile(`^(0|([0-9]+h)?([0-9]+m)?([0-9]+s)?)$`)
 
-// Std returns d as a time.Duration.
-func (d Duration) Std() time.Duration { return time.Duration(d) }
-
 // Load reads the environment through lookup and validates it. It never
 // touches the process environment, so concurrent loads (parallel tests, the
 // AWS SDK reading its own variables) cannot see each other's values.
@@ -273,12 +265,6 @@ func decodeField(field reflect.Value, raw string) string {
 			return "accepted: an integer"
 		}
 		field.SetInt(int64(n))
-	case reflect.Float64:
-		x, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return "accepted: a number"
-		}
-		field.SetFloat(x)
 	default:
 		// A programming error, caught by the tests of every field.
 		panic(fmt.Sprintf("config: no decoder for %s", field.Type()))
@@ -356,3 +342,71 @@ func Usage(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Desc)
 	}
 }
+
+// Cluster is what CLUSTER_ID says about the cluster.
+type Cluster = exporter.ClusterARN
+
+// Cluster parses CLUSTER_ID. Call it only on a validated Config.
+func (c *Config) Cluster() Cluster { return parseCluster(c.ClusterID) }
+
+func parseCluster(arn string) Cluster {
+	c, _ := exporter.ParseClusterARN(arn)
+	return c
+}
+
+func isClusterARN(arn string) bool { _, ok := exporter.ParseClusterARN(arn); return ok }
+
+// BucketOwner is the account every S3 call names as ExpectedBucketOwner
+// (destination.Settings.BucketOwner), the cluster's by default.
+// Validation requires S3_EXPECTED_BUCKET_OWNER when the clusters are in
+// several accounts, so Home's is the one account there is.
+func (c *Config) BucketOwner() string { return c.Settings.BucketOwner(c.Home().Account) }
+
+// LabelKeys returns the LABELS keys in order.
+func (c *Config) LabelKeys() []string { return SplitList(c.Labels) }
+
+// AnnotationKeys returns the ANNOTATIONS keys in order.
+func (c *Config) AnnotationKeys() []string { return SplitList(c.Annotations) }
+
+// Step is the Kubecost step for GRANULARITY.
+func (c *Config) Step() time.Duration {
+	if c.Granularity == "hourly" {
+		return time.Hour
+	}
+	return 24 * time.Hour
+}
+
+// AggregateParam is the explicit `aggregate` query value. Kubecost 2.x
+// returns namespace rows when aggregate is omitted, so "container" is sent
+// as the full property list that identifies a container.
+func (c *Config) AggregateParam() string {
+	if c.Aggregation == "container" {
+		return "cluster,node,namespace,pod,container"
+	}
+	return c.Aggregation
+}
+
+// AllocationURL is the full URL of the Allocation API, once the endpoint
+// is set or discovered.
+func (c *Config) AllocationURL() string {
+	return strings.TrimRight(c.KubecostAPIEndpoint, "/") + c.AllocationPath()
+}
+
+// SecretsInAWS reports whether Kubecost's CA bundle or bearer token is a
+// Secrets Manager secret: AWS credentials are then needed even for a
+// directory archive.
+func (c *Config) SecretsInAWS() bool { return c.CASecretName != "" || c.BearerSecret != "" }
+
+// ForceDays parses FORCE_DATES. Call it only on a validated Config.
+func (c *Config) ForceDays() []time.Time {
+	var out []time.Time
+	for _, d := range SplitList(c.ForceDates) {
+		if t, err := time.Parse(time.DateOnly, d); err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Settle is SETTLE_HOURS as a duration.
+func (w Window) Settle() time.Duration { return time.Duration(w.SettleHours) * time.Hour }

@@ -36,12 +36,6 @@ func (c *Config) AllocationPath() string {
 	return cmp.Or(c.KubecostAPIPath, kubecost.Flavor(c.KubecostAPIFlavor).Path())
 }
 
-// AllocationURLAt is the Allocation API's URL under base, for a run that
-// found its base URL by discovery.
-func (c *Config) AllocationURLAt(base string) string {
-	return strings.TrimRight(base, "/") + c.AllocationPath()
-}
-
 // Headers are the parsed KUBECOST_HTTP_HEADERS_FILE, nil when unset.
 // Call it only on a validated Config.
 func (c *Config) Headers() http.Header { return c.headers.Clone() }

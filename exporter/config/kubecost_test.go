@@ -34,8 +34,9 @@ func TestDiscoveryConfig(t *testing.T) {
 	if !c.Discovering() || c.KubecostNamespace != "finops" || c.KubecostRelease != "kc" {
 		t.Errorf("Discovering() = %v, namespace %q, release %q", c.Discovering(), c.KubecostNamespace, c.KubecostRelease)
 	}
-	if got := c.AllocationURLAt("http://kc-frontend.finops:9090"); got != "http://kc-frontend.finops:9090/model/allocation" {
-		t.Errorf("AllocationURLAt = %q", got)
+	c.KubecostAPIEndpoint = "http://kc-frontend.finops:9090" // what discovery sets
+	if got := c.AllocationURL(); got != "http://kc-frontend.finops:9090/model/allocation" {
+		t.Errorf("AllocationURL = %q", got)
 	}
 	c, err = loadWith(map[string]string{"KUBECOST_API_ENDPOINT": "http://kubecost-aggregator.kubecost:9004", "KUBECOST_API_FLAVOR": "cost-model"})
 	if err != nil || c.Discovering() || c.AllocationURL() != "http://kubecost-aggregator.kubecost:9004/allocation" {

@@ -67,10 +67,10 @@ func TestServerTextsAreKubecosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	enums := schema.Properties.Exporter.Properties
-	if got, want := enums["kubecostApiFlavor"].Enum, names(kubecost.Flavors)(); !slices.Equal(got, want) {
+	if got, want := enums["kubecostApiFlavor"].Enum, names(kubecost.Flavors()); !slices.Equal(got, want) {
 		t.Errorf("chart schema: kubecostApiFlavor enum %q, kubecost's flavours %q", got, want)
 	}
-	if got, want := enums["clusterFilter"].Enum, names(kubecost.ClusterFilters)(); !slices.Equal(got, want) {
+	if got, want := enums["clusterFilter"].Enum, names(kubecost.ClusterFilters()); !slices.Equal(got, want) {
 		t.Errorf("chart schema: clusterFilter enum %q, kubecost's filters %q", got, want)
 	}
 }

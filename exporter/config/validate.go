@@ -13,44 +13,18 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
-// The ARN's parts as exporter/names.go spells them.
-const (
-	partitionRE   = exporter.PartitionPattern
-	regionPattern = exporter.RegionPattern
-)
-
 var (
-	// A secret is named, or, for one in another account, given by ARN.
-	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + partitionRE + `:secretsmanager:` + regionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
-	labelNameRE  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-	dnsLabelRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	// A secret is named, or, for one in another account, given by ARN
+	// (its partition and region as exporter/names.go spells them).
+	secretNameRE = regexp.MustCompile(`^(?:[a-zA-Z0-9/_+=.@-]{1,512}|arn:` + exporter.PartitionPattern + `:secretsmanager:` +
+		exporter.RegionPattern + `:\d{12}:secret:[a-zA-Z0-9/_+=.@-]{1,512})$`)
+	labelNameRE = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	dnsLabelRE  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 )
-
-// Enumerations, shared with --help, the chart schema and the docs. They are
-// functions so that no caller can change what the validation accepts.
 
 // Aggregations are the accepted AGGREGATION values.
 func Aggregations() []string {
 	return []string{"container", "pod", "namespace", "controller", "controllerKind", "node", "cluster"}
-}
-
-// Granularities are the accepted GRANULARITY values.
-func Granularities() []string { return []string{"daily", "hourly"} }
-
-// Codecs are the accepted COMPRESSION values.
-func Codecs() []string { return names(exporter.Codecs)() }
-
-// names are the values of another package's enumeration, for oneOf: the
-// Kubecost servers' (KUBECOST_API_FLAVOR, KUBECOST_CLUSTER_FILTER) are
-// package kubecost's, which knows what each server reads.
-func names[S ~string](list func() []S) func() []string {
-	return func() []string {
-		var out []string
-		for _, v := range list() {
-			out = append(out, string(v))
-		}
-		return out
-	}
 }
 
 // LogLevels are the accepted LOG_LEVEL values.
@@ -58,6 +32,17 @@ func LogLevels() []string { return []string{"debug", "info", "warn", "error"} }
 
 // LogFormats are the accepted LOG_FORMAT values.
 func LogFormats() []string { return []string{"auto", "json", "text"} }
+
+// names are the values of another package's enumeration, for oneOf: the
+// Kubecost servers' (KUBECOST_API_FLAVOR, KUBECOST_CLUSTER_FILTER) are
+// package kubecost's, which knows what each server reads.
+func names[S ~string](list []S) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // rule checks one setting of a configuration struct T. Check calls bad
 // once per problem, with the value as the user wrote it and what is
@@ -67,17 +52,9 @@ type rule[T any] struct {
 	Check func(c *T, bad func(value, format string, args ...any))
 }
 
-// Rule checks one variable of the run.
-type Rule = rule[Config]
-
-// Rules lists the checks in declaration order, one entry per variable that
-// its type alone does not validate. The chart's parity test requires a
-// rejected case for each.
-func Rules() []Rule { return rules() }
-
 // Validate checks every variable and returns one error per problem, in
 // rule order. It has no side effects, so it is safe to call at any time.
-func (c *Config) Validate() exporter.FieldErrors { return validate(c, rules(), nil) }
+func (c *Config) Validate() exporter.FieldErrors { return validate(c, Rules(), nil) }
 
 // validate runs rules over c, every command's one validation: one error
 // per problem, in rule order. A rule's error names its setting as the user
@@ -94,14 +71,12 @@ func validate[T any](c *T, rules []rule[T], names map[string]string) exporter.Fi
 
 type badFunc = func(value, format string, args ...any)
 
-// oneOf accepts the listed values (and "" when optional).
-func oneOf[T any](get func(*T) string, optional bool, allowed func() []string) func(*T, badFunc) {
+// oneOf accepts the listed values.
+func oneOf[T any](get func(*T) string, allowed ...string) func(*T, badFunc) {
 	return func(c *T, bad badFunc) {
-		v := get(c)
-		if (optional && v == "") || slices.Contains(allowed(), v) {
-			return
+		if v := get(c); !slices.Contains(allowed, v) {
+			bad(v, "accepted: %s", strings.Join(allowed, ", "))
 		}
-		bad(v, "accepted: %s", strings.Join(allowed(), ", "))
 	}
 }
 
@@ -123,14 +98,18 @@ func matches[T any](get func(*T) string, re *regexp.Regexp, accepted string) fun
 	}
 }
 
-// What the regexps accept, in the words of errors.
-const (
-	secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
-)
+// secretAccepted is what secretNameRE accepts, in the words of errors.
+const secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a Secrets Manager secret ARN"
 
-func rules() []Rule {
+// Rule checks one variable of the run.
+type Rule = rule[Config]
+
+// Rules lists the checks in declaration order, one entry per variable that
+// its type alone does not validate. The chart's parity test requires a
+// rejected case for each.
+func Rules() []Rule {
 	return slices.Concat(destinationRules(destination.Rules(), func(c *Config) (*destination.Settings, destination.Scope) {
-		return &c.Settings, destination.Scope{Partition: c.partition(), Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
+		return &c.Settings, destination.Scope{Partition: c.Home().Partition, Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
 	}), []Rule{
 		{"CLUSTER_ID", checkCluster},
 		{"CLUSTER_ARNS", checkClusterARNs},
@@ -144,11 +123,11 @@ func rules() []Rule {
 		{"KUBECOST_NAMESPACE", matches(func(c *Config) string { return c.KubecostNamespace }, dnsLabelRE, dnsLabelAccepted)},
 		{"KUBECOST_RELEASE", matches(func(c *Config) string { return c.KubecostRelease }, releaseRE, releaseAccepted)},
 		{"KUBECOST_HTTP_HEADERS_FILE", checkHeadersFile},
-		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, false, names(kubecost.Flavors))},
+		{"KUBECOST_API_FLAVOR", oneOf(func(c *Config) string { return c.KubecostAPIFlavor }, names(kubecost.Flavors())...)},
 		{"KUBECOST_API_PATH", checkAPIPath},
 	}, windowRules(func(c *Config) *Window { return &c.Window }), []Rule{
-		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, false, Aggregations)},
-		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, false, Granularities)},
+		{"AGGREGATION", oneOf(func(c *Config) string { return c.Aggregation }, Aggregations()...)},
+		{"GRANULARITY", oneOf(func(c *Config) string { return c.Granularity }, "daily", "hourly")},
 		{"KUBECOST_MAX_RETRIES", intRange(func(c *Config) int { return c.Retries }, 0, 20)},
 		{"MAX_VALUE_BYTES", intRange(func(c *Config) int { return c.MaxValueBytes }, 4096, 1<<30)},
 		{"BACKFILL_MAX_DAYS", intRange(func(c *Config) int { return c.BackfillMaxDays }, exporter.MinBackfillDays, maxBackfillDays)},
@@ -166,7 +145,7 @@ func rules() []Rule {
 		{"KUBECOST_BEARER_TOKEN_SECRET_NAME", matches(func(c *Config) string { return c.BearerSecret }, secretNameRE, secretAccepted)},
 		{"LABELS", func(c *Config, bad badFunc) { checkKeys(c.Labels, bad) }},
 		{"ANNOTATIONS", func(c *Config, bad badFunc) { checkKeys(c.Annotations, bad) }},
-		{"COMPRESSION", oneOf(func(c *Config) string { return c.Compression }, false, Codecs)},
+		{"COMPRESSION", oneOf(func(c *Config) string { return c.Compression }, names(exporter.Codecs())...)},
 		{"CONCURRENCY", intRange(func(c *Config) int { return c.Concurrency }, 1, 8)},
 		{"FORCE_DATES", checkForceDates},
 		{"MAX_CLUSTER_DAYS_PER_RUN", intRange(func(c *Config) int { return c.MaxClusterDaysPerRun }, 0, 1000000)},
@@ -192,8 +171,8 @@ func windowRules[T any](of func(*T) *Window) []rule[T] {
 // loggingRules are the Logging's rules, for every command that embeds one.
 func loggingRules[T any](of func(*T) *Logging) []rule[T] {
 	return []rule[T]{
-		{"LOG_LEVEL", oneOf(func(c *T) string { return of(c).LogLevel }, false, LogLevels)},
-		{"LOG_FORMAT", oneOf(func(c *T) string { return of(c).LogFormat }, false, LogFormats)},
+		{"LOG_LEVEL", oneOf(func(c *T) string { return of(c).LogLevel }, LogLevels()...)},
+		{"LOG_FORMAT", oneOf(func(c *T) string { return of(c).LogFormat }, LogFormats()...)},
 	}
 }
 

@@ -70,7 +70,7 @@ func TestValidValues(t *testing.T) {
 		"KUBECOST_NAMESPACE":                   {"kubecost", "finops-1", strings.Repeat("n", 63)},
 		"KUBECOST_RELEASE":                     {"kubecost", "kc", "my-cost-analyzer", strings.Repeat("r", 53)},
 		"KUBECOST_HTTP_HEADERS_FILE":           writeHeaderFiles(t),
-		"KUBECOST_API_FLAVOR":                  names(kubecost.Flavors)(),
+		"KUBECOST_API_FLAVOR":                  names(kubecost.Flavors()),
 		"KUBECOST_API_PATH":                    {"/model/allocation", "/allocation/compute", "/"},
 		"BACKFILL_PERIOD_DAYS":                 {"3", "15", "3650"},
 		"SETTLE_HOURS":                         {"0", "48", "72", "720"},
@@ -119,7 +119,7 @@ func TestValidValues(t *testing.T) {
 			" a = arn:aws:eks:eu-west-1:111122223333:cluster/a , b.c/d e=arn:aws:eks:us-east-1:111122223333:cluster/b,"},
 		"CLUSTER_MAP_FILE":          writeMapFiles(t),
 		"FAIL_ON_UNMAPPED_CLUSTERS": {"true", "no"},
-		"KUBECOST_CLUSTER_FILTER":   names(kubecost.ClusterFilters)(),
+		"KUBECOST_CLUSTER_FILTER":   names(kubecost.ClusterFilters()),
 	}
 	for _, v := range Vars() {
 		if _, ok := good[v.Name]; !ok {
@@ -550,7 +550,8 @@ func TestDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.SecretsRegion(c2.CASecretRegion) != "eu-west-1" || c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/") != "http://kubecost-frontend.kubecost:9090/custom" {
-		t.Errorf("SecretsRegion = %q, AllocationURLAt() = %q", c2.SecretsRegion(c2.CASecretRegion), c2.AllocationURLAt("http://kubecost-frontend.kubecost:9090/"))
+	c2.KubecostAPIEndpoint = "http://kubecost-frontend.kubecost:9090/" // what discovery sets
+	if c2.SecretsRegion(c2.CASecretRegion) != "eu-west-1" || c2.AllocationURL() != "http://kubecost-frontend.kubecost:9090/custom" {
+		t.Errorf("SecretsRegion = %q, AllocationURL() = %q", c2.SecretsRegion(c2.CASecretRegion), c2.AllocationURL())
 	}
 }
