@@ -20,6 +20,7 @@ package destination
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -251,12 +252,11 @@ func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
 			names = append(names, tag)
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, fmt.Sprint(k))
+	byText := map[string]any{}
+	for k, v := range m {
+		byText[fmt.Sprint(k)] = v
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(byText)) {
 		p := join(path, k)
 		ft, ok := fields[k]
 		if !ok {
@@ -264,19 +264,9 @@ func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
 		}
 		set[p] = true
 		if ft.Kind() == reflect.Struct {
-			if err := walkKeys(m[keyOf(m, k)], ft, p, set); err != nil {
+			if err := walkKeys(byText[k], ft, p, set); err != nil {
 				return err
 			}
-		}
-	}
-	return nil
-}
-
-// keyOf finds the original key whose text is k.
-func keyOf(m map[any]any, k string) any {
-	for key := range m {
-		if fmt.Sprint(key) == k {
-			return key
 		}
 	}
 	return nil

@@ -2,11 +2,13 @@ package destination
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
 // Validate reports every refused value, one error per field, with the
@@ -138,12 +140,7 @@ var refusedHeaders = map[string]string{
 }
 
 func validateMetadata(m map[string]string, bad badFn) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		field, v, lk := "config.put_user_metadata."+k, m[k], strings.ToLower(k)
 		switch {
 		case !headerKeRE.MatchString(k):
@@ -156,7 +153,7 @@ func validateMetadata(m map[string]string, bad badFn) {
 			bad(field, v, "refused: the exporter sets its own checksum and MinIO headers")
 		case lk == "x-amz-acl" && !slices.Contains(cannedACLs, v):
 			bad(field, v, "accepted: a canned ACL, one of %s", strings.Join(cannedACLs, ", "))
-		case strings.HasPrefix(lk, "x-amz-grant-") && grantOf(lk) == "":
+		case strings.HasPrefix(lk, "x-amz-grant-") && headerField(&s3store.ObjectHeaders{}, lk) == nil:
 			bad(field, v, "accepted grants: X-Amz-Grant-Read, X-Amz-Grant-Read-Acp, X-Amz-Grant-Write-Acp, X-Amz-Grant-Full-Control")
 		case lk == "x-amz-meta-":
 			bad(field, v, "an X-Amz-Meta- key needs a name after the prefix")

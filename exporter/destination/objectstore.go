@@ -3,6 +3,7 @@ package destination
 import (
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -275,13 +276,8 @@ func (c *Settings) Sources() []Setting {
 	}
 	if f := st.file; f != nil && f.IsS3() {
 		out = append(out, Setting{"addressing", string(f.Addressing()), "OBJECT_STORE_CONFIG_FILE config.bucket_lookup_type"})
-		if len(f.S3.PutUserMetadata) > 0 {
-			keys := make([]string, 0, len(f.S3.PutUserMetadata))
-			for k := range f.S3.PutUserMetadata {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			out = append(out, Setting{"object_headers", strings.Join(keys, ","), "OBJECT_STORE_CONFIG_FILE config.put_user_metadata"})
+		if m := f.S3.PutUserMetadata; len(m) > 0 {
+			out = append(out, Setting{"object_headers", strings.Join(slices.Sorted(maps.Keys(m)), ","), "OBJECT_STORE_CONFIG_FILE config.put_user_metadata"})
 		}
 		if st.tls != nil {
 			out = append(out, Setting{"tls", "custom", "OBJECT_STORE_CONFIG_FILE config.http_config"})
