@@ -149,43 +149,41 @@ type setup struct {
 	env       envSource
 	log       *slog.Logger
 	window    time.Duration
-	region    string
 	session   string
 	providers []*loggedProvider // logged once Load has returned
 }
 
 func newSetup(in Input) (*setup, error) {
-	st := &setup{
-		in:      in,
-		env:     envSource{in.Lookup},
-		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
-		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
-		session: SessionName(in.ClusterName),
-	}
-	switch st.region = in.Region; {
-	case st.region == "":
+	switch {
+	case in.Region == "":
 		return nil, errors.New("awsauth: no AWS region in the input")
 	case in.Lookup == nil:
 		return nil, errors.New("awsauth: no environment lookup in the input")
 	case in.RequestTimeout <= 0:
 		return nil, errors.New("awsauth: no request timeout in the input")
 	}
-	return st, nil
+	return &setup{
+		in:      in,
+		env:     envSource{in.Lookup},
+		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
+		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
+		session: SessionName(in.ClusterName),
+	}, nil
 }
 
 // loadConfig is the SDK's default configuration with our region, logger,
 // cache window and endpoints.
 func (st *setup) loadConfig(ctx context.Context) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{
-		config.WithRegion(st.region),
+		config.WithRegion(st.in.Region),
 		config.WithCredentialsCacheOptions(st.cacheOptions),
 		// SDK warnings become structured log lines like ours. Request and
 		// response logging stays off: it would print signed headers.
 		config.WithLogger(sdkLogger(st.log)),
 		config.WithClientLogMode(0),
+		// Every AWS call is bounded (see NewHTTPClient).
+		config.WithHTTPClient(NewHTTPClient(st.in.RequestTimeout, st.in.RequestTimeoutSetting)),
 	}
-	// Every AWS call is bounded (see NewHTTPClient).
-	opts = append(opts, config.WithHTTPClient(NewHTTPClient(st.in.RequestTimeout, st.in.RequestTimeoutSetting)))
 	if u := st.env.get("AWS_ENDPOINT_URL"); u != "" && !st.env.ignoreEndpoints() {
 		opts = append(opts, config.WithBaseEndpoint(u))
 	}

@@ -146,8 +146,7 @@ func (l *LookupType) UnmarshalYAML(unmarshal func(any) error) error {
 	if err := unmarshal(&s); err != nil {
 		return err
 	}
-	switch t := LookupType(s); t {
-	case LookupAuto, LookupVirtualHosted, LookupPath:
+	if t := LookupType(s); slices.Contains([]LookupType{LookupAuto, LookupVirtualHosted, LookupPath}, t) {
 		*l = t
 		return nil
 	}

@@ -157,7 +157,7 @@ func validateMetadata(m map[string]string, bad badFn) {
 			bad(field, v, "accepted grants: X-Amz-Grant-Read, X-Amz-Grant-Read-Acp, X-Amz-Grant-Write-Acp, X-Amz-Grant-Full-Control")
 		case lk == "x-amz-meta-":
 			bad(field, v, "an X-Amz-Meta- key needs a name after the prefix")
-		case !printable(v):
+		case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r > 0x7e }):
 			bad(field, v, "the value must be printable ASCII (S3 would return other bytes encoded)")
 		}
 	}
@@ -175,13 +175,4 @@ func checkMetadataSize(m map[string]string, bad badFn) {
 	if n > maxMetadata {
 		bad("config.put_user_metadata", fmt.Sprint(n), "%d bytes of user metadata; S3 allows %d per object, the exporter's own keys included", n, maxMetadata)
 	}
-}
-
-func printable(s string) bool {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c > 0x7e {
-			return false
-		}
-	}
-	return true
 }
