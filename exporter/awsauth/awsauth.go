@@ -72,9 +72,8 @@ type Input struct {
 	// Static are keys the destination's configuration names (a Thanos
 	// object-store.yaml's access_key and secret_key). When set they replace
 	// IRSA and the default chain as the child credentials; the parent role
-	// is still assumed with them. StaticSource names them in logs.
-	Static       *aws.Credentials
-	StaticSource string
+	// is still assumed with them. Their Source names them in logs.
+	Static *aws.Credentials
 	// Logger receives credential events; never secrets. nil discards.
 	Logger *slog.Logger
 	// ExpiryWindow is how long before expiry cached credentials are
@@ -209,7 +208,7 @@ func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
 		// Explicit keys win over whatever the pod also has; the caller
 		// logs that static keys are in use.
 		id.Config.Credentials = credentials.StaticCredentialsProvider{Value: *st.in.Static}
-		id.Chain = "static keys from " + cmp.Or(st.in.StaticSource, "the configuration")
+		id.Chain = "static keys from " + cmp.Or(st.in.Static.Source, "the configuration")
 		return nil
 	case roleARN != "" && tokenFile != "":
 		// Built here rather than left to LoadDefaultConfig so that Lookup

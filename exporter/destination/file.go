@@ -256,7 +256,7 @@ func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
 		byText[fmt.Sprint(k)] = v
 	}
 	for _, k := range slices.Sorted(maps.Keys(byText)) {
-		p := join(path, k)
+		p := strings.TrimPrefix(path+"."+k, ".")
 		ft, ok := fields[k]
 		if !ok {
 			return &ParseError{Path: p, Msg: "unknown key (accepted here: " + strings.Join(names, ", ") + ")"}
@@ -269,13 +269,6 @@ func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
 		}
 	}
 	return nil
-}
-
-func join(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
 }
 
 var lineRE = regexp.MustCompile(`line \d+: `)

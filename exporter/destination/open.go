@@ -99,7 +99,6 @@ func (s *Settings) awsInput(e Env) awsauth.Input {
 	if f := s.store.file; f != nil {
 		if ak, sk, token, ok := f.StaticKeys(); ok {
 			in.Static = &aws.Credentials{AccessKeyID: ak, SecretAccessKey: sk, SessionToken: token, Source: "OBJECT_STORE_CONFIG_FILE"}
-			in.StaticSource = "OBJECT_STORE_CONFIG_FILE"
 		}
 	}
 	return in

@@ -70,9 +70,6 @@ func New(client *s3.Client, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Bucket returns the bucket the store writes to.
-func (s *Store) Bucket() string { return s.opts.Bucket }
-
 // owner returns the ExpectedBucketOwner request field, nil when disabled.
 func (s *Store) owner() *string { return opt(s.opts.ExpectedBucketOwner) }
 

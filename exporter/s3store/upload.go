@@ -216,9 +216,8 @@ func (s *Store) uploadParts(ctx context.Context, key, id string, src *partSource
 }
 
 // abort removes a failed multipart upload so that its parts are neither
-// left behind (CONTRACT §3) nor billed. It runs on a context detached from
-// the caller's, because the usual reason for the failure is that the
-// caller's context was cancelled. An upload already gone is fine.
+// left behind (CONTRACT §3) nor billed, on a context detached from the
+// caller's (abortTimeout). An upload already gone is fine.
 func (s *Store) abort(ctx context.Context, key, id string, cause error) error {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 	defer cancel()
