@@ -214,14 +214,12 @@ func Parse(b []byte) (*File, error) {
 	case TypeS3:
 		f.S3 = defaultS3()
 		target = &f.S3
-		err = walkKeys(top.Config, reflect.TypeFor[S3](), "config", f.set)
 	case TypeFilesystem:
 		target = &f.FS
-		err = walkKeys(top.Config, reflect.TypeFor[Filesystem](), "config", f.set)
 	default:
 		return f, nil // Validate names the type
 	}
-	if err != nil {
+	if err := walkKeys(top.Config, reflect.TypeOf(target).Elem(), "config", f.set); err != nil {
 		return nil, err
 	}
 	if err := yaml.UnmarshalStrict(inner, target); err != nil {
