@@ -19,6 +19,7 @@ package awsauth
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -305,6 +306,9 @@ func SessionName(cluster string) string {
 	}
 	return name[:64-9] + "-" + shortHash(cluster)
 }
+
+// shortHash is the first 4 bytes of the name's SHA-256, in hex.
+func shortHash(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s)))[:8] }
 
 // loggedProvider logs every credential issue (start-up and each refresh)
 // with its expiry, and refresh failures during the run. It never logs the

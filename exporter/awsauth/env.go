@@ -2,8 +2,6 @@ package awsauth
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 )
 
@@ -42,9 +40,4 @@ func (e envSource) GetIgnoreConfiguredEndpoints(context.Context) (bool, bool, er
 		return strings.EqualFold(v, "true"), true, nil
 	}
 	return false, false, nil
-}
-
-func shortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:4])
 }
