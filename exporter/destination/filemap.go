@@ -37,13 +37,18 @@ func (f *File) KeyPrefix() string {
 // endpoint (endpoint.go).
 func (f *File) EndpointURL() string {
 	e := strings.TrimSuffix(f.S3.Endpoint, "/")
-	switch {
-	case !f.IsS3() || e == "" || f.awsResolved():
+	if !f.IsS3() || e == "" || (!f.S3.Insecure && sdkResolves(endpointHost(f.S3.Endpoint))) {
 		return ""
-	case f.S3.Insecure:
-		return "http://" + e
 	}
-	return "https://" + e
+	return f.S3.scheme() + e
+}
+
+// scheme is what insecure says: http://, else https://.
+func (c *S3) scheme() string {
+	if c.Insecure {
+		return "http://"
+	}
+	return "https://"
 }
 
 // Region is region, or the one the endpoint's host names as minio-go

@@ -93,10 +93,7 @@ func endpointOf(f *File) string {
 	if f.S3.Endpoint == "" {
 		return ""
 	}
-	if f.S3.Insecure {
-		return "http://" + f.S3.Endpoint
-	}
-	return "https://" + f.S3.Endpoint
+	return f.S3.scheme() + f.S3.Endpoint
 }
 
 func itoa(n int64) string {
