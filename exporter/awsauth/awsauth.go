@@ -19,6 +19,7 @@ package awsauth
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -72,9 +73,8 @@ type Input struct {
 	// Static are keys the destination's configuration names (a Thanos
 	// object-store.yaml's access_key and secret_key). When set they replace
 	// IRSA and the default chain as the child credentials; the parent role
-	// is still assumed with them. StaticSource names them in logs.
-	Static       *aws.Credentials
-	StaticSource string
+	// is still assumed with them. Their Source names them in logs.
+	Static *aws.Credentials
 	// Logger receives credential events; never secrets. nil discards.
 	Logger *slog.Logger
 	// ExpiryWindow is how long before expiry cached credentials are
@@ -149,43 +149,41 @@ type setup struct {
 	env       envSource
 	log       *slog.Logger
 	window    time.Duration
-	region    string
 	session   string
 	providers []*loggedProvider // logged once Load has returned
 }
 
 func newSetup(in Input) (*setup, error) {
-	st := &setup{
-		in:      in,
-		env:     envSource{in.Lookup},
-		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
-		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
-		session: SessionName(in.ClusterName),
-	}
-	switch st.region = in.Region; {
-	case st.region == "":
+	switch {
+	case in.Region == "":
 		return nil, errors.New("awsauth: no AWS region in the input")
 	case in.Lookup == nil:
 		return nil, errors.New("awsauth: no environment lookup in the input")
 	case in.RequestTimeout <= 0:
 		return nil, errors.New("awsauth: no request timeout in the input")
 	}
-	return st, nil
+	return &setup{
+		in:      in,
+		env:     envSource{in.Lookup},
+		log:     cmp.Or(in.Logger, slog.New(slog.DiscardHandler)),
+		window:  cmp.Or(in.ExpiryWindow, defaultExpiryWindow),
+		session: SessionName(in.ClusterName),
+	}, nil
 }
 
 // loadConfig is the SDK's default configuration with our region, logger,
 // cache window and endpoints.
 func (st *setup) loadConfig(ctx context.Context) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{
-		config.WithRegion(st.region),
+		config.WithRegion(st.in.Region),
 		config.WithCredentialsCacheOptions(st.cacheOptions),
 		// SDK warnings become structured log lines like ours. Request and
 		// response logging stays off: it would print signed headers.
 		config.WithLogger(sdkLogger(st.log)),
 		config.WithClientLogMode(0),
+		// Every AWS call is bounded (see NewHTTPClient).
+		config.WithHTTPClient(NewHTTPClient(st.in.RequestTimeout, st.in.RequestTimeoutSetting)),
 	}
-	// Every AWS call is bounded (see NewHTTPClient).
-	opts = append(opts, config.WithHTTPClient(NewHTTPClient(st.in.RequestTimeout, st.in.RequestTimeoutSetting)))
 	if u := st.env.get("AWS_ENDPOINT_URL"); u != "" && !st.env.ignoreEndpoints() {
 		opts = append(opts, config.WithBaseEndpoint(u))
 	}
@@ -211,7 +209,7 @@ func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
 		// Explicit keys win over whatever the pod also has; the caller
 		// logs that static keys are in use.
 		id.Config.Credentials = credentials.StaticCredentialsProvider{Value: *st.in.Static}
-		id.Chain = "static keys from " + cmp.Or(st.in.StaticSource, "the configuration")
+		id.Chain = "static keys from " + cmp.Or(st.in.Static.Source, "the configuration")
 		return nil
 	case roleARN != "" && tokenFile != "":
 		// Built here rather than left to LoadDefaultConfig so that Lookup
@@ -308,6 +306,9 @@ func SessionName(cluster string) string {
 	}
 	return name[:64-9] + "-" + shortHash(cluster)
 }
+
+// shortHash is the first 4 bytes of the name's SHA-256, in hex.
+func shortHash(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s)))[:8] }
 
 // loggedProvider logs every credential issue (start-up and each refresh)
 // with its expiry, and refresh failures during the run. It never logs the

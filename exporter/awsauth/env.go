@@ -2,8 +2,6 @@ package awsauth
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 )
 
@@ -38,13 +36,6 @@ func (e envSource) GetServiceBaseEndpoint(_ context.Context, sdkID string) (stri
 // GetIgnoreConfiguredEndpoints implements the SDK's matching provider, so
 // the switch also silences endpoints configured in the process environment.
 func (e envSource) GetIgnoreConfiguredEndpoints(context.Context) (bool, bool, error) {
-	if v := e.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"); v != "" {
-		return strings.EqualFold(v, "true"), true, nil
-	}
-	return false, false, nil
-}
-
-func shortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:4])
+	v := e.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
+	return strings.EqualFold(v, "true"), v != "", nil
 }

@@ -62,7 +62,7 @@ func newPipeline(t *testing.T) *pipeline {
 
 // s3Client is the S3 client the exporter's store builds: it must find the
 // endpoint Lookup gave (AWS_ENDPOINT_URL_S3) and switch to path style.
-func s3Client(id *Identity) *s3.Client { return s3store.NewClient(id.Config) }
+func s3Client(id *Identity) *s3.Client { return s3store.ClientConfig{}.New(id.Config) }
 
 var day = time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)
 

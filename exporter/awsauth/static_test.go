@@ -24,7 +24,8 @@ func TestLoadStaticKeysChainToParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := s.input(log, parentARN)
-	in.Static, in.StaticSource = &keys, "OBJECT_STORE_CONFIG_FILE"
+	keys.Source = "OBJECT_STORE_CONFIG_FILE"
+	in.Static = &keys
 	id, err := Load(t.Context(), in)
 	if err != nil {
 		t.Fatalf("Load with static keys: %v", err)

@@ -256,15 +256,10 @@ func (s *Settings) parentAccount() string {
 // chaining (the bucket lives in the pipeline account), else home (the
 // cluster's account; "" for the report). "" disables the check.
 func (s *Settings) BucketOwner(home string) string {
-	switch {
-	case s.ExpectedBucketOwner == "disabled":
+	if s.ExpectedBucketOwner == "disabled" {
 		return ""
-	case s.ExpectedBucketOwner != "":
-		return s.ExpectedBucketOwner
-	case s.parentAccount() != "":
-		return s.parentAccount()
 	}
-	return home
+	return cmp.Or(s.ExpectedBucketOwner, s.parentAccount(), home)
 }
 
 // IsDir reports whether the archive is a local directory.

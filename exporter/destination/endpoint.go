@@ -201,13 +201,6 @@ func awsHostProblem(host string) string {
 	return ""
 }
 
-// awsResolved reports whether the endpoint is one of AWS's own that minio-go
-// replaces by the bucket's regional endpoint; the exporter then leaves
-// the endpoint to the AWS SDK, which resolves the same from the region.
-func (f *File) awsResolved() bool {
-	return f.IsS3() && !f.S3.Insecure && sdkResolves(endpointHost(f.S3.Endpoint))
-}
-
 // sdkResolves reports an AWS host that is no custom endpoint: the AWS SDK
 // resolves it from the region (not FIPS, not PrivateLink, which are sent
 // to as written).

@@ -20,6 +20,7 @@ package destination
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -145,8 +146,7 @@ func (l *LookupType) UnmarshalYAML(unmarshal func(any) error) error {
 	if err := unmarshal(&s); err != nil {
 		return err
 	}
-	switch t := LookupType(s); t {
-	case LookupAuto, LookupVirtualHosted, LookupPath:
+	if t := LookupType(s); slices.Contains([]LookupType{LookupAuto, LookupVirtualHosted, LookupPath}, t) {
 		*l = t
 		return nil
 	}
@@ -214,14 +214,12 @@ func Parse(b []byte) (*File, error) {
 	case TypeS3:
 		f.S3 = defaultS3()
 		target = &f.S3
-		err = walkKeys(top.Config, reflect.TypeFor[S3](), "config", f.set)
 	case TypeFilesystem:
 		target = &f.FS
-		err = walkKeys(top.Config, reflect.TypeFor[Filesystem](), "config", f.set)
 	default:
 		return f, nil // Validate names the type
 	}
-	if err != nil {
+	if err := walkKeys(top.Config, reflect.TypeOf(target).Elem(), "config", f.set); err != nil {
 		return nil, err
 	}
 	if err := yaml.UnmarshalStrict(inner, target); err != nil {
@@ -251,42 +249,24 @@ func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
 			names = append(names, tag)
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, fmt.Sprint(k))
+	byText := map[string]any{}
+	for k, v := range m {
+		byText[fmt.Sprint(k)] = v
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		p := join(path, k)
+	for _, k := range slices.Sorted(maps.Keys(byText)) {
+		p := strings.TrimPrefix(path+"."+k, ".")
 		ft, ok := fields[k]
 		if !ok {
 			return &ParseError{Path: p, Msg: "unknown key (accepted here: " + strings.Join(names, ", ") + ")"}
 		}
 		set[p] = true
 		if ft.Kind() == reflect.Struct {
-			if err := walkKeys(m[keyOf(m, k)], ft, p, set); err != nil {
+			if err := walkKeys(byText[k], ft, p, set); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// keyOf finds the original key whose text is k.
-func keyOf(m map[any]any, k string) any {
-	for key := range m {
-		if fmt.Sprint(key) == k {
-			return key
-		}
-	}
-	return nil
-}
-
-func join(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
 }
 
 var lineRE = regexp.MustCompile(`line \d+: `)

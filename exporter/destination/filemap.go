@@ -37,13 +37,18 @@ func (f *File) KeyPrefix() string {
 // endpoint (endpoint.go).
 func (f *File) EndpointURL() string {
 	e := strings.TrimSuffix(f.S3.Endpoint, "/")
-	switch {
-	case !f.IsS3() || e == "" || f.awsResolved():
+	if !f.IsS3() || e == "" || (!f.S3.Insecure && sdkResolves(endpointHost(f.S3.Endpoint))) {
 		return ""
-	case f.S3.Insecure:
-		return "http://" + e
 	}
-	return "https://" + e
+	return f.S3.scheme() + e
+}
+
+// scheme is what insecure says: http://, else https://.
+func (c *S3) scheme() string {
+	if c.Insecure {
+		return "http://"
+	}
+	return "https://"
 }
 
 // Region is region, or the one the endpoint's host names as minio-go
@@ -140,21 +145,9 @@ func (f *File) Headers() s3store.ObjectHeaders {
 	h := s3store.ObjectHeaders{Metadata: map[string]string{}}
 	for k, v := range f.S3.PutUserMetadata {
 		lk := strings.ToLower(k)
-		switch {
-		case lk == "x-amz-acl":
-			h.ACL = v
-		case lk == "x-amz-storage-class":
-			h.StorageClass = v
-		case grantOf(lk) != "":
-			*grantField(&h, grantOf(lk)) = v
-		case lk == "cache-control":
-			h.CacheControl = v
-		case lk == "content-disposition":
-			h.ContentDisposition = v
-		case lk == "content-language":
-			h.ContentLanguage = v
-		case lk == "x-amz-website-redirect-location":
-			h.WebsiteRedirectLocation = v
+		switch field := headerField(&h, lk); {
+		case field != nil:
+			*field = v
 		case strings.HasPrefix(lk, "x-amz-meta-"):
 			h.Metadata[k[len("x-amz-meta-"):]] = v
 		default:
@@ -164,26 +157,16 @@ func (f *File) Headers() s3store.ObjectHeaders {
 	return h
 }
 
-func grantOf(lk string) string {
-	switch g := strings.TrimPrefix(lk, "x-amz-grant-"); g {
-	case "read", "read-acp", "write-acp", "full-control":
-		if strings.HasPrefix(lk, "x-amz-grant-") {
-			return g
-		}
-	}
-	return ""
-}
-
-func grantField(h *s3store.ObjectHeaders, g string) *string {
-	switch g {
-	case "read":
-		return &h.GrantRead
-	case "read-acp":
-		return &h.GrantReadACP
-	case "write-acp":
-		return &h.GrantWriteACP
-	}
-	return &h.GrantFullControl
+// headerField is the field of h that the put_user_metadata key lk (in
+// lower case) sets, nil for a key sent as user metadata.
+func headerField(h *s3store.ObjectHeaders, lk string) *string {
+	return map[string]*string{
+		"x-amz-acl": &h.ACL, "x-amz-storage-class": &h.StorageClass,
+		"x-amz-grant-read": &h.GrantRead, "x-amz-grant-read-acp": &h.GrantReadACP,
+		"x-amz-grant-write-acp": &h.GrantWriteACP, "x-amz-grant-full-control": &h.GrantFullControl,
+		"cache-control": &h.CacheControl, "content-disposition": &h.ContentDisposition,
+		"content-language": &h.ContentLanguage, "x-amz-website-redirect-location": &h.WebsiteRedirectLocation,
+	}[lk]
 }
 
 // TLS is http_config's TLS settings for the S3 connection, or nil when the

@@ -2,11 +2,13 @@ package destination
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
 // Validate reports every refused value, one error per field, with the
@@ -138,12 +140,7 @@ var refusedHeaders = map[string]string{
 }
 
 func validateMetadata(m map[string]string, bad badFn) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		field, v, lk := "config.put_user_metadata."+k, m[k], strings.ToLower(k)
 		switch {
 		case !headerKeRE.MatchString(k):
@@ -156,11 +153,11 @@ func validateMetadata(m map[string]string, bad badFn) {
 			bad(field, v, "refused: the exporter sets its own checksum and MinIO headers")
 		case lk == "x-amz-acl" && !slices.Contains(cannedACLs, v):
 			bad(field, v, "accepted: a canned ACL, one of %s", strings.Join(cannedACLs, ", "))
-		case strings.HasPrefix(lk, "x-amz-grant-") && grantOf(lk) == "":
+		case strings.HasPrefix(lk, "x-amz-grant-") && headerField(&s3store.ObjectHeaders{}, lk) == nil:
 			bad(field, v, "accepted grants: X-Amz-Grant-Read, X-Amz-Grant-Read-Acp, X-Amz-Grant-Write-Acp, X-Amz-Grant-Full-Control")
 		case lk == "x-amz-meta-":
 			bad(field, v, "an X-Amz-Meta- key needs a name after the prefix")
-		case !printable(v):
+		case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r > 0x7e }):
 			bad(field, v, "the value must be printable ASCII (S3 would return other bytes encoded)")
 		}
 	}
@@ -178,13 +175,4 @@ func checkMetadataSize(m map[string]string, bad badFn) {
 	if n > maxMetadata {
 		bad("config.put_user_metadata", fmt.Sprint(n), "%d bytes of user metadata; S3 allows %d per object, the exporter's own keys included", n, maxMetadata)
 	}
-}
-
-func printable(s string) bool {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c > 0x7e {
-			return false
-		}
-	}
-	return true
 }

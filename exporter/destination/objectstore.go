@@ -3,6 +3,7 @@ package destination
 import (
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,10 +93,7 @@ func endpointOf(f *File) string {
 	if f.S3.Endpoint == "" {
 		return ""
 	}
-	if f.S3.Insecure {
-		return "http://" + f.S3.Endpoint
-	}
-	return "https://" + f.S3.Endpoint
+	return f.S3.scheme() + f.S3.Endpoint
 }
 
 func itoa(n int64) string {
@@ -275,13 +273,8 @@ func (c *Settings) Sources() []Setting {
 	}
 	if f := st.file; f != nil && f.IsS3() {
 		out = append(out, Setting{"addressing", string(f.Addressing()), "OBJECT_STORE_CONFIG_FILE config.bucket_lookup_type"})
-		if len(f.S3.PutUserMetadata) > 0 {
-			keys := make([]string, 0, len(f.S3.PutUserMetadata))
-			for k := range f.S3.PutUserMetadata {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			out = append(out, Setting{"object_headers", strings.Join(keys, ","), "OBJECT_STORE_CONFIG_FILE config.put_user_metadata"})
+		if m := f.S3.PutUserMetadata; len(m) > 0 {
+			out = append(out, Setting{"object_headers", strings.Join(slices.Sorted(maps.Keys(m)), ","), "OBJECT_STORE_CONFIG_FILE config.put_user_metadata"})
 		}
 		if st.tls != nil {
 			out = append(out, Setting{"tls", "custom", "OBJECT_STORE_CONFIG_FILE config.http_config"})

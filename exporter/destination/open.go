@@ -52,17 +52,16 @@ type Archive struct {
 // directory works without credentials.
 func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 	a := &Archive{}
+	var err error
 	switch {
 	case s.IsDir() && !e.AWS:
 	case e.Shared != nil && s.IRSAParentRoleARN == "" && s.store.file == nil:
 		a.AWS = e.Shared
 	default:
-		var err error
 		if a.AWS, err = awsauth.Load(ctx, s.awsInput(e)); err != nil {
 			return nil, err
 		}
 	}
-	var err error
 	if s.IsDir() {
 		if e.ReadOnly {
 			if st, serr := os.Stat(s.OutputDir); serr != nil || !st.IsDir() {
@@ -100,7 +99,6 @@ func (s *Settings) awsInput(e Env) awsauth.Input {
 	if f := s.store.file; f != nil {
 		if ak, sk, token, ok := f.StaticKeys(); ok {
 			in.Static = &aws.Credentials{AccessKeyID: ak, SecretAccessKey: sk, SessionToken: token, Source: "OBJECT_STORE_CONFIG_FILE"}
-			in.StaticSource = "OBJECT_STORE_CONFIG_FILE"
 		}
 	}
 	return in
@@ -110,12 +108,8 @@ func (s *Settings) awsInput(e Env) awsauth.Input {
 // file's addressing and TLS settings, over the run's AWS configuration.
 func (s *Settings) s3Client(id *awsauth.Identity) *s3.Client {
 	cc := s3store.ClientConfig{Region: s.BucketRegion(), MaxAttempts: s.maxAttempts()}
-	switch f := s.store.file; {
-	case f == nil || !f.IsS3():
-	case f.Addressing() == LookupPath:
-		cc.Addressing = s3store.AddressingPath
-	case f.Addressing() == LookupVirtualHosted:
-		cc.Addressing = s3store.AddressingVirtualHosted
+	if f := s.store.file; f != nil && f.IsS3() {
+		cc.Addressing = map[LookupType]s3store.Addressing{LookupPath: s3store.AddressingPath, LookupVirtualHosted: s3store.AddressingVirtualHosted}[f.Addressing()]
 	}
 	if t := s.store.tls; t != nil {
 		// Only this client gets the endpoint's TLS settings; STS and

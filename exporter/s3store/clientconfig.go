@@ -1,8 +1,13 @@
 package s3store
 
 import (
+	"context"
+	"reflect"
+	"slices"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // Addressing selects how the bucket is named in requests.
@@ -35,11 +40,23 @@ type ClientConfig struct {
 	MaxAttempts int
 }
 
-// New builds the S3 client like NewClient, with cc applied. optFns run
-// first, as in NewClient.
+// New builds the S3 client for a Store from an aws.Config loaded with
+// config.LoadDefaultConfig, with cc applied. optFns run before the rules
+// below, so callers may set BaseEndpoint themselves.
+//
+// Custom endpoints: the SDK itself resolves AWS_ENDPOINT_URL_S3,
+// AWS_ENDPOINT_URL and the shared config file's endpoint_url into
+// Options.BaseEndpoint, so we look at the resolved value rather than at the
+// environment. With AddressingAuto, whenever one is set we switch to
+// path-style addressing (CONTRACT §1).
+//
+// Retries: we keep the SDK's standard retryer (AWS_MAX_ATTEMPTS and
+// AWS_RETRY_MODE still apply). It knows S3's throttling and transient error
+// codes, retries only what is safe to repeat, rewinds the seekable part
+// bodies (file sections, buffers) and honours ctx, so the store adds no retry
+// loop of its own; two nested loops would multiply attempts and delays.
 func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.Client {
-	fns := append([]func(*s3.Options){}, optFns...)
-	fns = append(fns, func(o *s3.Options) {
+	return s3.NewFromConfig(awsCfg, append(slices.Clone(optFns), func(o *s3.Options) {
 		if cc.Region != "" {
 			o.Region = cc.Region
 		}
@@ -49,8 +66,6 @@ func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.C
 		if cc.MaxAttempts > 0 {
 			o.RetryMaxAttempts = cc.MaxAttempts
 		}
-	})
-	fns = append(fns, func(o *s3.Options) {
 		switch cc.Addressing {
 		case AddressingPath:
 			o.UsePathStyle = true
@@ -66,6 +81,39 @@ func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.C
 		if o.Retryer == nil && o.RetryMode == "" {
 			o.RetryMode = aws.RetryModeStandard
 		}
+	})...)
+}
+
+// withExpectedBucketOwner fills ExpectedBucketOwner into every request
+// that has the field and leaves it empty. The store sets the field itself
+// on the calls it builds; this is the safety net for any call that does
+// not, such as one added later.
+func withExpectedBucketOwner(owner string) func(*s3.Options) {
+	mw := middleware.InitializeMiddlewareFunc("kse.ExpectedBucketOwner", func(
+		ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler,
+	) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if f := ownerField(in.Parameters); f != nil && *f == nil {
+			*f = aws.String(owner)
+		}
+		return next.HandleInitialize(ctx, in)
 	})
-	return s3.NewFromConfig(awsCfg, fns...)
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(mw, middleware.Before)
+		})
+	}
+}
+
+// ownerField points at the ExpectedBucketOwner field of an S3 input (every
+// input the store sends has one), nil for a type without it.
+func ownerField(params any) **string {
+	v := reflect.ValueOf(params)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := v.Elem().Type().FieldByName("ExpectedBucketOwner")
+	if !ok || f.Type != reflect.TypeFor[*string]() {
+		return nil
+	}
+	return v.Elem().FieldByIndex(f.Index).Addr().Interface().(**string)
 }

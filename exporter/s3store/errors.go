@@ -114,8 +114,7 @@ func (s *Store) brief(err error) string {
 	return b.String()
 }
 
-// innermost is the deepest error of a single-wrap chain: the network error
-// under the SDK's operation and retry wrappers.
+// clip makes s one line of at most n bytes.
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
@@ -130,4 +129,12 @@ func apiCode(err error) string {
 		return ae.ErrorCode()
 	}
 	return ""
+}
+
+// isCode reports the SDK's modelled error T, or an API error with its
+// code, which is what the SDK gives for an operation that does not model
+// it or a server that answers differently.
+func isCode[T error](err error, code string) bool {
+	var t T
+	return errors.As(err, &t) || apiCode(err) == code
 }

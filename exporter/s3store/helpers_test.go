@@ -57,6 +57,12 @@ func minioClient(t *testing.T, srv *miniotest.Server, rec *recorder) *s3.Client 
 	return NewClient(cfg)
 }
 
+// NewClient is the client the exporter builds with no ClientConfig of the
+// destination's: ClientConfig{}.New.
+func NewClient(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.Client {
+	return ClientConfig{}.New(awsCfg, optFns...)
+}
+
 // request is what the recorder keeps of one HTTP request.
 type request struct {
 	Op, Method, Host, Path string

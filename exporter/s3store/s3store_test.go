@@ -41,7 +41,7 @@ func TestAcceptance(t *testing.T) {
 		srv.CreateBucket(t, bucket)
 		return newStore(t, client, Options{Bucket: bucket, ExpectedBucketOwner: owner})
 	}, storetest.WithLeftovers(func(t *testing.T, s exporter.ObjectStore) []string {
-		return pendingUploads(t.Context(), t, admin, s.(*Store).Bucket())
+		return pendingUploads(t.Context(), t, admin, s.(*Store).opts.Bucket)
 	}))
 
 	reqs := rec.requests()

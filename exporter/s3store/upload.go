@@ -2,11 +2,13 @@ package s3store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -71,7 +73,7 @@ func (s *Store) putSingle(ctx context.Context, key string, p part, meta map[stri
 	defer p.release()
 	in := s.objectInput(key, meta)
 	in.Body, in.ContentLength = p.body, aws.Int64(p.size)
-	in.IfMatch, in.IfNoneMatch = ifMatch(cond), ifNoneMatch(cond)
+	in.IfMatch, in.IfNoneMatch = opt(cond.IfMatch), ifNoneMatch(cond)
 	_, err := s.client.PutObject(ctx, in, s.callOpts...)
 	return opErr("PutObject", err)
 }
@@ -135,7 +137,7 @@ func (s *Store) putMultipart(ctx context.Context, key string, src *partSource, f
 			UploadId:            aws.String(id),
 			MultipartUpload:     &types.CompletedMultipartUpload{Parts: completed},
 			ExpectedBucketOwner: s.owner(),
-			IfMatch:             ifMatch(cond),
+			IfMatch:             opt(cond.IfMatch),
 			IfNoneMatch:         ifNoneMatch(cond),
 		}, s.callOpts...)
 		err = opErr("CompleteMultipartUpload", err)
@@ -207,25 +209,20 @@ func (s *Store) uploadParts(ctx context.Context, key, id string, src *partSource
 	if len(completed) > maxParts {
 		return completed, fmt.Errorf("%d parts, S3 allows %d: raise the part size", len(completed), maxParts)
 	}
-	sortParts(completed)
+	slices.SortFunc(completed, func(a, b types.CompletedPart) int {
+		return cmp.Compare(aws.ToInt32(a.PartNumber), aws.ToInt32(b.PartNumber))
+	})
 	return completed, nil
 }
 
 // abort removes a failed multipart upload so that its parts are neither
-// left behind (CONTRACT §3) nor billed. It runs on a context detached from
-// the caller's, because the usual reason for the failure is that the
-// caller's context was cancelled. An upload already gone is fine.
+// left behind (CONTRACT §3) nor billed, on a context detached from the
+// caller's (abortTimeout). An upload already gone is fine.
 func (s *Store) abort(ctx context.Context, key, id string, cause error) error {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 	defer cancel()
-	_, err := s.client.AbortMultipartUpload(actx, &s3.AbortMultipartUploadInput{
-		Bucket:              aws.String(s.opts.Bucket),
-		Key:                 aws.String(key),
-		UploadId:            aws.String(id),
-		ExpectedBucketOwner: s.owner(),
-	}, s.callOpts...)
-	var gone *types.NoSuchUpload
-	if err == nil || errors.As(err, &gone) || apiCode(err) == "NoSuchUpload" {
+	err := s.abortUpload(actx, key, id)
+	if err == nil {
 		return cause
 	}
 	s.log.WarnContext(ctx, "s3: could not abort a multipart upload; the next run removes it",
@@ -233,11 +230,18 @@ func (s *Store) abort(ctx context.Context, key, id string, cause error) error {
 	return errors.Join(cause, fmt.Errorf("abort: %w", opErr("AbortMultipartUpload", err)))
 }
 
-func ifMatch(c exporter.Precondition) *string {
-	if c.IfMatch == "" {
+// abortUpload aborts one multipart upload; one already gone is no error.
+func (s *Store) abortUpload(ctx context.Context, key, id string) error {
+	_, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+		Bucket:              aws.String(s.opts.Bucket),
+		Key:                 aws.String(key),
+		UploadId:            aws.String(id),
+		ExpectedBucketOwner: s.owner(),
+	}, s.callOpts...)
+	if isCode[*types.NoSuchUpload](err, "NoSuchUpload") {
 		return nil
 	}
-	return aws.String(c.IfMatch)
+	return err
 }
 
 func ifNoneMatch(c exporter.Precondition) *string {
@@ -245,14 +249,6 @@ func ifNoneMatch(c exporter.Precondition) *string {
 		return nil
 	}
 	return aws.String("*")
-}
-
-func sortParts(ps []types.CompletedPart) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && aws.ToInt32(ps[j].PartNumber) < aws.ToInt32(ps[j-1].PartNumber); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
 }
 
 // part is one part's body, seekable so the SDK can checksum it and rewind
