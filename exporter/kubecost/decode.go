@@ -127,7 +127,7 @@ func (d *decoder) response() error {
 			}
 		case "message", "error":
 			if v := s.value(); v[0] == '"' && d.message == "" {
-				u := unquote(v, &d.unq)
+				u := jsonString(v, &d.unq)
 				d.message = string(u[:min(len(u), 512)])
 			}
 		default:
@@ -189,11 +189,6 @@ func (d *decoder) allocationSet() error {
 	}
 }
 
-// unquote returns the contents of a raw JSON string, decoded as
-// encoding/json decodes it (see jsonString), copying into *scratch only
-// when it must.
-func unquote(v []byte, scratch *[]byte) []byte { return jsonString(v, scratch) }
-
 // numberOf reads a raw JSON number, or a string holding one (Kubecost
 // writes "NaN" and infinities as strings). Anything else reads as 0, and
 // so does a string that is not a number; Projection.Finish zeroes NaN and
@@ -213,16 +208,16 @@ func numberText(v []byte, scratch *[]byte) (float64, bool) {
 	}
 	switch c := v[0]; {
 	case c == '"':
-		v = unquote(v, scratch)
+		v = jsonString(v, scratch)
 		if !isNumber(v) {
 			return nonFinite(v)
 		}
 	case c != '-' && (c < '0' || c > '9'):
 		return 0, false
 	}
-	// Longer numbers cannot have at most 15 digits: do not scan them twice.
-	if len(v) <= 17 {
-		if f, ok := smallNumber(v); ok {
+	// The common short forms are exact without strconv (see exactDecimal).
+	if m, nd, frac, n, _ := decimal(v); n == len(v) && nd <= 19 {
+		if f, ok := exactDecimal(m, frac, v[0] == '-'); ok {
 			return f, true
 		}
 	}
@@ -254,44 +249,19 @@ func nonFinite(v []byte) (float64, bool) {
 // isNumber reports whether v is exactly a JSON number:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func isNumber(v []byte) bool {
-	i := 0
-	if i < len(v) && v[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(v) && v[i] == '0':
-		i++
-	case i < len(v) && v[i] >= '1' && v[i] <= '9':
-		i = skipDigits(v, i)
-	default:
-		return false
-	}
-	if i < len(v) && v[i] == '.' {
-		if j := skipDigits(v, i+1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+	_, _, _, i, ok := decimal(v)
+	if ok && i < len(v) && (v[i] == 'e' || v[i] == 'E') {
 		i++
 		if i < len(v) && (v[i] == '+' || v[i] == '-') {
 			i++
 		}
-		j := skipDigits(v, i)
-		if j == i {
-			return false
+		j := i
+		for j < len(v) && isDigit(v[j]) {
+			j++
 		}
-		i = j
+		ok, i = j > i, j
 	}
-	return i == len(v)
-}
-
-func skipDigits(v []byte, i int) int {
-	for i < len(v) && isDigit(v[i]) {
-		i++
-	}
-	return i
+	return ok && i == len(v)
 }
 
 // parseFloat is strconv's, with a number out of range read as its limit

@@ -94,7 +94,7 @@ func (p *parser) allocation(key []byte, set int64) {
 	var wStart, wEnd, aStart, aEnd int64
 	var hasW, hasA uint8 // bit 0: start, bit 1: end
 	s := &p.sc
-	s.enter()
+	s.enter('{')
 	for {
 		k, ok := s.member()
 		if !ok {
@@ -142,7 +142,7 @@ func pick(okA bool, a int64, okB bool, b int64, c int64) int64 {
 
 func (p *parser) properties() {
 	s := &p.sc
-	if !s.enter() {
+	if !s.enter('{') {
 		return
 	}
 	r := p.rec
@@ -171,7 +171,7 @@ func (p *parser) properties() {
 // of the derived properties). A slot shares the map entry's string.
 func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 	s := &p.sc
-	if !s.enter() {
+	if !s.enter('{') {
 		return
 	}
 	all.Set = true
@@ -186,7 +186,7 @@ func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 
 func (p *parser) window(start, end *int64, has *uint8) {
 	s := &p.sc
-	if !s.enter() {
+	if !s.enter('{') {
 		return
 	}
 	for {
@@ -224,7 +224,7 @@ func (p *parser) str() []byte {
 	if v[0] != '"' {
 		return nil
 	}
-	return p.unquote(v)
+	return p.sc.text(v, &p.unq)
 }
 
 // scalar reads a string, number or boolean as its text; null and
@@ -233,7 +233,7 @@ func (p *parser) scalar() []byte {
 	v := p.sc.value()
 	switch v[0] {
 	case '"':
-		return p.unquote(v)
+		return p.sc.text(v, &p.unq)
 	case 'n', '{', '[':
 		return nil
 	}
@@ -247,61 +247,3 @@ func (p *parser) number() float64 {
 	}
 	return numberOf(p.sc.value(), &p.unq)
 }
-
-// smallNumber parses the common short forms exactly without strconv: an
-// optional minus, at most 15 digits, an optional fraction, no exponent.
-// Every such mantissa is exact in a float64 and so is 10^k for k ≤ 15, so
-// one division rounds correctly (the classic fast path that strconv also
-// takes, minus its general-purpose setup). Kubecost's many zeros, minutes,
-// byte counts and short decimals take this path; the rest go to ParseFloat.
-func smallNumber(v []byte) (float64, bool) {
-	i, neg := 0, false
-	if len(v) > 0 && v[0] == '-' {
-		i, neg = 1, true
-	}
-	var m uint64
-	digits, frac := 0, -1
-	for ; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			digits++
-			if frac >= 0 {
-				frac++
-			}
-		case c == '.' && frac < 0:
-			frac = 0
-		default:
-			return 0, false
-		}
-	}
-	if digits == 0 || digits > 15 || frac == 0 {
-		return 0, false
-	}
-	return exactDecimal(m, max(frac, 0), neg)
-}
-
-// exactDecimal is m × 10^-frac when both m and 10^frac are exact in a
-// float64 (m < 2^53, frac ≤ 22): one division then rounds correctly.
-func exactDecimal(m uint64, frac int, neg bool) (float64, bool) {
-	if m >= 1<<53 || frac >= len(pow10) {
-		return 0, false
-	}
-	f := float64(m)
-	if frac > 0 {
-		f /= pow10[frac]
-	}
-	if neg {
-		f = -f
-	}
-	return f, true
-}
-
-// pow10 holds the powers of ten exact in a float64, up to 1e22.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// unquote returns the decoded contents (scanner.text) of the string value
-// just read.
-func (p *parser) unquote(v []byte) []byte { return p.sc.text(v, &p.unq) }

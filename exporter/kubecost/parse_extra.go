@@ -46,13 +46,13 @@ func (p *parser) extra(x int) {
 		// claim a value Kubecost did not have.
 		n.Num, n.Set = numberText(v, &p.unq)
 	case schema.StringMap:
-		if !s.enter() {
+		if !s.enter('{') {
 			return
 		}
 		n.Set = true
 		p.stringMap(n)
 	case schema.StringList:
-		if !s.enterArray() {
+		if !s.enter('[') {
 			return
 		}
 		n.Set = true
@@ -60,14 +60,14 @@ func (p *parser) extra(x int) {
 			n.List = append(n.List, p.strs.get(p.scalar()))
 		}
 	case schema.Struct:
-		if !s.enter() {
+		if !s.enter('{') {
 			return
 		}
 		n.Set = true
 		n.Entries = append(n.Entries[:0], schema.Entry{})
 		p.structFields(x, &n.Entries[0])
 	case schema.StructMap:
-		if !s.enter() {
+		if !s.enter('{') {
 			return
 		}
 		n.Set = true
@@ -77,7 +77,7 @@ func (p *parser) extra(x int) {
 				return
 			}
 			key := p.strs.get(k)
-			if !s.enter() {
+			if !s.enter('{') {
 				continue // a null entry: nothing to keep
 			}
 			n.Entries = append(n.Entries, schema.Entry{Key: key})

@@ -93,11 +93,6 @@ func (s *scanner) reset(src io.Reader) {
 	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], max: s.max, names: s.names[:0], pow: s.pow}
 }
 
-// resetBytes scans b alone.
-func (s *scanner) resetBytes(b []byte) {
-	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0], max: s.max, names: s.names[:0], pow: s.pow}
-}
-
 // limit is the cap on one kept token.
 func (s *scanner) limit() int {
 	if s.max > 0 {
@@ -212,19 +207,11 @@ func (s *scanner) peekSlow() byte {
 	return s.b[s.i]
 }
 
-// enter consumes the '{' of an object if the next value is one. Otherwise
-// it skips the value and reports false.
-func (s *scanner) enter() bool {
-	if s.peek() == '{' {
-		return s.open()
-	}
-	s.skip()
-	return false
-}
-
-// enterArray is enter for an array.
-func (s *scanner) enterArray() bool {
-	if s.peek() == '[' {
+// enter consumes the opening byte ('{' or '[') of an object or array if
+// the next value starts with it. Otherwise it skips the value and reports
+// false.
+func (s *scanner) enter(open byte) bool {
+	if s.peek() == open {
 		return s.open()
 	}
 	s.skip()
