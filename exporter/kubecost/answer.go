@@ -3,6 +3,7 @@ package kubecost
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +36,7 @@ var ErrOtherAnswer = errors.New("the server answered another query than the one 
 var serverNamed = []string{schema.IdleName, schema.UnallocatedName, schema.UnmountedName, schema.SharedName, schema.ExternalName}
 
 func isServerNamed(name string) bool {
-	for _, s := range serverNamed {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(serverNamed, func(s string) bool { return strings.Contains(name, s) })
 }
 
 // checkedKeys are the aggregate keys whose value every row must carry:
@@ -55,18 +51,6 @@ var checkedKeys = map[string]int{
 	"namespace": schema.PropNamespace,
 	"pod":       schema.PropPod,
 	"container": schema.PropContainer,
-}
-
-// aggregateKeys returns the Props indexes of the checked keys of an
-// aggregate parameter, with their names.
-func aggregateKeys(aggregate string) (idx []int, names []string) {
-	for _, k := range strings.Split(aggregate, ",") {
-		k = strings.TrimSpace(k)
-		if i, ok := checkedKeys[k]; ok {
-			idx, names = append(idx, i), append(names, k)
-		}
-	}
-	return idx, names
 }
 
 // answerCheck passes on the rows of a response that answer the query
@@ -114,7 +98,11 @@ type answerCheck struct {
 
 func newAnswerCheck(sink exporter.RecordSink, server, aggregate string) *answerCheck {
 	c := &answerCheck{sink: sink, server: server, aggregate: aggregate}
-	c.keys, c.keyNames = aggregateKeys(aggregate)
+	for _, k := range strings.Split(aggregate, ",") {
+		if i, ok := checkedKeys[strings.TrimSpace(k)]; ok {
+			c.keys, c.keyNames = append(c.keys, i), append(c.keyNames, strings.TrimSpace(k))
+		}
+	}
 	return c
 }
 
@@ -127,7 +115,7 @@ func (c *answerCheck) at(w window, step time.Duration) {
 func (c *answerCheck) Write(r *schema.Record) error {
 	// A set of the window asked: [start + k·step, start + (k+1)·step).
 	if r.Start < c.start || r.End > c.end || r.End-r.Start != c.step || (r.Start-c.start)%c.step != 0 {
-		return c.other(r, fmt.Sprintf("its window %s is not a %s set of the window asked, %s", windowText(r.Start, r.End),
+		return c.other(r, fmt.Sprintf("its window %s is not a %s set of the window asked, %s", window{start: time.UnixMilli(r.Start), end: time.UnixMilli(r.End)},
 			stepParam(time.Duration(c.step)*time.Millisecond), c.what))
 	}
 	for i, k := range c.keys {
@@ -225,10 +213,6 @@ type saidError struct {
 
 func (e *saidError) Error() string { return said(e.server, e.err) }
 func (e *saidError) Unwrap() error { return e.err }
-
-func windowText(start, end int64) string {
-	return time.UnixMilli(start).UTC().Format(time.RFC3339) + "," + time.UnixMilli(end).UTC().Format(time.RFC3339)
-}
 
 // answerError is a response that answers another query. A row of another
 // cluster in a cluster-day (foreign) is also ErrFilterIgnored, and, once

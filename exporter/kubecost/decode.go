@@ -227,21 +227,17 @@ func numberText(v []byte, scratch *[]byte) (float64, bool) {
 // nonFinite reads the spellings of NaN and the infinities that
 // strconv.ParseFloat accepts, without its error allocation for the rest.
 func nonFinite(v []byte) (float64, bool) {
-	sign := 1
-	if len(v) > 0 && (v[0] == '+' || v[0] == '-') {
-		if v[0] == '-' {
+	w, sign := string(v), 1
+	if len(w) > 0 && (w[0] == '+' || w[0] == '-') {
+		if w[0] == '-' {
 			sign = -1
 		}
-		if w := string(v[1:]); strings.EqualFold(w, "inf") || strings.EqualFold(w, "infinity") {
-			return math.Inf(sign), true
-		}
-		return 0, false
-	}
-	switch w := string(v); {
-	case strings.EqualFold(w, "nan"):
+		w = w[1:] // a sign only before an infinity
+	} else if strings.EqualFold(w, "nan") {
 		return math.NaN(), true
-	case strings.EqualFold(w, "inf"), strings.EqualFold(w, "infinity"):
-		return math.Inf(1), true
+	}
+	if strings.EqualFold(w, "inf") || strings.EqualFold(w, "infinity") {
+		return math.Inf(sign), true
 	}
 	return 0, false
 }

@@ -166,7 +166,7 @@ func (p *prober) probe(ctx context.Context, target string) (bool, string) {
 	case code == http.StatusOK && strings.HasPrefix(body, "{") && mt != "text/html":
 		return true, "HTTP 200 with a JSON object"
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return true, "HTTP " + resp.Status + " (the API wants credentials: " + HeadersSetting + ")"
+		return true, "HTTP " + resp.Status + " (the API wants credentials: " + exporter.HeadersSetting + ")"
 	case code >= 500:
 		return true, "HTTP " + resp.Status + " (the API is there but failing)"
 	case code == http.StatusOK:

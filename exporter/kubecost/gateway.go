@@ -13,10 +13,6 @@ package kubecost
 // again whole, which would wait out the proxy's limit once more per retry
 // (KUBECOST_MAX_RETRIES × 300 s) before splitting anyway.
 
-// FrontendTimeout is the 3.x frontend's default proxy_read_timeout
-// (frontend.timeoutSeconds), named in errors and docs.
-const FrontendTimeout = "300 s"
-
 // gatewayHint is added to the error of a daily window a proxy kept
 // cutting: a daily query cannot be split, so the user must either make
 // the query cheaper or give the proxy more time.
@@ -24,7 +20,7 @@ func gatewayHint(err *attemptError) string {
 	if !err.gateway {
 		return ""
 	}
-	return "; a 502 or 504 is a proxy's answer: Kubecost 3.x's frontend cuts answers slower than its frontend.timeoutSeconds (" +
-		FrontendTimeout + " by default) with a 504, so raise that Helm value of Kubecost's chart, or query the aggregator's " +
+	return "; a 502 or 504 is a proxy's answer: Kubecost 3.x's frontend cuts answers slower than its frontend.timeoutSeconds " +
+		"(300 s by default) with a 504, so raise that Helm value of Kubecost's chart, or query the aggregator's " +
 		"port 9004 directly (KUBECOST_API_ENDPOINT=http://<release>-aggregator.<namespace>:9004 with KUBECOST_API_FLAVOR=cost-model)"
 }

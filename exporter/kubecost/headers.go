@@ -7,9 +7,6 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// HeadersSetting is the variable that names the request headers file.
-const HeadersSetting = exporter.HeadersSetting
-
 // setHeaders puts on req the headers every Kubecost request carries,
 // discovery's probes included: the user's (KUBECOST_HTTP_HEADERS_FILE)
 // and the bearer token.
@@ -56,13 +53,13 @@ func hideSecrets(s string, secrets []string) string {
 func (c *Client) authHint() string {
 	switch {
 	case len(c.opts.Headers) > 0:
-		return "Kubecost refused the credentials: check the headers in " + HeadersSetting +
+		return "Kubecost refused the credentials: check the headers in " + exporter.HeadersSetting +
 			" (e.g. the X-API-KEY of a Kubecost service account, or an Authorization header)"
 	case c.opts.BearerToken != "":
 		return "Kubecost refused the bearer token: check KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, " +
-			"or give other credentials in " + HeadersSetting
+			"or give other credentials in " + exporter.HeadersSetting
 	}
-	return "Kubecost requires authentication (SSO with SAML or OIDC): give its credentials as request headers in " + HeadersSetting +
+	return "Kubecost requires authentication (SSO with SAML or OIDC): give its credentials as request headers in " + exporter.HeadersSetting +
 		" (e.g. X-API-KEY: <key>), or a bearer token in KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, " +
 		"or point KUBECOST_API_ENDPOINT at the aggregator's in-cluster port 9008 (Kubecost 3.x tcp-api-rbac)"
 }

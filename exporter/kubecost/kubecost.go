@@ -179,7 +179,7 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: %s)", opts.Flavor, join(Flavors()))
 	}
 	if opts.BearerToken != "" && opts.Headers.Get("Authorization") != "" {
-		return nil, fmt.Errorf("kubecost: a bearer token and an Authorization header in %s: give one of them", HeadersSetting)
+		return nil, fmt.Errorf("kubecost: a bearer token and an Authorization header in %s: give one of them", exporter.HeadersSetting)
 	}
 	opts.Headers = opts.Headers.Clone()
 	opts.ClusterFilter = cmp.Or(opts.ClusterFilter, ClusterFilters()[0])
@@ -356,7 +356,7 @@ func (s *daySet) Write(r *schema.Record) error {
 		return nil
 	}
 	id := r.Props[schema.PropCluster]
-	if id == "" && r.Name == idleName {
+	if id == "" && r.Name == schema.IdleName {
 		id = mergedIdle
 	}
 	byDay := s.seen[id]
@@ -525,21 +525,24 @@ func (c *Client) halve(w window) []window {
 // encoded: what decides which rows a day file holds. It goes into the
 // config fingerprint.
 func (c *Client) DayQuery() string {
-	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true}
-	u, err := url.Parse(c.query(j, window{}))
-	if err != nil {
-		return ""
-	}
-	q := u.Query()
+	q := c.params(&job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true})
 	q.Del("window")
 	return q.Encode()
 }
 
-// query renders the request URL of w. The user's URL may carry its own
-// query parameters; ours win.
+// query renders the request URL of w.
 func (c *Client) query(j *job, w window) string {
-	q := c.url.Query()
+	q := c.params(j)
 	q.Set("window", w.String())
+	u := *c.url
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// params are the query parameters of j's requests but the window. The
+// user's URL may carry its own query parameters; ours win.
+func (c *Client) params(j *job) url.Values {
+	q := c.url.Query()
 	q.Set("aggregate", j.aggregate)
 	q.Set("step", stepParam(j.step))
 	q.Set("accumulate", "false")
@@ -556,9 +559,7 @@ func (c *Client) query(j *job, w window) string {
 		k, v := c.opts.ClusterFilter.param(j.cluster)
 		q.Set(k, v)
 	}
-	u := *c.url
-	u.RawQuery = q.Encode()
-	return u.String()
+	return q
 }
 
 func stepParam(d time.Duration) string {

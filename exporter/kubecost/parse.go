@@ -31,8 +31,8 @@ type parser struct {
 	labels keyCache // label key -> Record.Labels slot
 	annots keyCache // annotation key -> Record.Annotations slot
 	strs   interner
-	unq    []byte // scratch for strings with escapes
-	xinfo  *extraInfo
+	unq    []byte               // scratch for strings with escapes
+	extras []schema.ExtraColumn // schema.Extras, looked up once
 
 	// The previous allocation's values, by slot: consecutive allocations
 	// mostly share cluster, node, namespace and node labels, and comparing
@@ -51,7 +51,8 @@ func newParser(p *schema.Projection) *parser {
 	for i, n := range schema.DoubleNames() {
 		fields[n] = fieldDouble + i
 	}
-	for i, e := range schema.Extras() {
+	extras := schema.Extras()
+	for i, e := range extras {
 		if !e.Property {
 			fields[e.Key] = fieldExtra + i
 		}
@@ -81,7 +82,7 @@ func newParser(p *schema.Projection) *parser {
 		labels: keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
 		annots: keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
 		strs:   interner{m: make(map[string]string, 1024), max: internMax},
-		xinfo:  newExtraInfo(),
+		extras: extras,
 	}
 }
 

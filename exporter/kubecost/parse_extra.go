@@ -1,6 +1,8 @@
 package kubecost
 
 import (
+	"slices"
+
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -11,32 +13,12 @@ const (
 	propExtra  = -16
 )
 
-// extraInfo holds the column types and struct field types of
-// schema.Extras, by index, so the parser does not look them up per value.
-type extraInfo struct {
-	types  [schema.NumExtra]schema.Type
-	fields [schema.NumExtra][]schema.Type
-	names  [schema.NumExtra][]string // struct field names
-}
-
-func newExtraInfo() *extraInfo {
-	in := &extraInfo{}
-	for i, e := range schema.Extras() {
-		in.types[i] = e.Type
-		for _, f := range e.Fields {
-			in.fields[i] = append(in.fields[i], f.Type)
-			in.names[i] = append(in.names[i], f.Name)
-		}
-	}
-	return in
-}
-
 // extra reads the value of appended column x into p.rec.X[x]. A null, or a
 // value of another shape than the column's, leaves the column null.
 func (p *parser) extra(x int) {
 	n := &p.rec.X[x]
 	s := &p.sc
-	switch p.xinfo.types[x] {
+	switch p.extras[x].Type {
 	case schema.NullableDouble:
 		v := s.value()
 		if v[0] == 'n' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' {
@@ -119,19 +101,13 @@ func (p *parser) stringMap(n *schema.Nested) {
 // the field names of column x; other members are skipped.
 func (p *parser) structFields(x int, e *schema.Entry) {
 	s := &p.sc
-	types := p.xinfo.fields[x]
+	fields := p.extras[x].Fields
 	for {
 		k, ok := s.member()
 		if !ok {
 			return
 		}
-		f := -1
-		for i, n := range p.xinfo.names[x] {
-			if n == string(k) { // no allocation: a comparison
-				f = i
-				break
-			}
-		}
+		f := slices.IndexFunc(fields, func(c schema.Column) bool { return c.Name == string(k) })
 		if f < 0 {
 			s.skip()
 			continue
@@ -140,16 +116,15 @@ func (p *parser) structFields(x int, e *schema.Entry) {
 		v := s.value()
 		switch c := v[0]; {
 		case c == 'n' || c == '{' || c == '[':
-		case types[f] == schema.Bool:
+		case fields[f].Type == schema.Bool:
 			o.B, o.Set = c == 't', c == 't' || c == 'f'
-		case types[f] == schema.NullableString:
+		case fields[f].Type == schema.NullableString:
 			if c == '"' {
 				o.Str, o.Set = p.strs.get(s.text(v, &p.unq)), true
 			}
-		case types[f] == schema.NullableDouble:
+		case fields[f].Type == schema.NullableDouble:
 			if c != '"' && c != 't' && c != 'f' {
-				o.Num, o.Set = numberOf(v, &p.unq), true
-				o.Set, o.Num = schema.Finite(o.Num)
+				o.Set, o.Num = schema.Finite(numberOf(v, &p.unq))
 			}
 		}
 	}
