@@ -87,6 +87,10 @@ type answerCheck struct {
 	dropped              int     // other clusters' idle rows dropped
 	droppedCost          float64 // their totalCost
 	merged               int     // idle rows of no cluster, kept (see Write)
+	// rows and idle count the rows passed to the sink and their idle
+	// rows, after the cluster check: only this cluster's own idle says
+	// idle came back.
+	rows, idle int
 
 	// perSet, for the availability query (aggregate=cluster), fails a row
 	// not named after its cluster, or a second row of one cluster in one
@@ -137,6 +141,10 @@ func (c *answerCheck) Write(r *schema.Record) error {
 		if err := c.oneOfCluster(r); err != nil {
 			return err
 		}
+	}
+	c.rows++
+	if isIdle(r.Name, r.Props[schema.PropCluster]) {
+		c.idle++
 	}
 	return c.sink.Write(r)
 }
@@ -193,7 +201,7 @@ func (c *answerCheck) other(r *schema.Record, why string) error {
 }
 
 func (c *answerCheck) Reset() error {
-	c.dropped, c.droppedCost, c.merged = 0, 0, 0
+	c.dropped, c.droppedCost, c.merged, c.rows, c.idle = 0, 0, 0, 0, 0
 	clear(c.seen)
 	return c.sink.Reset()
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
-	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
 // IdleObserver is told of each day that came back with allocations but no
@@ -14,25 +13,6 @@ import (
 // implements it gets these calls; it must be safe for concurrent use.
 type IdleObserver interface {
 	ObserveDayWithoutIdle()
-}
-
-// idleCount counts a day's rows and its idle rows on their way to sink.
-type idleCount struct {
-	sink       exporter.RecordSink
-	rows, idle int
-}
-
-func (c *idleCount) Write(r *schema.Record) error {
-	c.rows++
-	if isIdle(r.Name, r.Props[schema.PropCluster]) {
-		c.idle++
-	}
-	return c.sink.Write(r)
-}
-
-func (c *idleCount) Reset() error {
-	c.rows, c.idle = 0, 0
-	return c.sink.Reset()
 }
 
 // idleWarnings says once per Client (one Client per run) what the rows of
@@ -43,8 +23,8 @@ type idleWarnings struct {
 
 // checkIdle looks at a fetched day: the rows that reached the sink, and,
 // for a cluster's day, the idle rows of other clusters dropped on the way.
-func (c *Client) checkIdle(day time.Time, cluster string, n *idleCount, cc *answerCheck) {
-	if n.rows > 0 && n.idle == 0 {
+func (c *Client) checkIdle(day time.Time, cluster string, cc *answerCheck) {
+	if cc.rows > 0 && cc.idle == 0 {
 		// Every flavour's day query asks for idle; a server that ignores
 		// the parameters it was sent (Kubecost's idle=true at an OpenCost,
 		// which reads includeIdle) drops every idle dollar without error.
@@ -56,7 +36,7 @@ func (c *Client) checkIdle(day time.Time, cluster string, n *idleCount, cc *answ
 				"it probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
 				"check KUBECOST_API_FLAVOR against the server (reported once per run, counted in the metrics)",
 				"day", day.Format(time.DateOnly), "cluster", cluster, "flavor", string(c.opts.Flavor),
-				"server", c.srv.name, "rows", n.rows)
+				"server", c.srv.name, "rows", cc.rows)
 		})
 	}
 	if cluster == "" {

@@ -397,10 +397,7 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 	d := pool.Get().(*decoder)
 	defer func() { d.p.strs.reset(); pool.Put(d) }()
 	j.dec = d
-	// The idle rows are counted after the cluster check has dropped other
-	// clusters' idle: only this cluster's own idle says idle came back.
-	n := &idleCount{sink: sink}
-	j.check = newAnswerCheck(n, c.srv.name, j.aggregate)
+	j.check = newAnswerCheck(sink, c.srv.name, j.aggregate)
 	if cluster != "" {
 		k, v := c.opts.ClusterFilter.param(cluster)
 		j.check.cluster, j.check.param = cluster, k+"="+v
@@ -412,7 +409,7 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), &saidError{c.srv.name, err})
 	}
 	if err == nil {
-		c.checkIdle(day, cluster, n, j.check)
+		c.checkIdle(day, cluster, j.check)
 	}
 	return st, err
 }

@@ -178,9 +178,6 @@ func (s *scanner) ws() bool {
 			}
 		}
 		if !s.more() {
-			if s.err == nil {
-				s.err = io.ErrUnexpectedEOF
-			}
 			return false
 		}
 	}
@@ -197,6 +194,7 @@ func (s *scanner) peek() byte {
 
 func (s *scanner) peekSlow() byte {
 	if s.err != nil || !s.ws() {
+		s.fail("a JSON value or delimiter") // at the end: io.ErrUnexpectedEOF
 		return 0
 	}
 	if s.b[s.i] == 0 {
@@ -497,19 +495,8 @@ func (s *scanner) name() bool {
 
 // end checks that only white space is left.
 func (s *scanner) end() error {
-	for s.err == nil {
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case ' ', '\t', '\n', '\r':
-				s.i++
-			default:
-				s.fail("the end of the body")
-				return s.err
-			}
-		}
-		if !s.more() {
-			break
-		}
+	if s.err == nil && s.ws() {
+		s.fail("the end of the body")
 	}
 	return s.err
 }
