@@ -63,9 +63,9 @@ func permanent(format string, a ...any) *attemptError {
 	return &attemptError{err: fmt.Errorf(format, a...)}
 }
 
-// attempt sends one request for w and decodes its body into sink. It
-// returns the number of allocations written to sink, also on failure.
-func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.RecordSink, st *Stats) (int, error) {
+// attempt sends one request for w and decodes its body into j.check. It
+// returns the number of allocations written, also on failure.
+func (c *Client) attempt(ctx context.Context, j *job, w window, st *Stats) (int, error) {
 	// A Kubecost that stops sending mid-body would otherwise hang the job:
 	// after connecting, ReadTimeout bounds the wait for headers and every
 	// pause in the body.
@@ -74,10 +74,11 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 	idle := time.AfterFunc(c.opts.ConnectTimeout+c.opts.ReadTimeout, func() { cancel(errStalled) })
 	defer idle.Stop()
 
-	req, err := c.newRequest(ctx, j, w)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
 	if err != nil {
-		return 0, err
+		return 0, permanent("build request: %w", err)
 	}
+	setHeaders(req, c.opts.Headers, c.opts.BearerToken)
 	id := c.seq.Add(1)
 	t0 := time.Now()
 	st.Requests++
@@ -109,12 +110,10 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 		}
 		return 0, err
 	}
-	if j.check != nil {
-		j.check.at(w, j.step)
-	}
+	j.check.at(w, j.step)
 	d.abort = func() { cancel(errAborted) }
 	d.p.sc.max = c.opts.MaxValueBytes
-	n, err := d.decode(d.br, w.start, j.step, sink)
+	n, err := d.decode(d.br, w.start, j.step, j.check)
 	d.abort = nil
 	st.Allocations += int64(n)
 	c.log.Debug("kubecost response", "id", id, "window", w.String(), "status", resp.StatusCode,
@@ -123,17 +122,6 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 		return n, nil
 	}
 	return n, c.decodeError(ctx, err, body.n)
-}
-
-// newRequest is the GET for w with the headers every Kubecost request
-// carries: the user's (KUBECOST_HTTP_HEADERS_FILE) and the bearer token.
-func (c *Client) newRequest(ctx context.Context, j *job, w window) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
-	if err != nil {
-		return nil, permanent("build request: %w", err)
-	}
-	setHeaders(req, c.opts.Headers, c.opts.BearerToken)
-	return req, nil
 }
 
 // decodeError classifies an error of decoding a 200 body that had read

@@ -258,7 +258,7 @@ type job struct {
 	split     bool   // windows may be split on failure (hourly FetchDay)
 	cluster   string // "" or the one cluster the query asks for (federated)
 	dec       *decoder
-	// check, the sink run is given, fails a response that answers
+	// check is the sink run writes to: it fails a response that answers
 	// another query before its rows reach the sink behind it.
 	check *answerCheck
 }
@@ -322,7 +322,7 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 	// per cluster and day, not a stale answer of a finer aggregation.
 	j.check = newAnswerCheck(days, c.srv.name, j.aggregate)
 	j.check.perSet, j.check.seen = true, map[string]struct{}{}
-	st, err := c.run(ctx, j, j.check)
+	st, err := c.run(ctx, j)
 	c.record(st)
 	if err != nil && !errors.Is(err, ErrNoData) {
 		return nil, err
@@ -403,7 +403,7 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 		j.check.cluster, j.check.param = cluster, k+"="+v
 		j.check.hint = filterHint(c.srv, c.opts.ClusterFilter, cluster)
 	}
-	st, err := c.run(ctx, j, j.check)
+	st, err := c.run(ctx, j)
 	c.record(st)
 	if errors.Is(err, ErrNoData) {
 		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), &saidError{c.srv.name, err})
@@ -420,18 +420,18 @@ func (c *Client) record(st Stats) {
 	c.mu.Unlock()
 }
 
-// run fetches every window of j's plan in order into sink. A window that
+// run fetches every window of j's plan in order into j.check. A window that
 // keeps failing is retried, then split when j allows it. When a response
 // fails after some of its allocations reached the sink, the sink is reset
 // and the plan restarts from its first window: only the whole day can be
 // discarded, so the windows before it are fetched again.
-func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Stats, error) {
+func (c *Client) run(ctx context.Context, j *job) (Stats, error) {
 	var st Stats
 	var n int64 // allocations in the current pass
 	for i := 0; i < len(j.plan); {
 		w := &j.plan[i]
 		cur := *w // j.plan may be rewritten below
-		got, err := c.attempt(ctx, j, cur, sink, &st)
+		got, err := c.attempt(ctx, j, cur, &st)
 		n += int64(got)
 		if err == nil {
 			c.observe(OutcomeOK)
@@ -485,7 +485,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			st.Restarts++
 			c.log.Warn("kubecost response failed after rows were written, restarting the day",
 				"window", cur.String(), "rows_discarded", n, "restart", st.Restarts)
-			if err := sink.Reset(); err != nil {
+			if err := j.check.Reset(); err != nil {
 				return st, fmt.Errorf("kubecost: reset sink: %w", err)
 			}
 			i, n = 0, 0

@@ -1,14 +1,5 @@
 package kubecost
 
-// cached returns s as a string, reusing *last when equal, else interning.
-func cached(last *string, s []byte, in *interner) string {
-	if *last == string(s) {
-		return *last
-	}
-	*last = in.get(s)
-	return *last
-}
-
 // keyCache maps member names to small ints through a cache in front of
 // resolve (a map lookup). Its hash reads six bytes and the length instead
 // of the whole name, and each name has two candidate entries, so a lookup

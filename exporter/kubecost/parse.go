@@ -154,7 +154,10 @@ func (p *parser) properties() {
 		}
 		switch i := p.props.get(k); {
 		case i >= 0:
-			r.Props[i] = cached(&p.lastProps[i], p.scalar(), &p.strs)
+			if v := p.scalar(); p.lastProps[i] != string(v) {
+				p.lastProps[i] = p.strs.get(v)
+			}
+			r.Props[i] = p.lastProps[i]
 		case i == propLabels:
 			p.labelSet(&p.labels, r.Labels, &r.X[schema.XLabels])
 		case i == propAnnotations:
