@@ -144,8 +144,7 @@ func probe(ctx context.Context, hc *http.Client, o DiscoverOptions, target strin
 	setHeaders(req, o.Headers, o.BearerToken)
 	resp, err := hc.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err // its URL repeats the query
 		}
 		return false, hideSecrets(exporter.Redact(err.Error()), secrets(o.Headers, o.BearerToken))

@@ -159,40 +159,38 @@ func (c *Client) requestError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err // its URL repeats the whole query
 	}
 	target := redactURL(c.opts.URL)
-	var (
-		unknownCA  x509.UnknownAuthorityError
-		hostname   x509.HostnameError
-		invalid    x509.CertificateInvalidError
-		verify     *tls.CertificateVerificationError
-		recordHdr  tls.RecordHeaderError
-		dnsErr     *net.DNSError
-		netTimeout net.Error
-		opErr      *net.OpError
-	)
+	dnsErr, isDNS := errors.AsType[*net.DNSError](err)
+	opErr, isOp := errors.AsType[*net.OpError](err)
+	netErr, isNet := errors.AsType[net.Error](err)
 	switch {
-	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &verify):
+	case isA[x509.UnknownAuthorityError](err), isA[x509.HostnameError](err), isA[x509.CertificateInvalidError](err),
+		isA[*tls.CertificateVerificationError](err):
 		return permanent("%s: %w (set KUBECOST_CA_CERTIFICATE_SECRET_NAME to a CA bundle that signs Kubecost's certificate, or TLS_VERIFY=false)", target, err)
-	case errors.As(err, &recordHdr):
+	case isA[tls.RecordHeaderError](err):
 		return permanent("%s: %w (the server does not speak TLS: use http:// in KUBECOST_API_ENDPOINT)", target, err)
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+	case isDNS && dnsErr.IsNotFound:
 		return permanent("%s: %w (%s)", target, err, endpointHint)
-	case errors.As(err, &opErr) && opErr.Op == "dial":
+	case isOp && opErr.Op == "dial":
 		// Nothing was asked yet: Kubecost is down or restarting.
 		e := transient("%s: %w", target, err)
 		e.big = false
 		return e
-	case errors.As(err, &netTimeout) && netTimeout.Timeout():
+	case isNet && netErr.Timeout():
 		return transient("%s: timed out: %w (CONNECTION_TIMEOUT=%v, KUBECOST_ALLOCATION_API_READ_TIMEOUT=%v)",
 			target, err, c.opts.ConnectTimeout, c.opts.ReadTimeout)
 	}
 	// A connection closed while Kubecost computes the answer is what an
 	// OOM-killed Kubecost looks like.
 	return transient("%s: %w", target, err)
+}
+
+func isA[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
 }
 
 // statusError describes a non-200 response, with the API's own message

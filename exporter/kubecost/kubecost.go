@@ -442,8 +442,8 @@ func (c *Client) run(ctx context.Context, j *job) (Stats, error) {
 			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, context.Cause(ctx))
 		}
-		var ae *attemptError
-		if !errors.As(err, &ae) || !ae.retry {
+		ae, ok := errors.AsType[*attemptError](err)
+		if !ok || !ae.retry {
 			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, err)
 		}
