@@ -395,7 +395,9 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 		j.plan = []window{{start: day, end: day.Add(24 * time.Hour)}}
 	}
 	d := pool.Get().(*decoder)
-	defer func() { d.p.strs.reset(); pool.Put(d) }()
+	// The interner forgets every string, so a pooled decoder holds at most
+	// one day's.
+	defer func() { clear(d.p.strs.m); pool.Put(d) }()
 	j.dec = d
 	j.check = newAnswerCheck(sink, c.srv.name, j.aggregate)
 	if cluster != "" {

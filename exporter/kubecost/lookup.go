@@ -17,11 +17,8 @@ type keyEntry struct {
 	set bool
 }
 
-func (c *keyCache) get(b []byte) int { return cacheGet(c, b) }
-
-// getString is get for a string, without converting it to bytes.
-func (c *keyCache) getString(k string) int { return cacheGet(c, k) }
-
+// cacheGet is c's value of name b, a string or bytes: generic, so a
+// string key needs no conversion to bytes.
 func cacheGet[T string | []byte](c *keyCache, b T) int {
 	n := len(b)
 	h := uint32(n) * 0x9e3779b1
@@ -76,6 +73,3 @@ func (in *interner) get(b []byte) string {
 	}
 	return s
 }
-
-// reset forgets every string, so a pooled decoder holds at most one day's.
-func (in *interner) reset() { clear(in.m) }

@@ -101,7 +101,7 @@ func (p *parser) allocation(key []byte, set int64) {
 		if !ok {
 			break
 		}
-		f := p.fields.get(k)
+		f := cacheGet(&p.fields, k)
 		switch {
 		case f >= fieldExtra:
 			p.extra(f - fieldExtra)
@@ -152,7 +152,7 @@ func (p *parser) properties() {
 		if !ok {
 			return
 		}
-		switch i := p.props.get(k); {
+		switch i := cacheGet(&p.props, k); {
 		case i >= 0:
 			if v := p.scalar(); p.lastProps[i] != string(v) {
 				p.lastProps[i] = p.strs.get(v)
@@ -182,7 +182,7 @@ func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 	start := len(all.KV)
 	p.stringMap(all)
 	for _, kv := range all.KV[start:] {
-		if slot := slots.getString(kv.Key); slot >= 0 {
+		if slot := cacheGet(slots, kv.Key); slot >= 0 {
 			dst[slot] = kv.Value
 		}
 	}
