@@ -2,7 +2,6 @@ package kubecost
 
 import (
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -15,12 +14,6 @@ type IdleObserver interface {
 	ObserveDayWithoutIdle()
 }
 
-// idleWarnings says once per Client (one Client per run) what the rows of
-// a day reveal about how the server treats idle.
-type idleWarnings struct {
-	missing, merged sync.Once
-}
-
 // checkIdle looks at a fetched day: the rows that reached the sink, and,
 // for a cluster's day, the idle rows of other clusters dropped on the way.
 func (c *Client) checkIdle(day time.Time, cluster string, cc *answerCheck) {
@@ -31,7 +24,7 @@ func (c *Client) checkIdle(day time.Time, cluster string, cc *answerCheck) {
 		if o, ok := c.opts.Observer.(IdleObserver); ok {
 			o.ObserveDayWithoutIdle()
 		}
-		c.idleWarn.missing.Do(func() {
+		c.noIdleWarn.Do(func() {
 			c.log.Warn("the server returned a day with allocations but no idle row, although the query asked for idle: "+
 				"it probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
 				"check KUBECOST_API_FLAVOR against the server (reported once per run, counted in the metrics)",
@@ -47,7 +40,7 @@ func (c *Client) checkIdle(day time.Time, cluster string, cc *answerCheck) {
 			"day", day.Format(time.DateOnly), "cluster", cluster, "rows", cc.dropped, "total_cost", exporter.RoundTotal(cc.droppedCost))
 	}
 	if cc.merged > 0 {
-		c.idleWarn.merged.Do(func() {
+		c.mergedIdleWarn.Do(func() {
 			c.log.Warn("the server merged the idle cost of several clusters into one __idle__ row of no cluster "+
 				"(it cannot split idle by cluster): the row is kept with each cluster's day, and may also hold the idle "+
 				"cost of other clusters' nodes that ran nothing (reported once per run)",

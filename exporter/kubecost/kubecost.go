@@ -151,7 +151,9 @@ type Client struct {
 	mu       sync.Mutex
 	total    Stats
 	seq      atomic.Int64 // request ids for logs
-	idleWarn idleWarnings
+	// checkIdle says once per Client (one Client per run) what the rows
+	// of a day reveal about how the server treats idle.
+	noIdleWarn, mergedIdleWarn sync.Once
 	secrets  []string // header values and token, hidden in errors
 }
 

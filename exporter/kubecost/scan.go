@@ -26,11 +26,7 @@ import (
 //
 // Member names are returned decoded, so a name written with escapes
 // ("\u0074otalCost") is the same name as its plain spelling, as it is to
-// encoding/json. Strings are decoded as encoding/json decodes them: an
-// invalid UTF-8 byte or a lone surrogate escape becomes U+FFFD rather than
-// failing the day, because a label value Kubecost copied from a cluster
-// object is not worth a lost day, and Parquet STRING columns must hold
-// valid UTF-8 (see jsonString).
+// encoding/json; strings decode as the package doc says (jsonString).
 //
 // One string, number or literal the parser keeps (a value or a member
 // name) may be at most max bytes of JSON text: the window grows to hold
