@@ -148,13 +148,13 @@ type Client struct {
 	decoders sync.Pool          // *decoder bound to opts.Projection
 	bare     *schema.Projection // for AvailableDays, which needs no labels
 
-	mu       sync.Mutex
-	total    Stats
-	seq      atomic.Int64 // request ids for logs
+	mu    sync.Mutex
+	total Stats
+	seq   atomic.Int64 // request ids for logs
 	// checkIdle says once per Client (one Client per run) what the rows
 	// of a day reveal about how the server treats idle.
 	noIdleWarn, mergedIdleWarn sync.Once
-	secrets  []string // header values and token, hidden in errors
+	secrets                    []string // header values and token, hidden in errors
 }
 
 // New validates opts and returns a Client. It makes no network call.
