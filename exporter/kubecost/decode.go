@@ -50,7 +50,6 @@ func (e *apiError) Error() string {
 // for concurrent use; the Client pools them.
 type decoder struct {
 	br  *bufio.Reader // sniffs the body before the scanner reads it
-	unq []byte        // scratch for code and message strings with escapes
 	key []byte        // the set key of the allocation being parsed
 	p   *parser
 	ra  *readAhead
@@ -70,7 +69,7 @@ type decoder struct {
 }
 
 func newDecoder(p *schema.Projection) *decoder {
-	return &decoder{p: newParser(p), ra: newReadAhead()}
+	return &decoder{br: bufio.NewReaderSize(nil, 64<<10), p: newParser(p), ra: newReadAhead()}
 }
 
 // decode reads one response from r and writes each allocation to sink. The
@@ -120,14 +119,14 @@ func (d *decoder) response() error {
 		}
 		switch string(k) {
 		case "code":
-			d.code = int(numberOf(s.value(), &d.unq))
+			d.code = int(numberOf(s.value(), &d.p.unq))
 		case "data":
 			if err := d.data(); err != nil {
 				return err
 			}
 		case "message", "error":
 			if v := s.value(); v[0] == '"' && d.message == "" {
-				u := jsonString(v, &d.unq)
+				u := jsonString(v, &d.p.unq)
 				d.message = string(u[:min(len(u), 512)])
 			}
 		default:

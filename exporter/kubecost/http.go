@@ -99,11 +99,7 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, st *Stats) (int,
 		return 0, c.statusError(resp, body)
 	}
 	d := j.dec
-	if d.br == nil {
-		d.br = bufio.NewReaderSize(body, 64<<10)
-	} else {
-		d.br.Reset(body)
-	}
+	d.br.Reset(body)
 	if err := c.checkJSON(resp, d.br); err != nil {
 		if context.Cause(ctx) == errStalled {
 			return 0, transient("no response data for %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", c.opts.ReadTimeout)
