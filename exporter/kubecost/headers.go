@@ -1,7 +1,9 @@
 package kubecost
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
@@ -26,18 +28,8 @@ func setHeaders(req *http.Request, h http.Header, bearer string) {
 // the key it refused ("invalid API key abc...") would otherwise put the
 // credential into the run's log.
 func secrets(h http.Header, bearer string) []string {
-	var out []string
-	for _, vs := range h {
-		for _, v := range vs {
-			if v != "" {
-				out = append(out, v)
-			}
-		}
-	}
-	if bearer != "" {
-		out = append(out, bearer)
-	}
-	return out
+	out := append(slices.Concat(slices.Collect(maps.Values(h))...), bearer)
+	return slices.DeleteFunc(out, func(v string) bool { return v == "" })
 }
 
 // hideSecrets replaces every secret in s with exporter's redaction mark.
