@@ -10,11 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -352,4 +354,76 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		b.idle.Reset(b.timeout)
 	}
 	return n, err
+}
+
+// A proxy in front of Kubecost has a time limit of its own. Kubecost
+// 3.x's frontend (chart kubecost/kubecost v3.0.0 to v3.2.1,
+// templates/frontend/frontend-configmap.yaml, `location /model/`) proxies
+// the API to the aggregator with proxy_read_timeout set to
+// frontend.timeoutSeconds, 300 s by default (values.yaml), and answers a
+// slower aggregator with 504 (its custom_504.html page); an aggregator
+// that drops the connection (OOM-killed) is answered with 502. Neither
+// says the day is wrong: the window was too big to compute in time. So an
+// hourly window the proxy cut is split at once, as the run loop does for
+// a window that keeps failing on a slow server, instead of being asked
+// again whole, which would wait out the proxy's limit once more per retry
+// (KUBECOST_MAX_RETRIES × 300 s) before splitting anyway.
+
+// gatewayHint is added to the error of a daily window a proxy kept
+// cutting: a daily query cannot be split, so the user must either make
+// the query cheaper or give the proxy more time.
+func gatewayHint(err *attemptError) string {
+	if !err.gateway {
+		return ""
+	}
+	return "; a 502 or 504 is a proxy's answer: Kubecost 3.x's frontend cuts answers slower than its frontend.timeoutSeconds " +
+		"(300 s by default) with a 504, so raise that Helm value of Kubecost's chart, or query the aggregator's " +
+		"port 9004 directly (KUBECOST_API_ENDPOINT=http://<release>-aggregator.<namespace>:9004 with KUBECOST_API_FLAVOR=cost-model)"
+}
+
+// setHeaders puts on req the headers every Kubecost request carries,
+// discovery's probes included: the user's (KUBECOST_HTTP_HEADERS_FILE)
+// and the bearer token.
+func setHeaders(req *http.Request, h http.Header, bearer string) {
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+}
+
+// secrets are the strings no error of the client may show: the values
+// of the configured headers and the bearer token. A server that echoes
+// the key it refused ("invalid API key abc...") would otherwise put the
+// credential into the run's log.
+func secrets(h http.Header, bearer string) []string {
+	out := append(slices.Concat(slices.Collect(maps.Values(h))...), bearer)
+	return slices.DeleteFunc(out, func(v string) bool { return v == "" })
+}
+
+// hideSecrets replaces every secret in s with exporter's redaction mark.
+func hideSecrets(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, exporter.Redacted)
+	}
+	return s
+}
+
+// authHint is what a 401 or 403 tells the user to check: the settings
+// that carry credentials, the one in use first.
+func (c *Client) authHint() string {
+	switch {
+	case len(c.opts.Headers) > 0:
+		return "Kubecost refused the credentials: check the headers in " + exporter.HeadersSetting +
+			" (e.g. the X-API-KEY of a Kubecost service account, or an Authorization header)"
+	case c.opts.BearerToken != "":
+		return "Kubecost refused the bearer token: check KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, " +
+			"or give other credentials in " + exporter.HeadersSetting
+	}
+	return "Kubecost requires authentication (SSO with SAML or OIDC): give its credentials as request headers in " + exporter.HeadersSetting +
+		" (e.g. X-API-KEY: <key>), or a bearer token in KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, " +
+		"or point KUBECOST_API_ENDPOINT at the aggregator's in-cluster port 9008 (Kubecost 3.x tcp-api-rbac)"
 }

@@ -1,6 +1,8 @@
 package kubecost
 
 import (
+	"slices"
+
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -250,4 +252,202 @@ func (p *parser) number() float64 {
 		return f
 	}
 	return numberOf(p.sc.value(), &p.unq)
+}
+
+// keyCache maps member names to small ints through a cache in front of
+// resolve (a map lookup). Its hash reads six bytes and the length instead
+// of the whole name, and each name has two candidate entries, so a lookup
+// is mostly one string compare. Distinct names are few (fields, label
+// keys), so the cache fills once and then only hits; a name that finds
+// both entries taken keeps asking resolve, which is merely slower.
+type keyCache struct {
+	ents    [512]keyEntry
+	resolve func([]byte) int // must not retain its argument
+}
+
+type keyEntry struct {
+	key string
+	val int32
+	set bool
+}
+
+// cacheGet is c's value of name b, a string or bytes: generic, so a
+// string key needs no conversion to bytes.
+func cacheGet[T string | []byte](c *keyCache, b T) int {
+	n := len(b)
+	h := uint32(n) * 0x9e3779b1
+	if n > 0 {
+		h ^= uint32(b[0]) | uint32(b[n/2])<<8 | uint32(b[n-1])<<16 | uint32(b[n/3])<<24
+		h ^= uint32(b[1%n])<<5 ^ uint32(b[n-1-n/4])<<13
+	}
+	h *= 0x85ebca6b
+	e1, e2 := &c.ents[h>>23], &c.ents[(h>>7)&511]
+	if e1.set && e1.key == string(b) {
+		return int(e1.val)
+	}
+	if e2.set && e2.key == string(b) {
+		return int(e2.val)
+	}
+	v := c.resolve([]byte(b)) // a miss: rare once the cache is warm
+	if !e1.set {
+		*e1 = keyEntry{key: string(b), val: int32(v), set: true}
+	} else if !e2.set {
+		*e2 = keyEntry{key: string(b), val: int32(v), set: true}
+	}
+	return v
+}
+
+// internMax bounds the interner: past it, new values are allocated each
+// time instead of cached, so a day with many distinct names costs garbage,
+// not memory that grows with the day. The values that repeat most
+// (cluster, node, namespace, node labels) are met early and stay cached;
+// allocation names, unique within an hour, rarely profit. 4k entries keep
+// the interner a small part of the live heap at no measurable CPU cost
+// (docs/performance.md, "Fewer, smaller buffers").
+const internMax = 1 << 12
+
+// interner returns one string per distinct value: names, namespaces and
+// label values repeat across a day's allocations, so most cost no
+// allocation. It stops growing at max entries.
+type interner struct {
+	m   map[string]string
+	max int
+}
+
+func (in *interner) get(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(in.m) < in.max {
+		in.m[s] = s
+	}
+	return s
+}
+
+// Member actions for the appended columns (schema.Extras): an allocation
+// member maps to fieldExtra+index, a properties member to propExtra-index.
+const (
+	fieldExtra = 1 << 16
+	propExtra  = -16
+)
+
+// extra reads the value of appended column x into p.rec.X[x]. A null, or a
+// value of another shape than the column's, leaves the column null.
+func (p *parser) extra(x int) {
+	n := &p.rec.X[x]
+	s := &p.sc
+	switch p.extras[x].Type {
+	case schema.NullableDouble:
+		v := s.value()
+		if v[0] == 'n' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' {
+			return
+		}
+		// A string that is not a number leaves the column null: 0 would
+		// claim a value Kubecost did not have.
+		n.Num, n.Set = numberText(v, &p.unq)
+	case schema.StringMap:
+		if !s.enter('{') {
+			return
+		}
+		n.Set = true
+		p.stringMap(n)
+	case schema.StringList:
+		if !s.enter('[') {
+			return
+		}
+		n.Set = true
+		for s.elem() {
+			n.List = append(n.List, p.strs.get(p.scalar()))
+		}
+	case schema.Struct:
+		if !s.enter('{') {
+			return
+		}
+		n.Set = true
+		n.Entries = append(n.Entries[:0], schema.Entry{})
+		p.structFields(x, &n.Entries[0])
+	case schema.StructMap:
+		if !s.enter('{') {
+			return
+		}
+		n.Set = true
+		for {
+			k, ok := s.member()
+			if !ok {
+				return
+			}
+			key := p.strs.get(k)
+			if !s.enter('{') {
+				continue // a null entry: nothing to keep
+			}
+			n.Entries = append(n.Entries, schema.Entry{Key: key})
+			p.structFields(x, &n.Entries[len(n.Entries)-1])
+		}
+	default:
+		s.skip()
+	}
+}
+
+// stringMap appends the members of the object just entered to n.KV. The
+// entries of the previous allocation are still in the slice's storage, and
+// consecutive allocations mostly share keys and values (the node's labels,
+// the controller's), so a match there saves hashing into the interner.
+func (p *parser) stringMap(n *schema.Nested) {
+	s := &p.sc
+	prev := n.KV[:cap(n.KV)]
+	for i := 0; ; i++ {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		var kv schema.KV
+		if kb := k; i < len(prev) && prev[i].Key == string(kb) {
+			kv.Key = prev[i].Key
+		} else {
+			kv.Key = p.strs.get(kb)
+		}
+		if vb := p.scalar(); i < len(prev) && prev[i].Value == string(vb) {
+			kv.Value = prev[i].Value
+		} else {
+			kv.Value = p.strs.get(vb)
+		}
+		n.KV = append(n.KV, kv)
+	}
+}
+
+// structFields reads the members of the object just entered into e, by
+// the field names of column x; other members are skipped.
+func (p *parser) structFields(x int, e *schema.Entry) {
+	s := &p.sc
+	fields := p.extras[x].Fields
+	for {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		f := slices.IndexFunc(fields, func(c schema.Column) bool { return c.Name == string(k) })
+		if f < 0 {
+			s.skip()
+			continue
+		}
+		o := &e.Fields[f]
+		v := s.value()
+		switch c := v[0]; {
+		case c == 'n' || c == '{' || c == '[':
+		case fields[f].Type == schema.Bool:
+			o.B, o.Set = c == 't', c == 't' || c == 'f'
+		case fields[f].Type == schema.NullableString:
+			if c == '"' {
+				o.Str, o.Set = p.strs.get(s.text(v, &p.unq)), true
+			}
+		case fields[f].Type == schema.NullableDouble:
+			if c != '"' && c != 't' && c != 'f' {
+				o.Set, o.Num = schema.Finite(numberOf(v, &p.unq))
+			}
+		}
+	}
 }
