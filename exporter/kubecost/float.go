@@ -105,7 +105,7 @@ func (s *scanner) float() (float64, bool) {
 		return 0, false
 	}
 	m, nd, frac, n, ok := decimal(b)
-	if !ok || n >= len(b) || b[n] == 'e' || b[n] == 'E' || n > s.limit() {
+	if !ok || n >= len(b) || b[n] == 'e' || b[n] == 'E' || n > s.max {
 		return 0, false // the general path reads (or refuses) it
 	}
 	s.i, s.first = s.i+n, false

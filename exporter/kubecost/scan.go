@@ -1,6 +1,7 @@
 package kubecost
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +49,7 @@ type scanner struct {
 	first bool                 // just inside '{' or '[': no comma before the next item
 	stack []byte               // skip's open containers, by closing byte
 	depth int                  // containers open outside skip
-	max   int                  // the most bytes of one kept token; 0: DefaultMaxValueBytes
+	max   int                  // the most bytes of one kept token; 0 before reset: DefaultMaxValueBytes
 	names []byte               // scratch for member names that need decoding
 	plain bool                 // the last string str passed has no escape and is ASCII
 	pow   *[maxFrac + 1]pow128 // for float; kept across resets
@@ -86,22 +87,14 @@ func (s *scanner) reset(src io.Reader) {
 		// A window grown by one huge token must not stay that size.
 		s.b = make([]byte, 0, scanWindow)
 	}
-	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], max: s.max, names: s.names[:0], pow: s.pow}
-}
-
-// limit is the cap on one kept token.
-func (s *scanner) limit() int {
-	if s.max > 0 {
-		return s.max
-	}
-	return DefaultMaxValueBytes
+	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], max: cmp.Or(s.max, DefaultMaxValueBytes), names: s.names[:0], pow: s.pow}
 }
 
 // tooLarge records errValueTooLarge for the token pinned at s.pin.
 func (s *scanner) tooLarge() {
 	if s.err == nil {
 		s.err = fmt.Errorf("%w: a string or number of more than %d bytes at offset %d (MAX_VALUE_BYTES)",
-			errValueTooLarge, s.limit(), s.off+int64(s.pin))
+			errValueTooLarge, s.max, s.off+int64(s.pin))
 	}
 }
 
@@ -126,7 +119,7 @@ func (s *scanner) more() bool {
 	}
 	if len(s.b) == cap(s.b) {
 		// One kept token fills the window: grow it, up to the cap.
-		if s.pin >= 0 && len(s.b)-s.pin > s.limit() {
+		if s.pin >= 0 && len(s.b)-s.pin > s.max {
 			s.tooLarge()
 			return false
 		}
@@ -274,7 +267,7 @@ func (s *scanner) member() ([]byte, bool) {
 		for end = s.i - 1; s.b[end] != '"'; end-- { // white space before the colon
 		}
 	}
-	if end+1-s.pin > s.limit() {
+	if end+1-s.pin > s.max {
 		s.tooLarge()
 	}
 	s.i++
@@ -305,7 +298,7 @@ func (s *scanner) value() []byte {
 	s.pin = s.i
 	s.skip()
 	start := s.pin
-	if s.err == nil && s.i-start > s.limit() {
+	if s.err == nil && s.i-start > s.max {
 		s.tooLarge()
 	}
 	s.pin = -1
