@@ -399,7 +399,7 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 	d := pool.Get().(*decoder)
 	// The interner forgets every string, so a pooled decoder holds at most
 	// one day's.
-	defer func() { clear(d.p.strs.m); pool.Put(d) }()
+	defer func() { clear(d.p.strs); pool.Put(d) }()
 	j.dec = d
 	j.check = newAnswerCheck(sink, c.srv.name, j.aggregate)
 	if cluster != "" {

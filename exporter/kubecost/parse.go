@@ -60,10 +60,9 @@ func newParser(p *schema.Projection) *parser {
 			fields[e.Key] = fieldExtra + i
 		}
 	}
-	r := p.NewRecord()
 	return &parser{
 		proj: p,
-		rec:  r,
+		rec:  p.NewRecord(),
 		fields: keyCache{resolve: func(k []byte) int {
 			return fields[string(k)] // fieldSkip when absent
 		}},
@@ -84,7 +83,7 @@ func newParser(p *schema.Projection) *parser {
 		}},
 		labels: keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
 		annots: keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
-		strs:   interner{m: make(map[string]string, 1024), max: internMax},
+		strs:   make(interner, 1024),
 		extras: extras,
 	}
 }
@@ -309,22 +308,19 @@ const internMax = 1 << 12
 
 // interner returns one string per distinct value: names, namespaces and
 // label values repeat across a day's allocations, so most cost no
-// allocation. It stops growing at max entries.
-type interner struct {
-	m   map[string]string
-	max int
-}
+// allocation. It stops growing at internMax entries.
+type interner map[string]string
 
-func (in *interner) get(b []byte) string {
+func (in interner) get(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if s, ok := in.m[string(b)]; ok {
+	if s, ok := in[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	if len(in.m) < in.max {
-		in.m[s] = s
+	if len(in) < internMax {
+		in[s] = s
 	}
 	return s
 }
