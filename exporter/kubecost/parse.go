@@ -214,11 +214,7 @@ func (p *parser) window(start, end *int64, has *uint8) {
 // time reads an RFC 3339 timestamp into *ms and sets bit in *has. Other
 // shapes and unparsable strings leave both untouched.
 func (p *parser) time(ms *int64, has *uint8, bit uint8) {
-	b := p.str()
-	if len(b) == 0 {
-		return
-	}
-	if t, ok := parseTime(b); ok {
+	if t, ok := parseTime(p.str()); ok {
 		*ms, *has = t, *has|bit
 	}
 }
