@@ -47,7 +47,6 @@ type scanner struct {
 	eof   bool                 // src is exhausted
 	err   error                // first error: syntax, cut short or src's
 	first bool                 // just inside '{' or '[': no comma before the next item
-	stack []byte               // skip's open containers, by closing byte
 	depth int                  // containers open outside skip
 	max   int                  // the most bytes of one kept token; 0 before reset: DefaultMaxValueBytes
 	names []byte               // scratch for member names that need decoding
@@ -87,7 +86,7 @@ func (s *scanner) reset(src io.Reader) {
 		// A window grown by one huge token must not stay that size.
 		s.b = make([]byte, 0, scanWindow)
 	}
-	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], max: cmp.Or(s.max, DefaultMaxValueBytes), names: s.names[:0], pow: s.pow}
+	*s = scanner{b: s.b[:0], pin: -1, src: src, max: cmp.Or(s.max, DefaultMaxValueBytes), names: s.names[:0], pow: s.pow}
 }
 
 // tooLarge records errValueTooLarge for the token pinned at s.pin.
@@ -407,62 +406,32 @@ func (s *scanner) digits() {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // composite moves past the object or array at the current byte, checking
-// everything in it, without recursion: s.stack holds the closing byte of
-// each container still open.
+// everything in it.
 func (s *scanner) composite() {
-	base := len(s.stack)
-	defer func() { s.stack = s.stack[:base] }()
+	closer := s.b[s.i] + 2 // '{'+2 is '}', '['+2 is ']'
+	if !s.open() {
+		return
+	}
+	if s.peek() == closer { // an empty container
+		s.i++
+		s.depth--
+		return
+	}
 	for {
-		// A value is expected here.
-		switch c := s.peek(); c {
-		case '{', '[':
-			if s.depth+len(s.stack)-base >= maxDepth {
-				s.fail("less nesting")
-				return
-			}
-			s.i++
-			closer := byte('}')
-			if c == '[' {
-				closer = ']'
-			}
-			s.stack = append(s.stack, closer)
-			if s.peek() == closer {
-				s.i++
-				s.stack = s.stack[:len(s.stack)-1]
-				break // an empty container is a complete value
-			}
-			if closer == '}' && !s.name() {
-				return
-			}
-			continue
-		case '"':
-			s.str()
-		case 0:
+		if closer == '}' && !s.name() {
 			return
-		default:
-			s.scalar()
 		}
-		// After a value: a comma and the next item, or closing bytes.
-		for {
-			if s.err != nil || len(s.stack) == base {
-				return
-			}
-			top := s.stack[len(s.stack)-1]
-			c := s.peek()
-			if c == top {
-				s.i++
-				s.stack = s.stack[:len(s.stack)-1]
-				continue
-			}
-			if c != ',' {
-				s.fail(fmt.Sprintf("',' or '%c'", top))
-				return
-			}
+		s.skip()
+		switch s.peek() {
+		case closer:
 			s.i++
-			if top == '}' && !s.name() {
-				return
-			}
-			break
+			s.depth--
+			return
+		case ',':
+			s.i++
+		default:
+			s.fail(fmt.Sprintf("',' or '%c'", closer))
+			return
 		}
 	}
 }

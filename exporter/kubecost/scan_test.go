@@ -190,7 +190,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // resetBytes scans b alone.
 func (s *scanner) resetBytes(b []byte) {
-	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0], max: cmp.Or(s.max, DefaultMaxValueBytes), names: s.names[:0], pow: s.pow}
+	*s = scanner{b: b, pin: -1, eof: true, max: cmp.Or(s.max, DefaultMaxValueBytes), names: s.names[:0], pow: s.pow}
 }
 
 // scanAll checks b as one JSON value with the scanner, reading it whole
