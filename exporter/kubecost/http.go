@@ -186,6 +186,7 @@ func (c *Client) requestError(ctx context.Context, err error) error {
 	return transient("%s: %w", target, err)
 }
 
+// isA reports whether err's tree holds an error of type E.
 func isA[E error](err error) bool {
 	_, ok := errors.AsType[E](err)
 	return ok
