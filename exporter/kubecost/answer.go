@@ -3,6 +3,8 @@ package kubecost
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +37,7 @@ var ErrOtherAnswer = errors.New("the server answered another query than the one 
 var serverNamed = []string{schema.IdleName, schema.UnallocatedName, schema.UnmountedName, schema.SharedName, schema.ExternalName}
 
 func isServerNamed(name string) bool {
-	for _, s := range serverNamed {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(serverNamed, func(s string) bool { return strings.Contains(name, s) })
 }
 
 // checkedKeys are the aggregate keys whose value every row must carry:
@@ -55,18 +52,6 @@ var checkedKeys = map[string]int{
 	"namespace": schema.PropNamespace,
 	"pod":       schema.PropPod,
 	"container": schema.PropContainer,
-}
-
-// aggregateKeys returns the Props indexes of the checked keys of an
-// aggregate parameter, with their names.
-func aggregateKeys(aggregate string) (idx []int, names []string) {
-	for _, k := range strings.Split(aggregate, ",") {
-		k = strings.TrimSpace(k)
-		if i, ok := checkedKeys[k]; ok {
-			idx, names = append(idx, i), append(names, k)
-		}
-	}
-	return idx, names
 }
 
 // answerCheck passes on the rows of a response that answer the query
@@ -103,6 +88,10 @@ type answerCheck struct {
 	dropped              int     // other clusters' idle rows dropped
 	droppedCost          float64 // their totalCost
 	merged               int     // idle rows of no cluster, kept (see Write)
+	// rows and idle count the rows passed to the sink and their idle
+	// rows, after the cluster check: only this cluster's own idle says
+	// idle came back.
+	rows, idle int
 
 	// perSet, for the availability query (aggregate=cluster), fails a row
 	// not named after its cluster, or a second row of one cluster in one
@@ -114,7 +103,11 @@ type answerCheck struct {
 
 func newAnswerCheck(sink exporter.RecordSink, server, aggregate string) *answerCheck {
 	c := &answerCheck{sink: sink, server: server, aggregate: aggregate}
-	c.keys, c.keyNames = aggregateKeys(aggregate)
+	for _, k := range strings.Split(aggregate, ",") {
+		if i, ok := checkedKeys[strings.TrimSpace(k)]; ok {
+			c.keys, c.keyNames = append(c.keys, i), append(c.keyNames, strings.TrimSpace(k))
+		}
+	}
 	return c
 }
 
@@ -127,7 +120,7 @@ func (c *answerCheck) at(w window, step time.Duration) {
 func (c *answerCheck) Write(r *schema.Record) error {
 	// A set of the window asked: [start + k·step, start + (k+1)·step).
 	if r.Start < c.start || r.End > c.end || r.End-r.Start != c.step || (r.Start-c.start)%c.step != 0 {
-		return c.other(r, fmt.Sprintf("its window %s is not a %s set of the window asked, %s", windowText(r.Start, r.End),
+		return c.other(r, fmt.Sprintf("its window %s is not a %s set of the window asked, %s", window{start: time.UnixMilli(r.Start), end: time.UnixMilli(r.End)},
 			stepParam(time.Duration(c.step)*time.Millisecond), c.what))
 	}
 	for i, k := range c.keys {
@@ -149,6 +142,10 @@ func (c *answerCheck) Write(r *schema.Record) error {
 		if err := c.oneOfCluster(r); err != nil {
 			return err
 		}
+	}
+	c.rows++
+	if isIdle(r.Name, r.Props[schema.PropCluster]) {
+		c.idle++
 	}
 	return c.sink.Write(r)
 }
@@ -205,7 +202,7 @@ func (c *answerCheck) other(r *schema.Record, why string) error {
 }
 
 func (c *answerCheck) Reset() error {
-	c.dropped, c.droppedCost, c.merged = 0, 0, 0
+	c.dropped, c.droppedCost, c.merged, c.rows, c.idle = 0, 0, 0, 0, 0
 	clear(c.seen)
 	return c.sink.Reset()
 }
@@ -225,10 +222,6 @@ type saidError struct {
 
 func (e *saidError) Error() string { return said(e.server, e.err) }
 func (e *saidError) Unwrap() error { return e.err }
-
-func windowText(start, end int64) string {
-	return time.UnixMilli(start).UTC().Format(time.RFC3339) + "," + time.UnixMilli(end).UTC().Format(time.RFC3339)
-}
 
 // answerError is a response that answers another query. A row of another
 // cluster in a cluster-day (foreign) is also ErrFilterIgnored, and, once
@@ -263,4 +256,46 @@ func filterHint(s server, cf ClusterFilter, id string) string {
 	}
 	return "Kubecost reads filter=cluster:\"<id>\" from 1.96: set KUBECOST_CLUSTER_FILTER=v1 for an older one " +
 		"(a Kubecost 3.x may also have answered another query, kubecost/kubecost#4508)"
+}
+
+// IdleObserver is told of each day that came back with allocations but no
+// idle row although the query asked for idle. An Observer that also
+// implements it gets these calls; it must be safe for concurrent use.
+type IdleObserver interface {
+	ObserveDayWithoutIdle()
+}
+
+// checkIdle looks at a fetched day: the rows that reached the sink, and,
+// for a cluster's day, the idle rows of other clusters dropped on the way.
+func (c *Client) checkIdle(day time.Time, cluster string, cc *answerCheck) {
+	if cc.rows > 0 && cc.idle == 0 {
+		// Every flavour's day query asks for idle; a server that ignores
+		// the parameters it was sent (Kubecost's idle=true at an OpenCost,
+		// which reads includeIdle) drops every idle dollar without error.
+		if o, ok := c.opts.Observer.(IdleObserver); ok {
+			o.ObserveDayWithoutIdle()
+		}
+		c.noIdleWarn.Do(func() {
+			c.log.Warn("the server returned a day with allocations but no idle row, although the query asked for idle: "+
+				"it probably ignores this flavour's idle parameters, and the day's idle cost is missing; "+
+				"check KUBECOST_API_FLAVOR against the server (reported once per run, counted in the metrics)",
+				"day", day.Format(time.DateOnly), "cluster", cluster, "flavor", string(c.opts.Flavor),
+				"server", c.srv.name, "rows", cc.rows)
+		})
+	}
+	if cluster == "" {
+		return
+	}
+	if cc.dropped > 0 {
+		c.log.Debug("dropped the idle rows of other clusters that the server returned with this cluster's filter",
+			"day", day.Format(time.DateOnly), "cluster", cluster, "rows", cc.dropped, "total_cost", exporter.RoundTotal(cc.droppedCost))
+	}
+	if cc.merged > 0 {
+		c.mergedIdleWarn.Do(func() {
+			c.log.Warn("the server merged the idle cost of several clusters into one __idle__ row of no cluster "+
+				"(it cannot split idle by cluster): the row is kept with each cluster's day, and may also hold the idle "+
+				"cost of other clusters' nodes that ran nothing (reported once per run)",
+				slog.String("day", day.Format(time.DateOnly)), slog.String("cluster", cluster), slog.String("flavor", string(c.opts.Flavor)))
+		})
+	}
 }

@@ -104,7 +104,7 @@ func BenchmarkDecode(b *testing.B) {
 	for b.Loop() {
 		sink.Reset()
 		r.Reset(body)
-		d.p.strs.reset() // as FetchDay does for every day
+		clear(d.p.strs) // as FetchDay does for every day
 		if _, err := d.decode(&r, testDay, time.Hour, &sink); err != nil {
 			b.Fatal(err)
 		}

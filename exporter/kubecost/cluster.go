@@ -119,15 +119,12 @@ func (s *ClusterSource) FetchDay(ctx context.Context, day time.Time, sink export
 // "<cluster>/__idle__" and "<cluster>/<node>/__idle__" (split idle, whose
 // names the core never rewrites when it aggregates).
 func isIdle(name, cluster string) bool {
-	if name == idleName {
+	if name == schema.IdleName {
 		return true
 	}
 	if cluster == "" {
 		return false
 	}
 	rest, ok := strings.CutPrefix(name, cluster+"/")
-	return ok && (rest == idleName || strings.HasSuffix(rest, "/"+idleName))
+	return ok && (rest == schema.IdleName || strings.HasSuffix(rest, "/"+schema.IdleName))
 }
-
-// idleName is the core's name of idle allocations (opencost.IdleSuffix).
-const idleName = schema.IdleName

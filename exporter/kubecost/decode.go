@@ -50,7 +50,6 @@ func (e *apiError) Error() string {
 // for concurrent use; the Client pools them.
 type decoder struct {
 	br  *bufio.Reader // sniffs the body before the scanner reads it
-	unq []byte        // scratch for code and message strings with escapes
 	key []byte        // the set key of the allocation being parsed
 	p   *parser
 	ra  *readAhead
@@ -70,7 +69,7 @@ type decoder struct {
 }
 
 func newDecoder(p *schema.Projection) *decoder {
-	return &decoder{p: newParser(p), ra: newReadAhead()}
+	return &decoder{br: bufio.NewReaderSize(nil, 64<<10), p: newParser(p), ra: newReadAhead()}
 }
 
 // decode reads one response from r and writes each allocation to sink. The
@@ -120,14 +119,14 @@ func (d *decoder) response() error {
 		}
 		switch string(k) {
 		case "code":
-			d.code = int(numberOf(s.value(), &d.unq))
+			d.code = int(numberOf(s.value(), &d.p.unq))
 		case "data":
 			if err := d.data(); err != nil {
 				return err
 			}
 		case "message", "error":
 			if v := s.value(); v[0] == '"' && d.message == "" {
-				u := unquote(v, &d.unq)
+				u := jsonString(v, &d.p.unq)
 				d.message = string(u[:min(len(u), 512)])
 			}
 		default:
@@ -189,11 +188,6 @@ func (d *decoder) allocationSet() error {
 	}
 }
 
-// unquote returns the contents of a raw JSON string, decoded as
-// encoding/json decodes it (see jsonString), copying into *scratch only
-// when it must.
-func unquote(v []byte, scratch *[]byte) []byte { return jsonString(v, scratch) }
-
 // numberOf reads a raw JSON number, or a string holding one (Kubecost
 // writes "NaN" and infinities as strings). Anything else reads as 0, and
 // so does a string that is not a number; Projection.Finish zeroes NaN and
@@ -213,16 +207,16 @@ func numberText(v []byte, scratch *[]byte) (float64, bool) {
 	}
 	switch c := v[0]; {
 	case c == '"':
-		v = unquote(v, scratch)
+		v = jsonString(v, scratch)
 		if !isNumber(v) {
 			return nonFinite(v)
 		}
 	case c != '-' && (c < '0' || c > '9'):
 		return 0, false
 	}
-	// Longer numbers cannot have at most 15 digits: do not scan them twice.
-	if len(v) <= 17 {
-		if f, ok := smallNumber(v); ok {
+	// The common short forms are exact without strconv (see exactDecimal).
+	if m, nd, frac, n, _ := decimal(v); n == len(v) && nd <= 19 {
+		if f, ok := exactDecimal(m, frac, v[0] == '-'); ok {
 			return f, true
 		}
 	}
@@ -232,21 +226,17 @@ func numberText(v []byte, scratch *[]byte) (float64, bool) {
 // nonFinite reads the spellings of NaN and the infinities that
 // strconv.ParseFloat accepts, without its error allocation for the rest.
 func nonFinite(v []byte) (float64, bool) {
-	sign := 1
-	if len(v) > 0 && (v[0] == '+' || v[0] == '-') {
-		if v[0] == '-' {
+	w, sign := string(v), 1
+	if len(w) > 0 && (w[0] == '+' || w[0] == '-') {
+		if w[0] == '-' {
 			sign = -1
 		}
-		if w := string(v[1:]); strings.EqualFold(w, "inf") || strings.EqualFold(w, "infinity") {
-			return math.Inf(sign), true
-		}
-		return 0, false
-	}
-	switch w := string(v); {
-	case strings.EqualFold(w, "nan"):
+		w = w[1:] // a sign only before an infinity
+	} else if strings.EqualFold(w, "nan") {
 		return math.NaN(), true
-	case strings.EqualFold(w, "inf"), strings.EqualFold(w, "infinity"):
-		return math.Inf(1), true
+	}
+	if strings.EqualFold(w, "inf") || strings.EqualFold(w, "infinity") {
+		return math.Inf(sign), true
 	}
 	return 0, false
 }
@@ -254,44 +244,19 @@ func nonFinite(v []byte) (float64, bool) {
 // isNumber reports whether v is exactly a JSON number:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func isNumber(v []byte) bool {
-	i := 0
-	if i < len(v) && v[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(v) && v[i] == '0':
-		i++
-	case i < len(v) && v[i] >= '1' && v[i] <= '9':
-		i = skipDigits(v, i)
-	default:
-		return false
-	}
-	if i < len(v) && v[i] == '.' {
-		if j := skipDigits(v, i+1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+	_, _, _, i, ok := decimal(v)
+	if ok && i < len(v) && (v[i] == 'e' || v[i] == 'E') {
 		i++
 		if i < len(v) && (v[i] == '+' || v[i] == '-') {
 			i++
 		}
-		j := skipDigits(v, i)
-		if j == i {
-			return false
+		j := i
+		for j < len(v) && isDigit(v[j]) {
+			j++
 		}
-		i = j
+		ok, i = j > i, j
 	}
-	return i == len(v)
-}
-
-func skipDigits(v []byte, i int) int {
-	for i < len(v) && isDigit(v[i]) {
-		i++
-	}
-	return i
+	return ok && i == len(v)
 }
 
 // parseFloat is strconv's, with a number out of range read as its limit

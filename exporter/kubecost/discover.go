@@ -114,11 +114,10 @@ func Discover(ctx context.Context, candidates []Candidate, o DiscoverOptions) (s
 		"aggregate":  {"cluster"},
 		"accumulate": {"true"},
 	}
-	p := &prober{hc: hc, o: o, secrets: secrets(o.Headers, o.BearerToken)}
 	var tried []string
 	for _, c := range candidates {
 		target := strings.TrimRight(c.URL, "/") + o.Path
-		found, why := p.probe(ctx, target+"?"+q.Encode())
+		found, why := probe(ctx, hc, o, target+"?"+q.Encode())
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("kubecost: discovery: %w", context.Cause(ctx))
 		}
@@ -135,27 +134,20 @@ func Discover(ctx context.Context, candidates []Candidate, o DiscoverOptions) (s
 		len(tried), strings.Join(tried, "; "))
 }
 
-type prober struct {
-	hc      *http.Client
-	o       DiscoverOptions
-	secrets []string
-}
-
 // probe sends one request and says whether the Allocation API answered,
 // and with what, in words fit for a log line (secrets hidden).
-func (p *prober) probe(ctx context.Context, target string) (bool, string) {
+func probe(ctx context.Context, hc *http.Client, o DiscoverOptions, target string) (bool, string) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return false, "invalid URL"
 	}
-	setHeaders(req, p.o.Headers, p.o.BearerToken)
-	resp, err := p.hc.Do(req)
+	setHeaders(req, o.Headers, o.BearerToken)
+	resp, err := hc.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err // its URL repeats the query
 		}
-		return false, hideSecrets(exporter.Redact(err.Error()), p.secrets)
+		return false, hideSecrets(exporter.Redact(err.Error()), secrets(o.Headers, o.BearerToken))
 	}
 	defer resp.Body.Close()
 	br := bufio.NewReader(io.LimitReader(resp.Body, 64<<10))
@@ -166,7 +158,7 @@ func (p *prober) probe(ctx context.Context, target string) (bool, string) {
 	case code == http.StatusOK && strings.HasPrefix(body, "{") && mt != "text/html":
 		return true, "HTTP 200 with a JSON object"
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return true, "HTTP " + resp.Status + " (the API wants credentials: " + HeadersSetting + ")"
+		return true, "HTTP " + resp.Status + " (the API wants credentials: " + exporter.HeadersSetting + ")"
 	case code >= 500:
 		return true, "HTTP " + resp.Status + " (the API is there but failing)"
 	case code == http.StatusOK:

@@ -98,48 +98,18 @@ func eiselLemire(t *[maxFrac + 1]pow128, man uint64, frac int, neg bool) (float6
 // A mantissa below 2^53 with at most 22 decimals is converted exactly by
 // one division (both operands are exact in a float64, so IEEE rounds the
 // quotient correctly): that takes the 16-digit numbers Kubecost's shortest
-// float formatting often writes, which the 15-digit smallNumber did not.
+// float formatting often writes.
 func (s *scanner) float() (float64, bool) {
-	b, i := s.b, s.i
-	if len(b)-i < 64 {
+	b := s.b[s.i:]
+	if len(b) < 64 {
 		return 0, false
 	}
-	start := i
-	if b[i] == '-' {
-		i++
-	}
-	var m uint64
-	nd, frac := 0, 0
-	switch c := b[i]; {
-	case c == '0':
-		i++
-	case c >= '1' && c <= '9':
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			m = m*10 + uint64(b[i]-'0')
-			nd++
-		}
-	default:
-		return 0, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !isDigit(b[i]) {
-			return 0, false
-		}
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			m = m*10 + uint64(b[i]-'0')
-			nd++
-			frac++
-		}
-	}
-	if i >= len(b) {
-		return 0, false
-	}
-	if c := b[i]; c == 'e' || c == 'E' || i-start > s.limit() {
+	m, nd, frac, n, ok := decimal(b)
+	if !ok || n >= len(b) || b[n] == 'e' || b[n] == 'E' || n > s.max {
 		return 0, false // the general path reads (or refuses) it
 	}
-	s.i, s.first = i, false
-	neg := b[start] == '-'
+	s.i, s.first = s.i+n, false
+	neg := b[0] == '-'
 	if nd <= 19 {
 		if f, ok := exactDecimal(m, frac, neg); ok {
 			return f, true
@@ -154,5 +124,62 @@ func (s *scanner) float() (float64, bool) {
 			return f, true
 		}
 	}
-	return parseFloat(b[start:i]), true
+	return parseFloat(b[:n]), true
 }
+
+// decimal reads the plain decimal b starts with, -?(0|[1-9][0-9]*)(\.[0-9]+)?:
+// its digits as the mantissa m (exact when their count nd is at most 19),
+// frac of them after the point, and n, its length. ok is false when b does
+// not start with one.
+func decimal(b []byte) (m uint64, nd, frac, n int, ok bool) {
+	i := 0
+	if len(b) > 0 && b[0] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			m = m*10 + uint64(b[i]-'0')
+			nd++
+		}
+	default:
+		return 0, 0, 0, 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, 0, 0, 0, false
+		}
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			m = m*10 + uint64(b[i]-'0')
+			nd++
+			frac++
+		}
+	}
+	return m, nd, frac, i, true
+}
+
+// exactDecimal is m × 10^-frac when both m and 10^frac are exact in a
+// float64 (m < 2^53, frac ≤ 22): one division then rounds correctly (the
+// classic fast path that strconv also takes, minus its general-purpose
+// setup). Kubecost's many zeros, minutes, byte counts and short decimals
+// take this path.
+func exactDecimal(m uint64, frac int, neg bool) (float64, bool) {
+	if m >= 1<<53 || frac >= len(pow10) {
+		return 0, false
+	}
+	f := float64(m)
+	if frac > 0 {
+		f /= pow10[frac]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// pow10 holds the powers of ten exact in a float64, up to 1e22.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}

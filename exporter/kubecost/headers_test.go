@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
 )
 
@@ -48,8 +49,8 @@ func TestHeadersSentAndRefusals(t *testing.T) {
 	} {
 		c, _ := newClient(t, srv.URL+"/model/allocation", func(o *Options) { o.Headers = tc.headers })
 		err := c.FetchDay(context.Background(), testDay, &memSink{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), HeadersSetting) {
-			t.Errorf("headers %v: error %v, want %s naming %s", tc.headers, err, tc.want, HeadersSetting)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), exporter.HeadersSetting) {
+			t.Errorf("headers %v: error %v, want %s naming %s", tc.headers, err, tc.want, exporter.HeadersSetting)
 		}
 	}
 
@@ -69,7 +70,7 @@ func TestHeadersSentAndRefusals(t *testing.T) {
 func TestHeadersAndBearerConflict(t *testing.T) {
 	_, err := New(Options{URL: "http://x/model/allocation", Aggregate: "cluster", Step: time.Hour,
 		Projection: testProjection(), BearerToken: "t", Headers: http.Header{"Authorization": {"Basic x"}}})
-	if err == nil || !strings.Contains(err.Error(), HeadersSetting) {
+	if err == nil || !strings.Contains(err.Error(), exporter.HeadersSetting) {
 		t.Errorf("error %v", err)
 	}
 }

@@ -10,11 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,9 +65,9 @@ func permanent(format string, a ...any) *attemptError {
 	return &attemptError{err: fmt.Errorf(format, a...)}
 }
 
-// attempt sends one request for w and decodes its body into sink. It
-// returns the number of allocations written to sink, also on failure.
-func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.RecordSink, st *Stats) (int, error) {
+// attempt sends one request for w and decodes its body into j.check. It
+// returns the number of allocations written, also on failure.
+func (c *Client) attempt(ctx context.Context, j *job, w window, st *Stats) (int, error) {
 	// A Kubecost that stops sending mid-body would otherwise hang the job:
 	// after connecting, ReadTimeout bounds the wait for headers and every
 	// pause in the body.
@@ -74,10 +76,11 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 	idle := time.AfterFunc(c.opts.ConnectTimeout+c.opts.ReadTimeout, func() { cancel(errStalled) })
 	defer idle.Stop()
 
-	req, err := c.newRequest(ctx, j, w)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
 	if err != nil {
-		return 0, err
+		return 0, permanent("build request: %w", err)
 	}
+	setHeaders(req, c.opts.Headers, c.opts.BearerToken)
 	id := c.seq.Add(1)
 	t0 := time.Now()
 	st.Requests++
@@ -98,23 +101,17 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 		return 0, c.statusError(resp, body)
 	}
 	d := j.dec
-	if d.br == nil {
-		d.br = bufio.NewReaderSize(body, 64<<10)
-	} else {
-		d.br.Reset(body)
-	}
+	d.br.Reset(body)
 	if err := c.checkJSON(resp, d.br); err != nil {
 		if context.Cause(ctx) == errStalled {
 			return 0, transient("no response data for %v (KUBECOST_ALLOCATION_API_READ_TIMEOUT)", c.opts.ReadTimeout)
 		}
 		return 0, err
 	}
-	if j.check != nil {
-		j.check.at(w, j.step)
-	}
+	j.check.at(w, j.step)
 	d.abort = func() { cancel(errAborted) }
 	d.p.sc.max = c.opts.MaxValueBytes
-	n, err := d.decode(d.br, w.start, j.step, sink)
+	n, err := d.decode(d.br, w.start, j.step, j.check)
 	d.abort = nil
 	st.Allocations += int64(n)
 	c.log.Debug("kubecost response", "id", id, "window", w.String(), "status", resp.StatusCode,
@@ -123,17 +120,6 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, sink exporter.Re
 		return n, nil
 	}
 	return n, c.decodeError(ctx, err, body.n)
-}
-
-// newRequest is the GET for w with the headers every Kubecost request
-// carries: the user's (KUBECOST_HTTP_HEADERS_FILE) and the bearer token.
-func (c *Client) newRequest(ctx context.Context, j *job, w window) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.query(j, w), nil)
-	if err != nil {
-		return nil, permanent("build request: %w", err)
-	}
-	setHeaders(req, c.opts.Headers, c.opts.BearerToken)
-	return req, nil
 }
 
 // decodeError classifies an error of decoding a 200 body that had read
@@ -171,40 +157,39 @@ func (c *Client) requestError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err // its URL repeats the whole query
 	}
 	target := redactURL(c.opts.URL)
-	var (
-		unknownCA  x509.UnknownAuthorityError
-		hostname   x509.HostnameError
-		invalid    x509.CertificateInvalidError
-		verify     *tls.CertificateVerificationError
-		recordHdr  tls.RecordHeaderError
-		dnsErr     *net.DNSError
-		netTimeout net.Error
-		opErr      *net.OpError
-	)
+	dnsErr, isDNS := errors.AsType[*net.DNSError](err)
+	opErr, isOp := errors.AsType[*net.OpError](err)
+	netErr, isNet := errors.AsType[net.Error](err)
 	switch {
-	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &verify):
+	case isA[x509.UnknownAuthorityError](err), isA[x509.HostnameError](err), isA[x509.CertificateInvalidError](err),
+		isA[*tls.CertificateVerificationError](err):
 		return permanent("%s: %w (set KUBECOST_CA_CERTIFICATE_SECRET_NAME to a CA bundle that signs Kubecost's certificate, or TLS_VERIFY=false)", target, err)
-	case errors.As(err, &recordHdr):
+	case isA[tls.RecordHeaderError](err):
 		return permanent("%s: %w (the server does not speak TLS: use http:// in KUBECOST_API_ENDPOINT)", target, err)
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+	case isDNS && dnsErr.IsNotFound:
 		return permanent("%s: %w (%s)", target, err, endpointHint)
-	case errors.As(err, &opErr) && opErr.Op == "dial":
+	case isOp && opErr.Op == "dial":
 		// Nothing was asked yet: Kubecost is down or restarting.
 		e := transient("%s: %w", target, err)
 		e.big = false
 		return e
-	case errors.As(err, &netTimeout) && netTimeout.Timeout():
+	case isNet && netErr.Timeout():
 		return transient("%s: timed out: %w (CONNECTION_TIMEOUT=%v, KUBECOST_ALLOCATION_API_READ_TIMEOUT=%v)",
 			target, err, c.opts.ConnectTimeout, c.opts.ReadTimeout)
 	}
 	// A connection closed while Kubecost computes the answer is what an
 	// OOM-killed Kubecost looks like.
 	return transient("%s: %w", target, err)
+}
+
+// isA reports whether err's tree holds an error of type E.
+func isA[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
 }
 
 // statusError describes a non-200 response, with the API's own message
@@ -370,4 +355,76 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		b.idle.Reset(b.timeout)
 	}
 	return n, err
+}
+
+// A proxy in front of Kubecost has a time limit of its own. Kubecost
+// 3.x's frontend (chart kubecost/kubecost v3.0.0 to v3.2.1,
+// templates/frontend/frontend-configmap.yaml, `location /model/`) proxies
+// the API to the aggregator with proxy_read_timeout set to
+// frontend.timeoutSeconds, 300 s by default (values.yaml), and answers a
+// slower aggregator with 504 (its custom_504.html page); an aggregator
+// that drops the connection (OOM-killed) is answered with 502. Neither
+// says the day is wrong: the window was too big to compute in time. So an
+// hourly window the proxy cut is split at once, as the run loop does for
+// a window that keeps failing on a slow server, instead of being asked
+// again whole, which would wait out the proxy's limit once more per retry
+// (KUBECOST_MAX_RETRIES × 300 s) before splitting anyway.
+
+// gatewayHint is added to the error of a daily window a proxy kept
+// cutting: a daily query cannot be split, so the user must either make
+// the query cheaper or give the proxy more time.
+func gatewayHint(err *attemptError) string {
+	if !err.gateway {
+		return ""
+	}
+	return "; a 502 or 504 is a proxy's answer: Kubecost 3.x's frontend cuts answers slower than its frontend.timeoutSeconds " +
+		"(300 s by default) with a 504, so raise that Helm value of Kubecost's chart, or query the aggregator's " +
+		"port 9004 directly (KUBECOST_API_ENDPOINT=http://<release>-aggregator.<namespace>:9004 with KUBECOST_API_FLAVOR=cost-model)"
+}
+
+// setHeaders puts on req the headers every Kubecost request carries,
+// discovery's probes included: the user's (KUBECOST_HTTP_HEADERS_FILE)
+// and the bearer token.
+func setHeaders(req *http.Request, h http.Header, bearer string) {
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+}
+
+// secrets are the strings no error of the client may show: the values
+// of the configured headers and the bearer token. A server that echoes
+// the key it refused ("invalid API key abc...") would otherwise put the
+// credential into the run's log.
+func secrets(h http.Header, bearer string) []string {
+	out := append(slices.Concat(slices.Collect(maps.Values(h))...), bearer)
+	return slices.DeleteFunc(out, func(v string) bool { return v == "" })
+}
+
+// hideSecrets replaces every secret in s with exporter's redaction mark.
+func hideSecrets(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, exporter.Redacted)
+	}
+	return s
+}
+
+// authHint is what a 401 or 403 tells the user to check: the settings
+// that carry credentials, the one in use first.
+func (c *Client) authHint() string {
+	switch {
+	case len(c.opts.Headers) > 0:
+		return "Kubecost refused the credentials: check the headers in " + exporter.HeadersSetting +
+			" (e.g. the X-API-KEY of a Kubecost service account, or an Authorization header)"
+	case c.opts.BearerToken != "":
+		return "Kubecost refused the bearer token: check KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, " +
+			"or give other credentials in " + exporter.HeadersSetting
+	}
+	return "Kubecost requires authentication (SSO with SAML or OIDC): give its credentials as request headers in " + exporter.HeadersSetting +
+		" (e.g. X-API-KEY: <key>), or a bearer token in KUBECOST_BEARER_TOKEN_FILE or KUBECOST_BEARER_TOKEN_SECRET_NAME, " +
+		"or point KUBECOST_API_ENDPOINT at the aggregator's in-cluster port 9008 (Kubecost 3.x tcp-api-rbac)"
 }

@@ -148,11 +148,13 @@ type Client struct {
 	decoders sync.Pool          // *decoder bound to opts.Projection
 	bare     *schema.Projection // for AvailableDays, which needs no labels
 
-	mu       sync.Mutex
-	total    Stats
-	seq      atomic.Int64 // request ids for logs
-	idleWarn idleWarnings
-	secrets  []string // header values and token, hidden in errors
+	mu    sync.Mutex
+	total Stats
+	seq   atomic.Int64 // request ids for logs
+	// checkIdle says once per Client (one Client per run) what the rows
+	// of a day reveal about how the server treats idle.
+	noIdleWarn, mergedIdleWarn sync.Once
+	secrets                    []string // header values and token, hidden in errors
 }
 
 // New validates opts and returns a Client. It makes no network call.
@@ -179,7 +181,7 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("kubecost: unknown Flavor %q (accepted: %s)", opts.Flavor, join(Flavors()))
 	}
 	if opts.BearerToken != "" && opts.Headers.Get("Authorization") != "" {
-		return nil, fmt.Errorf("kubecost: a bearer token and an Authorization header in %s: give one of them", HeadersSetting)
+		return nil, fmt.Errorf("kubecost: a bearer token and an Authorization header in %s: give one of them", exporter.HeadersSetting)
 	}
 	opts.Headers = opts.Headers.Clone()
 	opts.ClusterFilter = cmp.Or(opts.ClusterFilter, ClusterFilters()[0])
@@ -258,7 +260,7 @@ type job struct {
 	split     bool   // windows may be split on failure (hourly FetchDay)
 	cluster   string // "" or the one cluster the query asks for (federated)
 	dec       *decoder
-	// check, the sink run is given, fails a response that answers
+	// check is the sink run writes to: it fails a response that answers
 	// another query before its rows reach the sink behind it.
 	check *answerCheck
 }
@@ -322,7 +324,7 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 	// per cluster and day, not a stale answer of a finer aggregation.
 	j.check = newAnswerCheck(days, c.srv.name, j.aggregate)
 	j.check.perSet, j.check.seen = true, map[string]struct{}{}
-	st, err := c.run(ctx, j, j.check)
+	st, err := c.run(ctx, j)
 	c.record(st)
 	if err != nil && !errors.Is(err, ErrNoData) {
 		return nil, err
@@ -356,7 +358,7 @@ func (s *daySet) Write(r *schema.Record) error {
 		return nil
 	}
 	id := r.Props[schema.PropCluster]
-	if id == "" && r.Name == idleName {
+	if id == "" && r.Name == schema.IdleName {
 		id = mergedIdle
 	}
 	byDay := s.seen[id]
@@ -395,24 +397,23 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 		j.plan = []window{{start: day, end: day.Add(24 * time.Hour)}}
 	}
 	d := pool.Get().(*decoder)
-	defer func() { d.p.strs.reset(); pool.Put(d) }()
+	// The interner forgets every string, so a pooled decoder holds at most
+	// one day's.
+	defer func() { clear(d.p.strs); pool.Put(d) }()
 	j.dec = d
-	// The idle rows are counted after the cluster check has dropped other
-	// clusters' idle: only this cluster's own idle says idle came back.
-	n := &idleCount{sink: sink}
-	j.check = newAnswerCheck(n, c.srv.name, j.aggregate)
+	j.check = newAnswerCheck(sink, c.srv.name, j.aggregate)
 	if cluster != "" {
 		k, v := c.opts.ClusterFilter.param(cluster)
 		j.check.cluster, j.check.param = cluster, k+"="+v
 		j.check.hint = filterHint(c.srv, c.opts.ClusterFilter, cluster)
 	}
-	st, err := c.run(ctx, j, j.check)
+	st, err := c.run(ctx, j)
 	c.record(st)
 	if errors.Is(err, ErrNoData) {
 		return st, fmt.Errorf("kubecost: day %s: %w", day.Format(time.DateOnly), &saidError{c.srv.name, err})
 	}
 	if err == nil {
-		c.checkIdle(day, cluster, n, j.check)
+		c.checkIdle(day, cluster, j.check)
 	}
 	return st, err
 }
@@ -423,18 +424,18 @@ func (c *Client) record(st Stats) {
 	c.mu.Unlock()
 }
 
-// run fetches every window of j's plan in order into sink. A window that
+// run fetches every window of j's plan in order into j.check. A window that
 // keeps failing is retried, then split when j allows it. When a response
 // fails after some of its allocations reached the sink, the sink is reset
 // and the plan restarts from its first window: only the whole day can be
 // discarded, so the windows before it are fetched again.
-func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Stats, error) {
+func (c *Client) run(ctx context.Context, j *job) (Stats, error) {
 	var st Stats
 	var n int64 // allocations in the current pass
 	for i := 0; i < len(j.plan); {
 		w := &j.plan[i]
 		cur := *w // j.plan may be rewritten below
-		got, err := c.attempt(ctx, j, cur, sink, &st)
+		got, err := c.attempt(ctx, j, cur, &st)
 		n += int64(got)
 		if err == nil {
 			c.observe(OutcomeOK)
@@ -445,8 +446,8 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, context.Cause(ctx))
 		}
-		var ae *attemptError
-		if !errors.As(err, &ae) || !ae.retry {
+		ae, ok := errors.AsType[*attemptError](err)
+		if !ok || !ae.retry {
 			c.observe(OutcomeFailed)
 			return st, fmt.Errorf("kubecost: get %s: %w", cur, err)
 		}
@@ -488,7 +489,7 @@ func (c *Client) run(ctx context.Context, j *job, sink exporter.RecordSink) (Sta
 			st.Restarts++
 			c.log.Warn("kubecost response failed after rows were written, restarting the day",
 				"window", cur.String(), "rows_discarded", n, "restart", st.Restarts)
-			if err := sink.Reset(); err != nil {
+			if err := j.check.Reset(); err != nil {
 				return st, fmt.Errorf("kubecost: reset sink: %w", err)
 			}
 			i, n = 0, 0
@@ -525,21 +526,24 @@ func (c *Client) halve(w window) []window {
 // encoded: what decides which rows a day file holds. It goes into the
 // config fingerprint.
 func (c *Client) DayQuery() string {
-	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true}
-	u, err := url.Parse(c.query(j, window{}))
-	if err != nil {
-		return ""
-	}
-	q := u.Query()
+	q := c.params(&job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true})
 	q.Del("window")
 	return q.Encode()
 }
 
-// query renders the request URL of w. The user's URL may carry its own
-// query parameters; ours win.
+// query renders the request URL of w.
 func (c *Client) query(j *job, w window) string {
-	q := c.url.Query()
+	q := c.params(j)
 	q.Set("window", w.String())
+	u := *c.url
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// params are the query parameters of j's requests but the window. The
+// user's URL may carry its own query parameters; ours win.
+func (c *Client) params(j *job) url.Values {
+	q := c.url.Query()
 	q.Set("aggregate", j.aggregate)
 	q.Set("step", stepParam(j.step))
 	q.Set("accumulate", "false")
@@ -556,9 +560,7 @@ func (c *Client) query(j *job, w window) string {
 		k, v := c.opts.ClusterFilter.param(j.cluster)
 		q.Set(k, v)
 	}
-	u := *c.url
-	u.RawQuery = q.Encode()
-	return u.String()
+	return q
 }
 
 func stepParam(d time.Duration) string {

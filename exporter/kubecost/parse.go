@@ -1,6 +1,9 @@
 package kubecost
 
 import (
+	"slices"
+	"time"
+
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
@@ -31,8 +34,8 @@ type parser struct {
 	labels keyCache // label key -> Record.Labels slot
 	annots keyCache // annotation key -> Record.Annotations slot
 	strs   interner
-	unq    []byte // scratch for strings with escapes
-	xinfo  *extraInfo
+	unq    []byte               // scratch for strings with escapes
+	extras []schema.ExtraColumn // schema.Extras, looked up once
 
 	// The previous allocation's values, by slot: consecutive allocations
 	// mostly share cluster, node, namespace and node labels, and comparing
@@ -51,15 +54,15 @@ func newParser(p *schema.Projection) *parser {
 	for i, n := range schema.DoubleNames() {
 		fields[n] = fieldDouble + i
 	}
-	for i, e := range schema.Extras() {
+	extras := schema.Extras()
+	for i, e := range extras {
 		if !e.Property {
 			fields[e.Key] = fieldExtra + i
 		}
 	}
-	r := p.NewRecord()
 	return &parser{
 		proj: p,
-		rec:  r,
+		rec:  p.NewRecord(),
 		fields: keyCache{resolve: func(k []byte) int {
 			return fields[string(k)] // fieldSkip when absent
 		}},
@@ -80,8 +83,8 @@ func newParser(p *schema.Projection) *parser {
 		}},
 		labels: keyCache{resolve: func(k []byte) int { return p.LabelSlot(string(k)) }},
 		annots: keyCache{resolve: func(k []byte) int { return p.AnnotationSlot(string(k)) }},
-		strs:   interner{m: make(map[string]string, 1024), max: internMax},
-		xinfo:  newExtraInfo(),
+		strs:   make(interner, 1024),
+		extras: extras,
 	}
 }
 
@@ -94,13 +97,13 @@ func (p *parser) allocation(key []byte, set int64) {
 	var wStart, wEnd, aStart, aEnd int64
 	var hasW, hasA uint8 // bit 0: start, bit 1: end
 	s := &p.sc
-	s.enter()
+	s.enter('{')
 	for {
 		k, ok := s.member()
 		if !ok {
 			break
 		}
-		f := p.fields.get(k)
+		f := cacheGet(&p.fields, k)
 		switch {
 		case f >= fieldExtra:
 			p.extra(f - fieldExtra)
@@ -142,7 +145,7 @@ func pick(okA bool, a int64, okB bool, b int64, c int64) int64 {
 
 func (p *parser) properties() {
 	s := &p.sc
-	if !s.enter() {
+	if !s.enter('{') {
 		return
 	}
 	r := p.rec
@@ -151,9 +154,12 @@ func (p *parser) properties() {
 		if !ok {
 			return
 		}
-		switch i := p.props.get(k); {
+		switch i := cacheGet(&p.props, k); {
 		case i >= 0:
-			r.Props[i] = cached(&p.lastProps[i], p.scalar(), &p.strs)
+			if v := p.scalar(); p.lastProps[i] != string(v) {
+				p.lastProps[i] = p.strs.get(v)
+			}
+			r.Props[i] = p.lastProps[i]
 		case i == propLabels:
 			p.labelSet(&p.labels, r.Labels, &r.X[schema.XLabels])
 		case i == propAnnotations:
@@ -171,14 +177,14 @@ func (p *parser) properties() {
 // of the derived properties). A slot shares the map entry's string.
 func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 	s := &p.sc
-	if !s.enter() {
+	if !s.enter('{') {
 		return
 	}
 	all.Set = true
 	start := len(all.KV)
 	p.stringMap(all)
 	for _, kv := range all.KV[start:] {
-		if slot := slots.getString(kv.Key); slot >= 0 {
+		if slot := cacheGet(slots, kv.Key); slot >= 0 {
 			dst[slot] = kv.Value
 		}
 	}
@@ -186,7 +192,7 @@ func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 
 func (p *parser) window(start, end *int64, has *uint8) {
 	s := &p.sc
-	if !s.enter() {
+	if !s.enter('{') {
 		return
 	}
 	for {
@@ -208,11 +214,7 @@ func (p *parser) window(start, end *int64, has *uint8) {
 // time reads an RFC 3339 timestamp into *ms and sets bit in *has. Other
 // shapes and unparsable strings leave both untouched.
 func (p *parser) time(ms *int64, has *uint8, bit uint8) {
-	b := p.str()
-	if len(b) == 0 {
-		return
-	}
-	if t, ok := parseTime(b); ok {
+	if t, ok := parseTime(p.str()); ok {
 		*ms, *has = t, *has|bit
 	}
 }
@@ -224,7 +226,7 @@ func (p *parser) str() []byte {
 	if v[0] != '"' {
 		return nil
 	}
-	return p.unquote(v)
+	return p.sc.text(v, &p.unq)
 }
 
 // scalar reads a string, number or boolean as its text; null and
@@ -233,7 +235,7 @@ func (p *parser) scalar() []byte {
 	v := p.sc.value()
 	switch v[0] {
 	case '"':
-		return p.unquote(v)
+		return p.sc.text(v, &p.unq)
 	case 'n', '{', '[':
 		return nil
 	}
@@ -248,60 +250,277 @@ func (p *parser) number() float64 {
 	return numberOf(p.sc.value(), &p.unq)
 }
 
-// smallNumber parses the common short forms exactly without strconv: an
-// optional minus, at most 15 digits, an optional fraction, no exponent.
-// Every such mantissa is exact in a float64 and so is 10^k for k ≤ 15, so
-// one division rounds correctly (the classic fast path that strconv also
-// takes, minus its general-purpose setup). Kubecost's many zeros, minutes,
-// byte counts and short decimals take this path; the rest go to ParseFloat.
-func smallNumber(v []byte) (float64, bool) {
-	i, neg := 0, false
-	if len(v) > 0 && v[0] == '-' {
-		i, neg = 1, true
+// keyCache maps member names to small ints through a cache in front of
+// resolve (a map lookup). Its hash reads six bytes and the length instead
+// of the whole name, and each name has two candidate entries, so a lookup
+// is mostly one string compare. Distinct names are few (fields, label
+// keys), so the cache fills once and then only hits; a name that finds
+// both entries taken keeps asking resolve, which is merely slower.
+type keyCache struct {
+	ents    [512]keyEntry
+	resolve func([]byte) int // must not retain its argument
+}
+
+type keyEntry struct {
+	key string
+	val int32
+	set bool
+}
+
+// cacheGet is c's value of name b, a string or bytes: generic, so a
+// string key needs no conversion to bytes.
+func cacheGet[T string | []byte](c *keyCache, b T) int {
+	n := len(b)
+	h := uint32(n) * 0x9e3779b1
+	if n > 0 {
+		h ^= uint32(b[0]) | uint32(b[n/2])<<8 | uint32(b[n-1])<<16 | uint32(b[n/3])<<24
+		h ^= uint32(b[1%n])<<5 ^ uint32(b[n-1-n/4])<<13
 	}
-	var m uint64
-	digits, frac := 0, -1
-	for ; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			digits++
-			if frac >= 0 {
-				frac++
+	h *= 0x85ebca6b
+	e1, e2 := &c.ents[h>>23], &c.ents[(h>>7)&511]
+	if e1.set && e1.key == string(b) {
+		return int(e1.val)
+	}
+	if e2.set && e2.key == string(b) {
+		return int(e2.val)
+	}
+	v := c.resolve([]byte(b)) // a miss: rare once the cache is warm
+	if !e1.set {
+		*e1 = keyEntry{key: string(b), val: int32(v), set: true}
+	} else if !e2.set {
+		*e2 = keyEntry{key: string(b), val: int32(v), set: true}
+	}
+	return v
+}
+
+// internMax bounds the interner: past it, new values are allocated each
+// time instead of cached, so a day with many distinct names costs garbage,
+// not memory that grows with the day. The values that repeat most
+// (cluster, node, namespace, node labels) are met early and stay cached;
+// allocation names, unique within an hour, rarely profit. 4k entries keep
+// the interner a small part of the live heap at no measurable CPU cost
+// (docs/performance.md, "Fewer, smaller buffers").
+const internMax = 1 << 12
+
+// interner returns one string per distinct value: names, namespaces and
+// label values repeat across a day's allocations, so most cost no
+// allocation. It stops growing at internMax entries.
+type interner map[string]string
+
+func (in interner) get(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(in) < internMax {
+		in[s] = s
+	}
+	return s
+}
+
+// Member actions for the appended columns (schema.Extras): an allocation
+// member maps to fieldExtra+index, a properties member to propExtra-index.
+const (
+	fieldExtra = 1 << 16
+	propExtra  = -16
+)
+
+// extra reads the value of appended column x into p.rec.X[x]. A null, or a
+// value of another shape than the column's, leaves the column null.
+func (p *parser) extra(x int) {
+	n := &p.rec.X[x]
+	s := &p.sc
+	switch p.extras[x].Type {
+	case schema.NullableDouble:
+		v := s.value()
+		if v[0] == 'n' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' {
+			return
+		}
+		// A string that is not a number leaves the column null: 0 would
+		// claim a value Kubecost did not have.
+		n.Num, n.Set = numberText(v, &p.unq)
+	case schema.StringMap:
+		if !s.enter('{') {
+			return
+		}
+		n.Set = true
+		p.stringMap(n)
+	case schema.StringList:
+		if !s.enter('[') {
+			return
+		}
+		n.Set = true
+		for s.elem() {
+			n.List = append(n.List, p.strs.get(p.scalar()))
+		}
+	case schema.Struct:
+		if !s.enter('{') {
+			return
+		}
+		n.Set = true
+		n.Entries = append(n.Entries[:0], schema.Entry{})
+		p.structFields(x, &n.Entries[0])
+	case schema.StructMap:
+		if !s.enter('{') {
+			return
+		}
+		n.Set = true
+		for {
+			k, ok := s.member()
+			if !ok {
+				return
 			}
-		case c == '.' && frac < 0:
-			frac = 0
-		default:
-			return 0, false
+			key := p.strs.get(k)
+			if !s.enter('{') {
+				continue // a null entry: nothing to keep
+			}
+			n.Entries = append(n.Entries, schema.Entry{Key: key})
+			p.structFields(x, &n.Entries[len(n.Entries)-1])
+		}
+	default:
+		s.skip()
+	}
+}
+
+// stringMap appends the members of the object just entered to n.KV. The
+// entries of the previous allocation are still in the slice's storage, and
+// consecutive allocations mostly share keys and values (the node's labels,
+// the controller's), so a match there saves hashing into the interner.
+func (p *parser) stringMap(n *schema.Nested) {
+	s := &p.sc
+	prev := n.KV[:cap(n.KV)]
+	for i := 0; ; i++ {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		var kv schema.KV
+		if kb := k; i < len(prev) && prev[i].Key == string(kb) {
+			kv.Key = prev[i].Key
+		} else {
+			kv.Key = p.strs.get(kb)
+		}
+		if vb := p.scalar(); i < len(prev) && prev[i].Value == string(vb) {
+			kv.Value = prev[i].Value
+		} else {
+			kv.Value = p.strs.get(vb)
+		}
+		n.KV = append(n.KV, kv)
+	}
+}
+
+// structFields reads the members of the object just entered into e, by
+// the field names of column x; other members are skipped.
+func (p *parser) structFields(x int, e *schema.Entry) {
+	s := &p.sc
+	fields := p.extras[x].Fields
+	for {
+		k, ok := s.member()
+		if !ok {
+			return
+		}
+		f := slices.IndexFunc(fields, func(c schema.Column) bool { return c.Name == string(k) })
+		if f < 0 {
+			s.skip()
+			continue
+		}
+		o := &e.Fields[f]
+		v := s.value()
+		switch c := v[0]; {
+		case c == 'n' || c == '{' || c == '[':
+		case fields[f].Type == schema.Bool:
+			o.B, o.Set = c == 't', c == 't' || c == 'f'
+		case fields[f].Type == schema.NullableString:
+			if c == '"' {
+				o.Str, o.Set = p.strs.get(s.text(v, &p.unq)), true
+			}
+		case fields[f].Type == schema.NullableDouble:
+			if c != '"' && c != 't' && c != 'f' {
+				o.Set, o.Num = schema.Finite(numberOf(v, &p.unq))
+			}
 		}
 	}
-	if digits == 0 || digits > 15 || frac == 0 {
-		return 0, false
-	}
-	return exactDecimal(m, max(frac, 0), neg)
 }
 
-// exactDecimal is m × 10^-frac when both m and 10^frac are exact in a
-// float64 (m < 2^53, frac ≤ 22): one division then rounds correctly.
-func exactDecimal(m uint64, frac int, neg bool) (float64, bool) {
-	if m >= 1<<53 || frac >= len(pow10) {
+// parseTime parses an RFC 3339 timestamp into Unix milliseconds without
+// allocating: YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM). Odd shapes fall back to
+// the time package.
+func parseTime(b []byte) (int64, bool) {
+	if len(b) >= 20 && b[4] == '-' && b[7] == '-' && (b[10] == 'T' || b[10] == 't' || b[10] == ' ') && b[13] == ':' && b[16] == ':' {
+		y, ok1 := digits(b[0:4])
+		mo, ok2 := digits(b[5:7])
+		dd, ok3 := digits(b[8:10])
+		h, ok4 := digits(b[11:13])
+		mi, ok5 := digits(b[14:16])
+		s, ok6 := digits(b[17:19])
+		i, frac := 19, int64(0)
+		if b[i] == '.' {
+			i++
+			for scale := int64(100); i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+				frac += int64(b[i]-'0') * scale
+				scale /= 10
+			}
+		}
+		off, ok7 := zone(b[i:])
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 &&
+			mo >= 1 && mo <= 12 && dd >= 1 && dd <= 31 && h < 24 && mi < 60 && s < 61 {
+			days := daysFromCivil(y, mo, dd)
+			return ((days*24+h)*60+mi-off)*60000 + s*1000 + frac, true
+		}
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
 		return 0, false
 	}
-	f := float64(m)
-	if frac > 0 {
-		f /= pow10[frac]
-	}
-	if neg {
-		f = -f
-	}
-	return f, true
+	return t.UnixMilli(), true
 }
 
-// pow10 holds the powers of ten exact in a float64, up to 1e22.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+// zone parses Z or ±HH:MM into an offset in minutes east of UTC.
+func zone(b []byte) (int64, bool) {
+	if len(b) == 1 && (b[0] == 'Z' || b[0] == 'z') {
+		return 0, true
+	}
+	if len(b) != 6 || (b[0] != '+' && b[0] != '-') || b[3] != ':' {
+		return 0, false
+	}
+	h, ok1 := digits(b[1:3])
+	m, ok2 := digits(b[4:6])
+	if !ok1 || !ok2 || h > 23 || m > 59 {
+		return 0, false
+	}
+	if b[0] == '-' {
+		return -(h*60 + m), true
+	}
+	return h*60 + m, true
+}
 
-// unquote returns the decoded contents (scanner.text) of the string value
-// just read.
-func (p *parser) unquote(v []byte) []byte { return p.sc.text(v, &p.unq) }
+func digits(b []byte) (int64, bool) {
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
+// date (Howard Hinnant's algorithm).
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}

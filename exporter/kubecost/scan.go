@@ -1,6 +1,7 @@
 package kubecost
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -26,11 +27,7 @@ import (
 //
 // Member names are returned decoded, so a name written with escapes
 // ("\u0074otalCost") is the same name as its plain spelling, as it is to
-// encoding/json. Strings are decoded as encoding/json decodes them: an
-// invalid UTF-8 byte or a lone surrogate escape becomes U+FFFD rather than
-// failing the day, because a label value Kubecost copied from a cluster
-// object is not worth a lost day, and Parquet STRING columns must hold
-// valid UTF-8 (see jsonString).
+// encoding/json; strings decode as the package doc says (jsonString).
 //
 // One string, number or literal the parser keeps (a value or a member
 // name) may be at most max bytes of JSON text: the window grows to hold
@@ -50,9 +47,8 @@ type scanner struct {
 	eof   bool                 // src is exhausted
 	err   error                // first error: syntax, cut short or src's
 	first bool                 // just inside '{' or '[': no comma before the next item
-	stack []byte               // skip's open containers, by closing byte
 	depth int                  // containers open outside skip
-	max   int                  // the most bytes of one kept token; 0: DefaultMaxValueBytes
+	max   int                  // the most bytes of one kept token; 0 before reset: DefaultMaxValueBytes
 	names []byte               // scratch for member names that need decoding
 	plain bool                 // the last string str passed has no escape and is ASCII
 	pow   *[maxFrac + 1]pow128 // for float; kept across resets
@@ -90,27 +86,14 @@ func (s *scanner) reset(src io.Reader) {
 		// A window grown by one huge token must not stay that size.
 		s.b = make([]byte, 0, scanWindow)
 	}
-	*s = scanner{b: s.b[:0], pin: -1, src: src, stack: s.stack[:0], max: s.max, names: s.names[:0], pow: s.pow}
-}
-
-// resetBytes scans b alone.
-func (s *scanner) resetBytes(b []byte) {
-	*s = scanner{b: b, pin: -1, eof: true, stack: s.stack[:0], max: s.max, names: s.names[:0], pow: s.pow}
-}
-
-// limit is the cap on one kept token.
-func (s *scanner) limit() int {
-	if s.max > 0 {
-		return s.max
-	}
-	return DefaultMaxValueBytes
+	*s = scanner{b: s.b[:0], pin: -1, src: src, max: cmp.Or(s.max, DefaultMaxValueBytes), names: s.names[:0], pow: s.pow}
 }
 
 // tooLarge records errValueTooLarge for the token pinned at s.pin.
 func (s *scanner) tooLarge() {
 	if s.err == nil {
 		s.err = fmt.Errorf("%w: a string or number of more than %d bytes at offset %d (MAX_VALUE_BYTES)",
-			errValueTooLarge, s.limit(), s.off+int64(s.pin))
+			errValueTooLarge, s.max, s.off+int64(s.pin))
 	}
 }
 
@@ -135,7 +118,7 @@ func (s *scanner) more() bool {
 	}
 	if len(s.b) == cap(s.b) {
 		// One kept token fills the window: grow it, up to the cap.
-		if s.pin >= 0 && len(s.b)-s.pin > s.limit() {
+		if s.pin >= 0 && len(s.b)-s.pin > s.max {
 			s.tooLarge()
 			return false
 		}
@@ -183,9 +166,6 @@ func (s *scanner) ws() bool {
 			}
 		}
 		if !s.more() {
-			if s.err == nil {
-				s.err = io.ErrUnexpectedEOF
-			}
 			return false
 		}
 	}
@@ -202,6 +182,7 @@ func (s *scanner) peek() byte {
 
 func (s *scanner) peekSlow() byte {
 	if s.err != nil || !s.ws() {
+		s.fail("a JSON value or delimiter") // at the end: io.ErrUnexpectedEOF
 		return 0
 	}
 	if s.b[s.i] == 0 {
@@ -212,19 +193,11 @@ func (s *scanner) peekSlow() byte {
 	return s.b[s.i]
 }
 
-// enter consumes the '{' of an object if the next value is one. Otherwise
-// it skips the value and reports false.
-func (s *scanner) enter() bool {
-	if s.peek() == '{' {
-		return s.open()
-	}
-	s.skip()
-	return false
-}
-
-// enterArray is enter for an array.
-func (s *scanner) enterArray() bool {
-	if s.peek() == '[' {
+// enter consumes the opening byte ('{' or '[') of an object or array if
+// the next value starts with it. Otherwise it skips the value and reports
+// false.
+func (s *scanner) enter(open byte) bool {
+	if s.peek() == open {
 		return s.open()
 	}
 	s.skip()
@@ -293,7 +266,7 @@ func (s *scanner) member() ([]byte, bool) {
 		for end = s.i - 1; s.b[end] != '"'; end-- { // white space before the colon
 		}
 	}
-	if end+1-s.pin > s.limit() {
+	if end+1-s.pin > s.max {
 		s.tooLarge()
 	}
 	s.i++
@@ -324,7 +297,7 @@ func (s *scanner) value() []byte {
 	s.pin = s.i
 	s.skip()
 	start := s.pin
-	if s.err == nil && s.i-start > s.limit() {
+	if s.err == nil && s.i-start > s.max {
 		s.tooLarge()
 	}
 	s.pin = -1
@@ -433,62 +406,32 @@ func (s *scanner) digits() {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // composite moves past the object or array at the current byte, checking
-// everything in it, without recursion: s.stack holds the closing byte of
-// each container still open.
+// everything in it.
 func (s *scanner) composite() {
-	base := len(s.stack)
-	defer func() { s.stack = s.stack[:base] }()
+	closer := s.b[s.i] + 2 // '{'+2 is '}', '['+2 is ']'
+	if !s.open() {
+		return
+	}
+	if s.peek() == closer { // an empty container
+		s.i++
+		s.depth--
+		return
+	}
 	for {
-		// A value is expected here.
-		switch c := s.peek(); c {
-		case '{', '[':
-			if s.depth+len(s.stack)-base >= maxDepth {
-				s.fail("less nesting")
-				return
-			}
-			s.i++
-			closer := byte('}')
-			if c == '[' {
-				closer = ']'
-			}
-			s.stack = append(s.stack, closer)
-			if s.peek() == closer {
-				s.i++
-				s.stack = s.stack[:len(s.stack)-1]
-				break // an empty container is a complete value
-			}
-			if closer == '}' && !s.name() {
-				return
-			}
-			continue
-		case '"':
-			s.str()
-		case 0:
+		if closer == '}' && !s.name() {
 			return
-		default:
-			s.scalar()
 		}
-		// After a value: a comma and the next item, or closing bytes.
-		for {
-			if s.err != nil || len(s.stack) == base {
-				return
-			}
-			top := s.stack[len(s.stack)-1]
-			c := s.peek()
-			if c == top {
-				s.i++
-				s.stack = s.stack[:len(s.stack)-1]
-				continue
-			}
-			if c != ',' {
-				s.fail(fmt.Sprintf("',' or '%c'", top))
-				return
-			}
+		s.skip()
+		switch s.peek() {
+		case closer:
 			s.i++
-			if top == '}' && !s.name() {
-				return
-			}
-			break
+			s.depth--
+			return
+		case ',':
+			s.i++
+		default:
+			s.fail(fmt.Sprintf("',' or '%c'", closer))
+			return
 		}
 	}
 }
@@ -510,19 +453,8 @@ func (s *scanner) name() bool {
 
 // end checks that only white space is left.
 func (s *scanner) end() error {
-	for s.err == nil {
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case ' ', '\t', '\n', '\r':
-				s.i++
-			default:
-				s.fail("the end of the body")
-				return s.err
-			}
-		}
-		if !s.more() {
-			break
-		}
+	if s.err == nil && s.ws() {
+		s.fail("the end of the body")
 	}
 	return s.err
 }

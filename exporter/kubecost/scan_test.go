@@ -2,6 +2,7 @@ package kubecost
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"math"
@@ -187,6 +188,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// resetBytes scans b alone.
+func (s *scanner) resetBytes(b []byte) {
+	*s = scanner{b: b, pin: -1, eof: true, max: cmp.Or(s.max, DefaultMaxValueBytes), names: s.names[:0], pow: s.pow}
+}
+
 // scanAll checks b as one JSON value with the scanner, reading it whole
 // or in jagged reads.
 func scanAll(b []byte, jagged bool) error {
@@ -240,7 +246,7 @@ func FuzzScanner(f *testing.F) {
 			t.Fatal(err)
 		}
 		s.reset(&jaggedReader{r: bytes.NewReader(b)})
-		if !s.enter() {
+		if !s.enter('{') {
 			t.Fatal("enter failed on an object")
 		}
 		for {
@@ -275,15 +281,21 @@ func FuzzScanner(f *testing.F) {
 	})
 }
 
-func TestSmallNumber(t *testing.T) {
+// The plain decimals numberText converts without strconv read as strconv
+// reads them.
+func TestExactDecimal(t *testing.T) {
 	for _, s := range []string{
 		"0", "-0", "60", "0.025", "64401427", "1.5", "-2.75", "123456789012345", "0.000000000000001",
 		"9007199254740993", "0.1", "0.3", "1234567.891", ".5", "5.", "1e3", "0x10", "", "-", "1.2.3",
 	} {
-		got, ok := smallNumber([]byte(s))
+		m, nd, frac, n, ok := decimal([]byte(s))
+		if !ok || n != len(s) || nd > 19 {
+			continue
+		}
+		got, ok := exactDecimal(m, frac, s[0] == '-')
 		want, err := strconv.ParseFloat(s, 64)
 		if ok && (err != nil || got != want) {
-			t.Errorf("smallNumber(%q) = %v, ParseFloat = %v, %v", s, got, want, err)
+			t.Errorf("exactDecimal(%q) = %v, ParseFloat = %v, %v", s, got, want, err)
 		}
 	}
 }
