@@ -2,6 +2,8 @@ package bill
 
 import (
 	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // AWS's FOCUS 1.2 export as the bill (issue 47). Many organisations have
@@ -39,22 +41,11 @@ type FocusLine struct {
 	BilledCost, EffectiveCost, ListCost NullFloat
 }
 
-// Kinds of FOCUS resource lines: the split's resource_kind values.
+// Pricing units; resource ids are matched by resource.go's patterns.
 const (
-	focusKindInstance     = "instance"
-	focusKindVolume       = "volume"
-	focusKindDataTransfer = "data_transfer"
-	focusKindLoadBalancer = "load_balancer"
-)
-
-// Patterns of resource ids and units (LIKE patterns, Like in Go).
-const (
-	focusInstanceID = "i-%"
-	focusVolumeID   = "vol-%"
-	focusLBID       = "arn:%:elasticloadbalancing:%"
-	focusHours      = "Hours" // FOCUS's unit; CUR says Hrs
-	focusHrs        = "Hrs"
-	focusGB         = "GB"
+	focusHours = "Hours" // FOCUS's unit; CUR says Hrs
+	focusHrs   = "Hrs"
+	focusGB    = "GB"
 )
 
 // FocusKindOf is the resource kind of a FOCUS line: usage lines
@@ -67,14 +58,14 @@ func FocusKindOf(l *FocusLine) string {
 		return ""
 	}
 	switch id := l.ResourceID; {
-	case Like(id, focusInstanceID) && (l.PricingUnit == focusHours || l.PricingUnit == focusHrs):
-		return focusKindInstance
-	case Like(id, focusInstanceID) && l.PricingUnit == focusGB:
-		return focusKindDataTransfer
-	case Like(id, focusVolumeID):
-		return focusKindVolume
-	case Like(id, focusLBID):
-		return focusKindLoadBalancer
+	case Like(id, instancePattern) && (l.PricingUnit == focusHours || l.PricingUnit == focusHrs):
+		return KindInstance
+	case Like(id, instancePattern) && l.PricingUnit == focusGB:
+		return KindDataTransfer
+	case Like(id, volumePattern):
+		return KindVolume
+	case Like(id, lbPattern):
+		return KindLoadBalancer
 	}
 	return ""
 }
@@ -84,10 +75,10 @@ func FocusKindOf(l *FocusLine) string {
 func FocusKindSQL(alias string) string {
 	c := func(name string) string { return alias + name }
 	return `(CASE WHEN COALESCE(` + c("ChargeCategory") + `, '') <> 'Usage' OR ` + c("ChargePeriodStart") + ` IS NULL THEN NULL` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusInstanceID + `' AND ` + c("PricingUnit") + ` IN ('` + focusHours + `', '` + focusHrs + `') THEN '` + focusKindInstance + `'` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusInstanceID + `' AND ` + c("PricingUnit") + ` = '` + focusGB + `' THEN '` + focusKindDataTransfer + `'` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusVolumeID + `' THEN '` + focusKindVolume + `'` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusLBID + `' THEN '` + focusKindLoadBalancer + `' END)`
+		` WHEN ` + c("ResourceId") + ` LIKE '` + instancePattern + `' AND ` + c("PricingUnit") + ` IN ('` + focusHours + `', '` + focusHrs + `') THEN '` + KindInstance + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + instancePattern + `' AND ` + c("PricingUnit") + ` = '` + focusGB + `' THEN '` + KindDataTransfer + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + volumePattern + `' THEN '` + KindVolume + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + lbPattern + `' THEN '` + KindLoadBalancer + `' END)`
 }
 
 // FocusResourceKey is a resource-day of the FOCUS bill.
@@ -114,13 +105,7 @@ func FocusResourceDays(lines []FocusLine) map[FocusResourceKey]*FocusResourceCos
 		if kind == "" {
 			continue
 		}
-		s := l.ChargePeriodStart.UTC()
-		k := FocusResourceKey{l.SubAccountID, l.RegionID, l.ResourceID, kind, time.Date(s.Year(), s.Month(), s.Day(), 0, 0, 0, 0, time.UTC)}
-		c := out[k]
-		if c == nil {
-			c = &FocusResourceCost{}
-			out[k] = c
-		}
+		c := entry(&out, FocusResourceKey{l.SubAccountID, l.RegionID, l.ResourceID, kind, exporter.Midnight(l.ChargePeriodStart)})
 		c.Amortized += l.EffectiveCost.or0()
 		c.Net += l.EffectiveCost.or0()
 		c.PublicOnDemand += l.ListCost.or0()

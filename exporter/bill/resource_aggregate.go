@@ -1,10 +1,6 @@
 package bill
 
-import (
-	"cmp"
-	"slices"
-	"time"
-)
+import "time"
 
 // ResourceKey is one resource-day of the bill: the usage account, the
 // region, the resource id (i-..., vol-..., a load balancer's ARN), its
@@ -60,15 +56,7 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	if !a.inDays(day) {
 		return false
 	}
-	if a.sum.Resources == nil {
-		a.sum.Resources = map[ResourceKey]*ResourceCost{}
-	}
-	k := ResourceKey{Account: l.Account, Region: l.RegionCode, ResourceID: l.ResourceID, Kind: kind, Day: day}
-	c := a.sum.Resources[k]
-	if c == nil {
-		c = &ResourceCost{}
-		a.sum.Resources[k] = c
-	}
+	c := entry(&a.sum.Resources, ResourceKey{Account: l.Account, Region: l.RegionCode, ResourceID: l.ResourceID, Kind: kind, Day: day})
 	// SUM ignores nulls.
 	c.Amortized += AmortizedCost(l).or0()
 	c.Net += NetAmortizedCost(l).or0()
@@ -81,10 +69,6 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	return true
 }
 
-func (a *Aggregator) inDays(day time.Time) bool {
-	return (a.from.IsZero() || !day.Before(a.from)) && (a.to.IsZero() || !day.After(a.to))
-}
-
 func (a *Aggregator) addParent(l *ResourceLine) {
 	if !IsPodLine(&l.Line) || KindOf(&l.Line) == NoKind {
 		return
@@ -94,16 +78,8 @@ func (a *Aggregator) addParent(l *ResourceLine) {
 	if !ok || !a.inDays(day) {
 		return
 	}
-	if a.sum.Parents == nil {
-		a.sum.Parents = map[ParentKey]*ParentCost{}
-	}
-	k := ParentKey{Account: p.Account, Region: p.Region, InstanceID: l.ParentResourceID, Day: day}
-	c := a.sum.Parents[k]
-	if c == nil {
-		c = &ParentCost{ClusterARN: p.ClusterARN, Cluster: p.Cluster}
-		a.sum.Parents[k] = c
-	}
-	if p.ClusterARN < c.ClusterARN { // the least, as the view's MIN
+	c := entry(&a.sum.Parents, ParentKey{Account: p.Account, Region: p.Region, InstanceID: l.ParentResourceID, Day: day})
+	if c.Lines == 0 || p.ClusterARN < c.ClusterARN { // the least, as the view's MIN
 		c.ClusterARN, c.Cluster = p.ClusterARN, p.Cluster
 	}
 	c.Split += SplitCost(&l.Line).or0()
@@ -111,17 +87,4 @@ func (a *Aggregator) addParent(l *ResourceLine) {
 	c.NetSplit += NetSplitCost(&l.Line).or0()
 	c.NetUnused += NetUnusedCost(&l.Line).or0()
 	c.Lines++
-}
-
-// ResourceKeys returns the resource-days sorted.
-func (s *Summary) ResourceKeys() []ResourceKey {
-	keys := make([]ResourceKey, 0, len(s.Resources))
-	for k := range s.Resources {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b ResourceKey) int {
-		return cmp.Or(cmp.Compare(a.Account, b.Account), cmp.Compare(a.Region, b.Region),
-			cmp.Compare(a.ResourceID, b.ResourceID), cmp.Compare(a.Kind, b.Kind), a.Day.Compare(b.Day))
-	})
-	return keys
 }
