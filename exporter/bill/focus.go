@@ -123,14 +123,11 @@ var FocusResourceDayColumns = []string{"account_id", "region", "resource_id", "r
 // FocusResourceDaySQL sums the resource lines of a FOCUS 1.2 table per
 // account, region, resource, kind and UTC day (Athena and DuckDB alike).
 func FocusResourceDaySQL(table string) string {
-	return "SELECT account_id, region, resource_id, resource_kind, usage_date,\n" +
-		"  COALESCE(SUM(EffectiveCost), 0E0) AS amortized_cost,\n" +
-		"  COALESCE(SUM(EffectiveCost), 0E0) AS net_amortized_cost,\n" +
-		"  COALESCE(SUM(ListCost), 0E0) AS public_on_demand_cost,\n" +
-		"  COALESCE(SUM(BilledCost), 0E0) AS billed_cost,\n" +
-		"  COUNT(*) AS line_count\nFROM (SELECT SubAccountId AS account_id, RegionId AS region, ResourceId AS resource_id,\n" +
+	keys := "account_id, region, resource_id, resource_kind, usage_date"
+	lines := "SELECT SubAccountId AS account_id, RegionId AS region, ResourceId AS resource_id,\n" +
 		"    " + FocusKindSQL("") + " AS resource_kind,\n" +
-		"    CAST(ChargePeriodStart AS DATE) AS usage_date, EffectiveCost, ListCost, BilledCost\n" +
-		"  FROM " + table + ") AS focus_lines\n" +
-		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
+		"    CAST(ChargePeriodStart AS DATE) AS usage_date, EffectiveCost, ListCost, BilledCost\n  FROM " + table
+	return groupSQL([]string{keys, sumAs("EffectiveCost", "amortized_cost"), sumAs("EffectiveCost", "net_amortized_cost"),
+		sumAs("ListCost", "public_on_demand_cost"), sumAs("BilledCost", "billed_cost"), "COUNT(*) AS line_count"},
+		lines, "focus_lines", "resource_kind IS NOT NULL", keys)
 }

@@ -1,7 +1,5 @@
 package bill
 
-import "strings"
-
 // Resource-level lines (issue 46): the bill's own lines of an EC2
 // instance, an EBS volume, an instance's data transfer and a load
 // balancer, whose line_item_resource_id is the resource (i-..., vol-...,
@@ -248,20 +246,12 @@ func PublicCost(l *ResourceLine) NullFloat {
 
 const publicCostSQL = `(CASE WHEN COALESCE(line_item_line_item_type, '') <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
 
-// ResourceRule is a resource rule: Eval reads a ResourceLine.
-type ResourceRule struct {
-	Name, SQL, Cite string
-	Eval            func(*ResourceLine) any
-}
-
 // ResourceRules are the resource rules with their SQL and citation, in
 // the order of ResourceLinesSQL's columns. The cost rules are defined on
 // resource lines (resource_kind not null); the test compares them there.
-func ResourceRules() []ResourceRule {
-	f := func(g func(*ResourceLine) NullFloat) func(*ResourceLine) any {
-		return func(l *ResourceLine) any { return g(l) }
-	}
-	return []ResourceRule{
+func ResourceRules() []Rule[ResourceLine] {
+	f := floatRule[ResourceLine]
+	return []Rule[ResourceLine]{
 		{"resource_kind", resourceKindSQL, DocLineItem + " line_item_resource_id, line_item_usage_type, line_item_line_item_type", func(l *ResourceLine) any { return ResourceKindOf(l) }},
 		{"account_id", "line_item_usage_account_id", DocLineItem + " line_item_usage_account_id", func(l *ResourceLine) any { return l.Account }},
 		{"region", "product_region_code", DocProduct + " product_region_code", func(l *ResourceLine) any { return l.RegionCode }},
@@ -277,18 +267,7 @@ func ResourceRules() []ResourceRule {
 
 // ResourceLinesSQL selects every resource rule's column for every line of
 // table (filter on resource_kind IS NOT NULL).
-func ResourceLinesSQL(table string) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	for i, r := range ResourceRules() {
-		if i > 0 {
-			b.WriteString(",\n  ")
-		}
-		b.WriteString(r.SQL + " AS " + r.Name)
-	}
-	b.WriteString("\nFROM " + table)
-	return b.String()
-}
+func ResourceLinesSQL(table string) string { return selectSQL(nil, ResourceRules(), table, "") }
 
 // ResourceDayColumns are the columns of ResourceDaySQL.
 var ResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
@@ -298,12 +277,10 @@ var ResourceDayColumns = []string{"account_id", "region", "resource_id", "resour
 // region, resource id, kind and UTC day: what the Aggregator's Resources
 // hold. A sum of nulls is 0; cluster_tag is ResourceCost.Cluster.
 func ResourceDaySQL(table string) string {
-	return "SELECT account_id, region, resource_id, resource_kind, usage_date,\n" +
-		"  COALESCE(SUM(amortized_cost), 0E0) AS amortized_cost,\n" +
-		"  COALESCE(SUM(net_amortized_cost), 0E0) AS net_amortized_cost,\n" +
-		"  COALESCE(SUM(public_on_demand_cost), 0E0) AS public_on_demand_cost,\n" +
-		"  COUNT(*) AS line_count, MIN(cluster_tag) AS cluster_tag\nFROM (" + ResourceLinesSQL(table) + "\n) AS resource_lines\n" +
-		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
+	keys := "account_id, region, resource_id, resource_kind, usage_date"
+	return groupSQL([]string{keys, sumAs("amortized_cost", "amortized_cost"), sumAs("net_amortized_cost", "net_amortized_cost"),
+		sumAs("public_on_demand_cost", "public_on_demand_cost"), "COUNT(*) AS line_count, MIN(cluster_tag) AS cluster_tag"},
+		ResourceLinesSQL(table), "resource_lines", "resource_kind IS NOT NULL", keys)
 }
 
 // ParentColumns are the columns of ParentsSQL.
@@ -315,22 +292,12 @@ var ParentColumns = []string{"account_id", "region", "instance_id", "usage_date"
 // ran on it (the least cluster ARN) and their split and unused cost, as
 // the Aggregator's Parents.
 func ParentsSQL(table string) string {
-	return "SELECT account_id, region, instance_id, usage_date, MIN(cluster_arn) AS cluster_arn,\n" +
-		"  split_part(MIN(cluster_arn), '/', 2) AS cluster_name,\n" +
-		"  COALESCE(SUM(split_cost), 0E0) AS split_cost, COALESCE(SUM(unused_cost), 0E0) AS unused_cost,\n" +
-		"  COALESCE(SUM(net_split_cost), 0E0) AS net_split_cost, COALESCE(SUM(net_unused_cost), 0E0) AS net_unused_cost,\n" +
-		"  COUNT(*) AS line_count\nFROM (" + parentLinesSQL(table) + "\n) AS parent_lines\n" +
-		"WHERE is_pod AND kind IS NOT NULL\nGROUP BY account_id, region, instance_id, usage_date"
-}
-
-// parentLinesSQL is LinesSQL of the EC2 pod lines with a parent, with the
-// parent's id as instance_id.
-func parentLinesSQL(table string) string {
-	var b strings.Builder
-	b.WriteString("SELECT split_line_item_parent_resource_id AS instance_id")
-	for _, r := range Rules() {
-		b.WriteString(",\n  " + r.SQL + " AS " + r.Name)
-	}
-	b.WriteString("\nFROM " + table + "\nWHERE line_item_operation = '" + OpEKSPodEC2 + "' AND COALESCE(split_line_item_parent_resource_id, '') <> ''")
-	return b.String()
+	keys := "account_id, region, instance_id, usage_date"
+	// The EC2 pod lines with a parent, with the parent's id as instance_id.
+	lines := selectSQL([]string{"split_line_item_parent_resource_id AS instance_id"}, Rules(), table,
+		"line_item_operation = '"+OpEKSPodEC2+"' AND COALESCE(split_line_item_parent_resource_id, '') <> ''")
+	return groupSQL([]string{keys + ", MIN(cluster_arn) AS cluster_arn", "split_part(MIN(cluster_arn), '/', 2) AS cluster_name",
+		sumAs("split_cost", "split_cost") + ", " + sumAs("unused_cost", "unused_cost"),
+		sumAs("net_split_cost", "net_split_cost") + ", " + sumAs("net_unused_cost", "net_unused_cost"), "COUNT(*) AS line_count"},
+		lines, "parent_lines", "is_pod AND kind IS NOT NULL", keys)
 }

@@ -86,12 +86,13 @@ func (k Kind) String() string {
 // it) and Eval its Go function, which the reader calls. The test of this
 // package evaluates both on every line of the fixture and wants equal
 // values. Eval returns bool, string, Kind's name (string, "" for NULL),
-// NullFloat or a UTC day (time.Time, zero for NULL).
-type Rule struct {
+// NullFloat or a UTC day (time.Time, zero for NULL). L is the line it
+// reads: Line, or ResourceLine for the resource rules (resource.go).
+type Rule[L any] struct {
 	Name string // the column LinesSQL names it
 	SQL  string
 	Cite string
-	Eval func(*Line) any
+	Eval func(*L) any
 }
 
 // IsPodLine is the view's WHERE restricted to EKS (its ECS branches are
