@@ -78,7 +78,8 @@ func NewAggregator(from, to time.Time) *Aggregator {
 	return &Aggregator{sum: Summary{Rows: map[Key]*Costs{}}, pods: map[string]*podSlot{}, strs: map[string]string{}, from: from, to: to}
 }
 
-// Add sums one line when it is a pod line of a kind within the days; it
+// Add sums one line when it is a pod line of a kind within the days, an
+// EC2 pod line with a parent instance also into Summary.Parents; it
 // reports whether it did.
 func (a *Aggregator) Add(l *Line) bool {
 	if !IsPodLine(l) {
@@ -112,6 +113,9 @@ func (a *Aggregator) Add(l *Line) bool {
 	}
 	c.Lines++
 	a.sum.Stats.PodLines++
+	if l.Operation == OpEKSPodEC2 && l.ParentResourceID != "" {
+		a.addParent(l, &slot.pod, day)
+	}
 	return true
 }
 

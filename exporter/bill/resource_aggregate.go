@@ -40,12 +40,11 @@ type ParentCost struct {
 	Lines                              int64
 }
 
-// AddResource sums one line when it is a resource line within the days,
-// and records SCAD's pod lines per parent instance; it reports whether
-// the line was a resource line.
+// AddResource sums one line when it is a resource line within the days;
+// it reports whether it did. SCAD's pod lines, which Add sums per parent
+// instance too, are none.
 func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	if l.Operation == OpEKSPodEC2 && l.ParentResourceID != "" {
-		a.addParent(l)
 		return false
 	}
 	kind := ResourceKindOf(l)
@@ -69,22 +68,16 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	return true
 }
 
-func (a *Aggregator) addParent(l *ResourceLine) {
-	if !IsPodLine(&l.Line) || KindOf(&l.Line) == NoKind {
-		return
-	}
-	p, ok := ParseResourceID(l.ResourceID)
-	day := Day(&l.Line)
-	if !ok || !a.inDays(day) {
-		return
-	}
+// addParent sums an EC2 pod line that Add summed into its parent
+// instance-day.
+func (a *Aggregator) addParent(l *Line, p *Pod, day time.Time) {
 	c := entry(&a.sum.Parents, ParentKey{Account: p.Account, Region: p.Region, InstanceID: l.ParentResourceID, Day: day})
 	if c.Lines == 0 || p.ClusterARN < c.ClusterARN { // the least, as the view's MIN
 		c.ClusterARN, c.Cluster = p.ClusterARN, p.Cluster
 	}
-	c.Split += SplitCost(&l.Line).or0()
-	c.Unused += UnusedCost(&l.Line).or0()
-	c.NetSplit += NetSplitCost(&l.Line).or0()
-	c.NetUnused += NetUnusedCost(&l.Line).or0()
+	c.Split += SplitCost(l).or0()
+	c.Unused += UnusedCost(l).or0()
+	c.NetSplit += NetSplitCost(l).or0()
+	c.NetUnused += NetUnusedCost(l).or0()
 	c.Lines++
 }
