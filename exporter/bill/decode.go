@@ -84,13 +84,10 @@ func PodIDPrefix(id []byte) []byte {
 	return id[:end]
 }
 
-// batch is one batch of decoded lines, column by column.
+// batch is one batch of decoded lines, and the values read of a column.
 type batch struct {
-	strs       [][]string // by strFields
-	clusterTag []string   // ClusterTagName of resource_tags
-	start      []time.Time
-	nums       [len(numFields)][]NullFloat
-	buf        []parquet.Value
+	lines []ResourceLine
+	buf   []parquet.Value
 }
 
 // strField is one string column the reader decodes, the field of a line
@@ -101,7 +98,7 @@ type strField struct {
 	keep  func(a *Aggregator, v []byte) string
 }
 
-// strFields are the string columns read, in the order of batch.strs: the
+// strFields are the string columns read, in the order of decoding: the
 // pod lines' (Line) first, then the resource lines' own (resource.go).
 var strFields = [...]strField{
 	{ColOperation, func(l *ResourceLine) *string { return &l.Operation }, (*Aggregator).intern},
@@ -134,7 +131,7 @@ type numField struct {
 	field func(*ResourceLine) *NullFloat
 }
 
-// numFields are the double columns read, in the order of batch.nums: the
+// numFields are the double columns read, in the order of decoding: the
 // pod lines' (Line) first, then the resource lines' own (resource.go).
 var numFields = [...]numField{
 	{ColSplitCost, func(l *ResourceLine) *NullFloat { return &l.SplitCost }},
@@ -156,29 +153,6 @@ var numFields = [...]numField{
 	{ColRINetUnusedRecurring, func(l *ResourceLine) *NullFloat { return &l.RINetUnusedRecurring }},
 	{ColSPTotalCommitment, func(l *ResourceLine) *NullFloat { return &l.SPTotalCommitment }},
 	{ColSPUsedCommitment, func(l *ResourceLine) *NullFloat { return &l.SPUsedCommitment }},
-}
-
-func newBatch() *batch {
-	b := &batch{strs: make([][]string, len(strFields)), clusterTag: make([]string, batchRows), start: make([]time.Time, batchRows),
-		buf: make([]parquet.Value, batchRows)}
-	for i := range b.strs {
-		b.strs[i] = make([]string, batchRows)
-	}
-	for i := range b.nums {
-		b.nums[i] = make([]NullFloat, batchRows)
-	}
-	return b
-}
-
-// line fills l with line i.
-func (b *batch) line(i int, l *ResourceLine) {
-	for j, f := range strFields {
-		*f.field(l) = b.strs[j][i]
-	}
-	l.UsageStart, l.ClusterTag = b.start[i], b.clusterTag[i]
-	for j, f := range numFields {
-		*f.field(l) = b.nums[j][i]
-	}
 }
 
 // keptResourceID is the resource id the reader keeps: a pod's prefix
@@ -299,8 +273,7 @@ func (a *Aggregator) intern(b []byte) string {
 	return s
 }
 
-// groupColumns are the open columns of a row group, in the order of the
-// batch's.
+// groupColumns are the open columns of a row group.
 type groupColumns struct {
 	strs  [len(strFields)]column
 	start column
@@ -334,20 +307,18 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 		cols.nums[i] = open(f.col, fc.idx[f.col])
 	}
 	if a.batch == nil {
-		a.batch = newBatch()
+		a.batch = &batch{lines: make([]ResourceLine, batchRows), buf: make([]parquet.Value, batchRows)}
 	}
-	b := a.batch
-	var l ResourceLine
 	for left := int(rg.NumRows()); left > 0; {
 		n := min(left, batchRows)
 		left -= n
 		if err := a.decode(&cols, fc.start, n); err != nil {
 			return err
 		}
-		for i := range n {
-			b.line(i, &l)
+		for i := range a.batch.lines[:n] {
+			l := &a.batch.lines[i]
 			a.Add(&l.Line)
-			a.AddResource(&l)
+			a.AddResource(l)
 		}
 		a.sum.Stats.Lines += int64(n)
 	}
@@ -356,32 +327,37 @@ func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 
 // decode reads the next n lines of cols into the batch.
 func (a *Aggregator) decode(cols *groupColumns, start timeDecoder, n int) error {
-	b := a.batch
+	lines, buf := a.batch.lines, a.batch.buf
 	var errs []error
 	for j, c := range cols.strs {
-		dst, keep := b.strs[j], strFields[j].keep
-		errs = append(errs, c.fill(b.buf, n, func(i int, v parquet.Value) {
-			dst[i] = ""
+		f := strFields[j]
+		errs = append(errs, c.fill(buf, n, func(i int, v parquet.Value) {
+			s := ""
 			if !v.IsNull() {
-				dst[i] = keep(a, v.ByteArray())
+				s = f.keep(a, v.ByteArray())
 			}
+			*f.field(&lines[i]) = s
 		}))
 	}
-	clear(b.clusterTag[:n])
-	errs = append(errs, cols.tags.fill(b.buf, n, func(i int, v parquet.Value) {
+	for i := range lines[:n] {
+		lines[i].ClusterTag = ""
+	}
+	errs = append(errs, cols.tags.fill(buf, n, func(i int, v parquet.Value) {
 		// The least cluster a key names, as clusterTagSQL.
-		if name := ClusterTagName(v.ByteArray()); !v.IsNull() && name != nil && (b.clusterTag[i] == "" || string(name) < b.clusterTag[i]) {
-			b.clusterTag[i] = a.intern(name)
+		l := &lines[i]
+		if name := ClusterTagName(v.ByteArray()); !v.IsNull() && name != nil && (l.ClusterTag == "" || string(name) < l.ClusterTag) {
+			l.ClusterTag = a.intern(name)
 		}
 	}))
-	errs = append(errs, cols.start.fill(b.buf, n, func(i int, v parquet.Value) { b.start[i] = start.decode(v) }))
+	errs = append(errs, cols.start.fill(buf, n, func(i int, v parquet.Value) { lines[i].UsageStart = start.decode(v) }))
 	for j, c := range cols.nums {
-		dst := b.nums[j]
-		errs = append(errs, c.fill(b.buf, n, func(i int, v parquet.Value) {
-			dst[i] = NullFloat{}
+		field := numFields[j].field
+		errs = append(errs, c.fill(buf, n, func(i int, v parquet.Value) {
+			x := NullFloat{}
 			if !v.IsNull() {
-				dst[i] = Float(v.Double())
+				x = Float(v.Double())
 			}
+			*field(&lines[i]) = x
 		}))
 	}
 	return errors.Join(errs...)

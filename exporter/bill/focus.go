@@ -82,10 +82,7 @@ func FocusKindSQL(alias string) string {
 }
 
 // FocusResourceKey is a resource-day of the FOCUS bill.
-type FocusResourceKey struct {
-	Account, Region, ResourceID, Kind string
-	Day                               time.Time
-}
+type FocusResourceKey = ResourceKey
 
 // FocusResourceCost sums a resource-day's FOCUS lines: EffectiveCost as
 // both the amortized and the net amortized cost, ListCost as the public

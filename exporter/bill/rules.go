@@ -71,14 +71,12 @@ const (
 	NumKinds = 3
 )
 
-var kindNames = [NumKinds]string{"cpu", "memory", "gpu"}
-
 // String is the kind's name in SQL and column names: cpu, memory, gpu.
 func (k Kind) String() string {
 	if k < 0 || k >= NumKinds {
 		return ""
 	}
-	return kindNames[k]
+	return [NumKinds]string{"cpu", "memory", "gpu"}[k]
 }
 
 // Rule is one rule of AWS's SCAD reading written twice side by side: SQL
