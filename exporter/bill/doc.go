@@ -19,9 +19,9 @@
 //   - The rules, each a Go function with its SQL next to it: IsPod (that is,
 //     IsPodLine and ParseResourceID), KindOf, SplitCost, UnusedCost, NetSplitCost,
 //     NetUnusedCost, PublicOnDemandSplit, PublicOnDemandUnused, Day. Rules
-//     lists them with their SQL and citation; LinesSQL renders them per line
-//     and SummarySQL sums them per account, region, cluster, namespace and
-//     day (SummaryColumns), for Athena views and DuckDB tests.
+//     lists them with their SQL and citation; SummarySQL sums them per
+//     account, region, cluster, namespace and day (SummaryColumns), for
+//     Athena views and DuckDB tests.
 //   - Read (an export under a prefix of a Reader: any exporter.ObjectStore)
 //     and Aggregator.ReadFile (one Parquet file) sum pod lines into a
 //     Summary: Costs per Key, by Kind (cpu, memory, gpu) and Measure
@@ -31,7 +31,7 @@
 //     (instance, volume, data_transfer, load_balancer), AmortizedCost (the
 //     Cloud Intelligence Dashboards' summary_view rule, CIDSummaryView),
 //     NetAmortizedCost (its net variant, SCADNetAmortized) and PublicCost,
-//     each with its SQL (ResourceRules, ResourceLinesSQL, ResourceDaySQL).
+//     each with its SQL (ResourceRules, ResourceDaySQL).
 //     The reader sums them in the same pass per resource-day
 //     (Summary.Resources) and SCAD's pod lines per parent instance-day
 //     (Summary.Parents, ParentsSQL), which exporter/split allocates.

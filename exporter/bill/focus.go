@@ -112,11 +112,6 @@ func FocusResourceDays(lines []FocusLine) map[FocusResourceKey]*FocusResourceCos
 	return out
 }
 
-// FocusResourceDayColumns are the columns of FocusResourceDaySQL: the
-// resource-day columns of the CUR 2.0 reader, and billed_cost.
-var FocusResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
-	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "billed_cost", "line_count"}
-
 // FocusResourceDaySQL sums the resource lines of a FOCUS 1.2 table per
 // account, region, resource, kind and UTC day (Athena and DuckDB alike).
 func FocusResourceDaySQL(table string) string {

@@ -248,7 +248,7 @@ func PublicCost(l *ResourceLine) NullFloat {
 const publicCostSQL = `(CASE WHEN COALESCE(line_item_line_item_type, '') <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
 
 // ResourceRules are the resource rules with their SQL and citation, in
-// the order of ResourceLinesSQL's columns. The cost rules are defined on
+// the order of ResourceDaySQL's lines' columns. The cost rules are defined on
 // resource lines (resource_kind not null); the test compares them there.
 func ResourceRules() []Rule[ResourceLine] {
 	f := floatRule[ResourceLine]
@@ -266,14 +266,6 @@ func ResourceRules() []Rule[ResourceLine] {
 	}
 }
 
-// ResourceLinesSQL selects every resource rule's column for every line of
-// table (filter on resource_kind IS NOT NULL).
-func ResourceLinesSQL(table string) string { return selectSQL(nil, ResourceRules(), table, "") }
-
-// ResourceDayColumns are the columns of ResourceDaySQL.
-var ResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
-	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "line_count", "cluster_tag"}
-
 // ResourceDaySQL sums the resource lines of table per usage account,
 // region, resource id, kind and UTC day: what the Aggregator's Resources
 // hold. A sum of nulls is 0; cluster_tag is ResourceCost.Cluster.
@@ -281,12 +273,8 @@ func ResourceDaySQL(table string) string {
 	keys := "account_id, region, resource_id, resource_kind, usage_date"
 	return groupSQL([]string{keys, sumAs("amortized_cost", "amortized_cost"), sumAs("net_amortized_cost", "net_amortized_cost"),
 		sumAs("public_on_demand_cost", "public_on_demand_cost"), "COUNT(*) AS line_count, MIN(cluster_tag) AS cluster_tag"},
-		ResourceLinesSQL(table), "resource_lines", "resource_kind IS NOT NULL", keys)
+		selectSQL(nil, ResourceRules(), table, ""), "resource_lines", "resource_kind IS NOT NULL", keys)
 }
-
-// ParentColumns are the columns of ParentsSQL.
-var ParentColumns = []string{"account_id", "region", "instance_id", "usage_date", "cluster_arn", "cluster_name",
-	"split_cost", "unused_cost", "net_split_cost", "net_unused_cost", "line_count"}
 
 // ParentsSQL sums SCAD's EC2 pod lines of table per parent instance-day
 // (split_line_item_parent_resource_id, sca-eks): the cluster whose pods

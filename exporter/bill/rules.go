@@ -87,7 +87,7 @@ func (k Kind) String() string {
 // NullFloat or a UTC day (time.Time, zero for NULL). L is the line it
 // reads: Line, or ResourceLine for the resource rules (resource.go).
 type Rule[L any] struct {
-	Name string // the column LinesSQL names it
+	Name string // the column the SQL of the lines names it
 	SQL  string
 	Cite string
 	Eval func(*L) any

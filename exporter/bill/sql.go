@@ -11,10 +11,10 @@ func podField(f func(Pod) string) func(*Line) any {
 
 func floatRule[L any](f func(*L) NullFloat) func(*L) any { return func(l *L) any { return f(l) } }
 
-// Rules returns every rule, in the order of LinesSQL's columns. The Go
-// side of the pod fields is only defined where is_pod holds (elsewhere
-// Go says "" and SQL may say something else); the test compares them on
-// pod lines, and every other rule on every line.
+// Rules returns every rule, in the order of the columns of SummarySQL's
+// lines. The Go side of the pod fields is only defined where is_pod holds
+// (elsewhere Go says "" and SQL may say something else); the test
+// compares them on pod lines, and every other rule on every line.
 func Rules() []Rule[Line] {
 	view := SCADView
 	return []Rule[Line]{
@@ -37,13 +37,6 @@ func Rules() []Rule[Line] {
 		{"public_on_demand_unused_cost", byLaunchSQL("split_line_item_public_on_demand_unused_cost", "NULL"), view + " public_on_demand_split_unused_*_cost; " + DocSplit, floatRule(PublicOnDemandUnused)},
 	}
 }
-
-// LinesSQL is a SELECT of every rule's column (Rules' names) for every
-// line of table, pod or not (filter on is_pod). table is pasted as is:
-// a quoted name, or read_parquet(...) on DuckDB.
-func LinesSQL(table string) string { return linesSQL(table, "") }
-
-func linesSQL(table, where string) string { return selectSQL(nil, Rules(), table, where) }
 
 // selectSQL is a SELECT of the head columns and every rule's column from
 // table, WHERE where when it is not "".
@@ -130,5 +123,5 @@ func SummarySQL(table string) string {
 		}
 	}
 	sel = append(sel, "COUNT(*) AS "+SummaryLinesColumn)
-	return groupSQL(sel, linesSQL(table, podOperationsSQL), "pod_lines", "is_pod AND kind IS NOT NULL", keys)
+	return groupSQL(sel, selectSQL(nil, Rules(), table, podOperationsSQL), "pod_lines", "is_pod AND kind IS NOT NULL", keys)
 }
