@@ -4,9 +4,7 @@ package bill
 // instance, an EBS volume, an instance's data transfer and a load
 // balancer, whose line_item_resource_id is the resource (i-..., vol-...,
 // the load balancer's ARN). exporter/split gives their cost to Kubecost's
-// pods by Kubecost's shares. Each rule is a Go function with its SQL, as
-// the pod-line rules of rules.go, and the test of this package evaluates
-// both on every line.
+// pods by Kubecost's shares.
 
 // CIDSummaryView is where the amortized and public cost rules come from:
 // the Cloud Intelligence Dashboards' summary_view (amortized_cost,
@@ -145,44 +143,29 @@ const resourceKindSQL = `(CASE WHEN line_item_usage_start_date IS NULL OR NOT CO
 	` WHEN line_item_resource_id LIKE '` + volumePattern + `' AND line_item_usage_type LIKE '` + ebsPattern + `' THEN '` + KindVolume + `'` +
 	` WHEN line_item_resource_id LIKE '` + lbPattern + `' THEN '` + KindLoadBalancer + `' END)`
 
-// sum2 is a + b with SQL's NULL: null when either is.
-func sum2(a, b NullFloat) NullFloat {
+// plus is a + sign*b with SQL's NULL: null when either is.
+func plus(a, b NullFloat, sign float64) NullFloat {
 	if !a.Valid || !b.Valid {
 		return NullFloat{}
 	}
-	return Float(a.V + b.V)
+	return Float(a.V + sign*b.V)
 }
 
-func diff2(a, b NullFloat) NullFloat {
-	if !a.Valid || !b.Valid {
-		return NullFloat{}
-	}
-	return Float(a.V - b.V)
-}
-
-// amortizedBy is summary_view's amortized_cost CASE, with the Savings Plan
-// and reservation effective cost and the RIFee columns given (gross or
-// net), in the file's order:
-//
-//	SavingsPlanCoveredUsage -> the Savings Plan effective cost;
-//	SavingsPlanRecurringFee -> total commitment to date - used commitment;
-//	SavingsPlanNegation, SavingsPlanUpfrontFee -> 0;
-//	DiscountedUsage -> the reservation effective cost;
-//	RIFee -> unused amortized upfront fee + unused recurring fee;
-//	Fee of a reservation, Refund of a Savings Plan's one-time fee -> 0;
-//	else line_item_unblended_cost (or the net unblended cost).
+// amortizedBy is summary_view's amortized_cost CASE, in the file's order,
+// with the Savings Plan and reservation effective cost, the RIFee columns
+// and the other lines' cost (the unblended cost) given, gross or net.
 func amortizedBy(l *ResourceLine, sp, ri, riUpfront, riRecurring, other NullFloat) NullFloat {
 	switch l.LineItemType {
 	case TypeSPCoveredUsage:
 		return sp
 	case TypeSPRecurringFee:
-		return diff2(l.SPTotalCommitment, l.SPUsedCommitment)
+		return plus(l.SPTotalCommitment, l.SPUsedCommitment, -1)
 	case TypeSPNegation, TypeSPUpfrontFee:
 		return Float(0)
 	case TypeDiscountedUsage:
 		return ri
 	case TypeRIFee:
-		return sum2(riUpfront, riRecurring)
+		return plus(riUpfront, riRecurring, 1)
 	}
 	// SQL's <> '' is not true for a null ARN; Line reads null as "", so
 	// a null and an empty ARN both fail it.
