@@ -362,14 +362,11 @@ func Like(s, pattern string) bool {
 // reaches: ParseResourceID checks the shape first).
 func SplitPart(s, sep string, n int) string {
 	for ; n > 1; n-- {
-		i := strings.Index(s, sep)
-		if i < 0 {
+		var ok bool
+		if _, s, ok = strings.Cut(s, sep); !ok {
 			return ""
 		}
-		s = s[i+len(sep):]
 	}
-	if i := strings.Index(s, sep); i >= 0 {
-		return s[:i]
-	}
-	return s
+	field, _, _ := strings.Cut(s, sep)
+	return field
 }
