@@ -90,23 +90,19 @@ const (
 	billingPeriodValueLayout = "2006-01"
 )
 
-func col(name, athena, pq, meaning, doc string, read bool) Column {
-	return Column{Name: name, Athena: athena, Parquet: pq, Meaning: meaning, Doc: doc, Read: read}
-}
-
 func str(name, meaning, doc string, read bool) Column {
-	return col(name, AthenaString, ParquetString, meaning, doc, read)
+	return Column{name, AthenaString, ParquetString, meaning, doc, read}
 }
 
 func dbl(name, meaning, doc string, read bool) Column {
-	return col(name, AthenaDouble, ParquetDouble, meaning, doc, read)
+	return Column{name, AthenaDouble, ParquetDouble, meaning, doc, read}
 }
 
 // Columns returns the CUR 2.0 columns this package knows, in the order the
 // fixture writes them. A fresh slice each call: callers may sort it.
 func Columns() []Column {
 	return []Column{
-		col("bill_billing_period_start_date", AthenaTimestamp, ParquetTimestamp, "start of the billing period (UTC)", DocBill, false),
+		{"bill_billing_period_start_date", AthenaTimestamp, ParquetTimestamp, "start of the billing period (UTC)", DocBill, false},
 		str("identity_time_interval", "the line's time interval, ISO 8601 start/end (UTC)", DocIdentity, false),
 		str(ColUsageAccountID, "the account that used the resource", DocLineItem, true),
 		str(ColLineItemType, "Usage, DiscountedUsage (RI), SavingsPlanCoveredUsage, Tax, Credit, ...", DocLineItem, true),
@@ -114,8 +110,8 @@ func Columns() []Column {
 		str(ColProductCode, "the service: AmazonEC2, AmazonEKS, AWSDataTransfer, AWSELB, ...", DocLineItem, true),
 		str(ColResourceID, "the resource; for a pod arn:<partition>:eks:<region>:<account>:pod/<cluster>/<namespace>/<pod>/<uid>", DocLineItem, true),
 		str(ColUsageType, "usage type; for pods <region>-EKS-EC2-vCPU-Hours, -EKS-EC2-GB-Hours, -EKS-EC2-Accelerator-Hours, -Fargate-vCPU-Hours:perCPU, -Fargate-GB-Hours", DocLineItem, true),
-		col(ColUsageStart, AthenaTimestamp, ParquetTimestamp, "start of the usage (UTC, inclusive); its UTC day is the line's day", DocLineItem, true),
-		col("line_item_usage_end_date", AthenaTimestamp, ParquetTimestamp, "end of the usage (UTC, exclusive)", DocLineItem, false),
+		{ColUsageStart, AthenaTimestamp, ParquetTimestamp, "start of the usage (UTC, inclusive); its UTC day is the line's day", DocLineItem, true},
+		{"line_item_usage_end_date", AthenaTimestamp, ParquetTimestamp, "end of the usage (UTC, exclusive)", DocLineItem, false},
 		dbl("line_item_usage_amount", "usage in the usage type's unit", DocLineItem, false),
 		dbl(ColUnblendedCost, "cost at the unblended rate; Fargate pod lines' cost", DocLineItem, true),
 		dbl(ColNetUnblendedCost, "unblended cost after discounts; present only with discounts", DocLineItem, true),
@@ -133,8 +129,8 @@ func Columns() []Column {
 		dbl(ColNetUnusedCost, "unused cost after discounts", DocSplit, true),
 		dbl(ColPublicOnDemandSplit, "split cost at the public on-demand rate", DocSplit, true),
 		dbl(ColPublicOnDemandUnused, "unused cost at the public on-demand rate", DocSplit, true),
-		col(ColResourceTags, AthenaMap, ParquetMap, "cost allocation tags; for pods aws_eks_cluster_name, aws_eks_namespace, aws_eks_workload_name, ... and user_<label>", DocTags, false),
-		col("product", AthenaMap, ParquetMap, "product attributes (instance_type, vcpu, memory, gpu, ...)", DocProduct, false),
+		{ColResourceTags, AthenaMap, ParquetMap, "cost allocation tags; for pods aws_eks_cluster_name, aws_eks_namespace, aws_eks_workload_name, ... and user_<label>", DocTags, false},
+		{"product", AthenaMap, ParquetMap, "product attributes (instance_type, vcpu, memory, gpu, ...)", DocProduct, false},
 		// The resource-level lines' columns (resource.go): the amortized
 		// rule of the Cloud Intelligence Dashboards' summary_view reads them.
 		str(ColDescription, "the line's description; the summary_view's Savings Plan refund rule reads it", DocLineItem, true),
