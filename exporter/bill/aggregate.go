@@ -1,10 +1,6 @@
 package bill
 
-import (
-	"cmp"
-	"slices"
-	"time"
-)
+import "time"
 
 // Key is one row of the summary: a cluster's namespace on a UTC day. The
 // cluster is its ARN (what the archive's CLUSTER_ID holds) and the
@@ -54,18 +50,6 @@ type Stats struct {
 	RowGroupsUndecided int   // row groups without date statistics (read)
 }
 
-// Keys returns the summary's keys sorted by cluster ARN, namespace, day.
-func (s *Summary) Keys() []Key {
-	keys := make([]Key, 0, len(s.Rows))
-	for k := range s.Rows {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b Key) int {
-		return cmp.Or(cmp.Compare(a.ClusterARN, b.ClusterARN), cmp.Compare(a.Namespace, b.Namespace), a.Day.Compare(b.Day))
-	})
-	return keys
-}
-
 // Aggregator sums lines into a Summary. Its memory is bounded by the
 // number of distinct keys and distinct (cluster, namespace) resource id
 // prefixes, whatever the number of lines.
@@ -94,7 +78,8 @@ func NewAggregator(from, to time.Time) *Aggregator {
 	return &Aggregator{sum: Summary{Rows: map[Key]*Costs{}}, pods: map[string]*podSlot{}, strs: map[string]string{}, from: from, to: to}
 }
 
-// Add sums one line when it is a pod line of a kind within the days; it
+// Add sums one line when it is a pod line of a kind within the days, an
+// EC2 pod line with a parent instance also into Summary.Parents; it
 // reports whether it did.
 func (a *Aggregator) Add(l *Line) bool {
 	if !IsPodLine(l) {
@@ -111,17 +96,13 @@ func (a *Aggregator) Add(l *Line) bool {
 		return false
 	}
 	day := Day(l)
-	if (!a.from.IsZero() && day.Before(a.from)) || (!a.to.IsZero() && day.After(a.to)) {
+	if !a.inDays(day) {
 		return false
 	}
 	c := slot.costs
 	if c == nil || !slot.day.Equal(day) {
 		p := &slot.pod
-		key := Key{ClusterARN: p.ClusterARN, Account: p.Account, Region: p.Region, Cluster: p.Cluster, Namespace: p.Namespace, Day: day}
-		if c = a.sum.Rows[key]; c == nil {
-			c = &Costs{}
-			a.sum.Rows[key] = c
-		}
+		c = entry(&a.sum.Rows, Key{ClusterARN: p.ClusterARN, Account: p.Account, Region: p.Region, Cluster: p.Cluster, Namespace: p.Namespace, Day: day})
 		slot.day, slot.costs = day, c
 	}
 	for m, f := range measureFuncs {
@@ -132,8 +113,28 @@ func (a *Aggregator) Add(l *Line) bool {
 	}
 	c.Lines++
 	a.sum.Stats.PodLines++
+	if l.Operation == OpEKSPodEC2 && l.ParentResourceID != "" {
+		a.addParent(l, &slot.pod, day)
+	}
 	return true
 }
 
 // Summary returns what was added so far.
 func (a *Aggregator) Summary() *Summary { return &a.sum }
+
+func (a *Aggregator) inDays(day time.Time) bool {
+	return (a.from.IsZero() || !day.Before(a.from)) && (a.to.IsZero() || !day.After(a.to))
+}
+
+// entry returns (*m)[k], adding a zero entry (and the map) when there is none.
+func entry[K comparable, V any](m *map[K]*V, k K) *V {
+	if *m == nil {
+		*m = map[K]*V{}
+	}
+	v := (*m)[k]
+	if v == nil {
+		v = new(V)
+		(*m)[k] = v
+	}
+	return v
+}

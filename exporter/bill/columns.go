@@ -53,10 +53,8 @@ type Column struct {
 	Read bool
 }
 
-// Column names the rules use.
+// Column names the rules and the reader use.
 const (
-	ColBillingPeriodStart    = "bill_billing_period_start_date"
-	ColTimeInterval          = "identity_time_interval"
 	ColUsageAccountID        = "line_item_usage_account_id"
 	ColLineItemType          = "line_item_line_item_type"
 	ColOperation             = "line_item_operation"
@@ -64,8 +62,6 @@ const (
 	ColResourceID            = "line_item_resource_id"
 	ColUsageType             = "line_item_usage_type"
 	ColUsageStart            = "line_item_usage_start_date"
-	ColUsageEnd              = "line_item_usage_end_date"
-	ColUsageAmount           = "line_item_usage_amount"
 	ColUnblendedCost         = "line_item_unblended_cost"
 	ColNetUnblendedCost      = "line_item_net_unblended_cost"
 	ColPublicOnDemandCost    = "pricing_public_on_demand_cost"
@@ -79,11 +75,8 @@ const (
 	ColPublicOnDemandSplit   = "split_line_item_public_on_demand_split_cost"
 	ColPublicOnDemandUnused  = "split_line_item_public_on_demand_unused_cost"
 	ColResourceTags          = "resource_tags"
-	ColProduct               = "product"
 	ColReservationARN        = "reservation_reservation_a_r_n"
-	ColSavingsPlanARN        = "savings_plan_savings_plan_a_r_n"
 	ColReservationEffective  = "reservation_effective_cost"
-	ColSplitUsageRatio       = "split_line_item_split_usage_ratio"
 	ColDescription           = "line_item_line_item_description"
 	ColRegionCode            = "product_region_code"
 	ColRINetEffective        = "reservation_net_effective_cost"
@@ -93,56 +86,51 @@ const (
 	ColRINetUnusedRecurring  = "reservation_net_unused_recurring_fee"
 	ColSPTotalCommitment     = "savings_plan_total_commitment_to_date"
 	ColSPUsedCommitment      = "savings_plan_used_commitment"
-	ColBillingPeriodPartKey  = "BILLING_PERIOD" // the Data Export's partition folder, BILLING_PERIOD=YYYY-MM
-	billingPeriodPartPrefix  = ColBillingPeriodPartKey + "="
+	billingPeriodPartPrefix  = "BILLING_PERIOD=" // the Data Export's partition folder, BILLING_PERIOD=YYYY-MM
 	billingPeriodValueLayout = "2006-01"
 )
 
-func col(name, athena, pq, meaning, doc string, read bool) Column {
-	return Column{Name: name, Athena: athena, Parquet: pq, Meaning: meaning, Doc: doc, Read: read}
-}
-
 func str(name, meaning, doc string, read bool) Column {
-	return col(name, AthenaString, ParquetString, meaning, doc, read)
+	return Column{name, AthenaString, ParquetString, meaning, doc, read}
 }
 
 func dbl(name, meaning, doc string, read bool) Column {
-	return col(name, AthenaDouble, ParquetDouble, meaning, doc, read)
+	return Column{name, AthenaDouble, ParquetDouble, meaning, doc, read}
 }
 
 // Columns returns the CUR 2.0 columns this package knows, in the order the
 // fixture writes them. A fresh slice each call: callers may sort it.
 func Columns() []Column {
 	return []Column{
-		col(ColBillingPeriodStart, AthenaTimestamp, ParquetTimestamp, "start of the billing period (UTC)", DocBill, false),
-		str(ColTimeInterval, "the line's time interval, ISO 8601 start/end (UTC)", DocIdentity, false),
+		{"bill_billing_period_start_date", AthenaTimestamp, ParquetTimestamp, "start of the billing period (UTC)", DocBill, false},
+		str("identity_time_interval", "the line's time interval, ISO 8601 start/end (UTC)", DocIdentity, false),
 		str(ColUsageAccountID, "the account that used the resource", DocLineItem, true),
 		str(ColLineItemType, "Usage, DiscountedUsage (RI), SavingsPlanCoveredUsage, Tax, Credit, ...", DocLineItem, true),
 		str(ColOperation, "the operation: EKSPod-EC2 and FargatePod for EKS pods, RunInstances..., ECSTask-EC2, FargateTask", DocLineItem, true),
 		str(ColProductCode, "the service: AmazonEC2, AmazonEKS, AWSDataTransfer, AWSELB, ...", DocLineItem, true),
 		str(ColResourceID, "the resource; for a pod arn:<partition>:eks:<region>:<account>:pod/<cluster>/<namespace>/<pod>/<uid>", DocLineItem, true),
 		str(ColUsageType, "usage type; for pods <region>-EKS-EC2-vCPU-Hours, -EKS-EC2-GB-Hours, -EKS-EC2-Accelerator-Hours, -Fargate-vCPU-Hours:perCPU, -Fargate-GB-Hours", DocLineItem, true),
-		col(ColUsageStart, AthenaTimestamp, ParquetTimestamp, "start of the usage (UTC, inclusive); its UTC day is the line's day", DocLineItem, true),
-		col(ColUsageEnd, AthenaTimestamp, ParquetTimestamp, "end of the usage (UTC, exclusive)", DocLineItem, false),
-		dbl(ColUsageAmount, "usage in the usage type's unit", DocLineItem, false),
+		{ColUsageStart, AthenaTimestamp, ParquetTimestamp, "start of the usage (UTC, inclusive); its UTC day is the line's day", DocLineItem, true},
+		{"line_item_usage_end_date", AthenaTimestamp, ParquetTimestamp, "end of the usage (UTC, exclusive)", DocLineItem, false},
+		dbl("line_item_usage_amount", "usage in the usage type's unit", DocLineItem, false),
 		dbl(ColUnblendedCost, "cost at the unblended rate; Fargate pod lines' cost", DocLineItem, true),
 		dbl(ColNetUnblendedCost, "unblended cost after discounts; present only with discounts", DocLineItem, true),
 		dbl(ColPublicOnDemandCost, "cost at the public on-demand rate", DocPricing, true),
 		str(ColReservationARN, "the Reserved Instance that covered the line", DocReservation, true),
 		dbl(ColReservationEffective, "amortized cost of a Reserved Instance covered line", DocReservation, true),
-		str(ColSavingsPlanARN, "the Savings Plan that covered the line", DocSavingsPlan, false),
+		str("savings_plan_savings_plan_a_r_n", "the Savings Plan that covered the line", DocSavingsPlan, false),
 		dbl(ColSPEffectiveCost, "amortized cost of a Savings Plan covered line", DocSavingsPlan, true),
 		dbl(ColSPNetEffectiveCost, "the Savings Plan effective cost after discounts", DocSavingsPlan, true),
 		str(ColParentResourceID, "the EC2 instance a pod line was split from", DocSplit, true),
-		dbl(ColSplitUsageRatio, "the pod's share of the instance's vCPU or memory", DocSplit, false),
+		dbl("split_line_item_split_usage_ratio", "the pod's share of the instance's vCPU or memory", DocSplit, false),
 		dbl(ColSplitCost, "the pod's share of its instance's cost (the SCAD view sums it as amortized cost)", DocSplit, true),
 		dbl(ColUnusedCost, "the instance's unused cost, shared among its pods by their share", DocSplit, true),
 		dbl(ColNetSplitCost, "split cost after discounts", DocSplit, true),
 		dbl(ColNetUnusedCost, "unused cost after discounts", DocSplit, true),
 		dbl(ColPublicOnDemandSplit, "split cost at the public on-demand rate", DocSplit, true),
 		dbl(ColPublicOnDemandUnused, "unused cost at the public on-demand rate", DocSplit, true),
-		col(ColResourceTags, AthenaMap, ParquetMap, "cost allocation tags; for pods aws_eks_cluster_name, aws_eks_namespace, aws_eks_workload_name, ... and user_<label>", DocTags, false),
-		col(ColProduct, AthenaMap, ParquetMap, "product attributes (instance_type, vcpu, memory, gpu, ...)", DocProduct, false),
+		{ColResourceTags, AthenaMap, ParquetMap, "cost allocation tags; for pods aws_eks_cluster_name, aws_eks_namespace, aws_eks_workload_name, ... and user_<label>", DocTags, false},
+		{"product", AthenaMap, ParquetMap, "product attributes (instance_type, vcpu, memory, gpu, ...)", DocProduct, false},
 		// The resource-level lines' columns (resource.go): the amortized
 		// rule of the Cloud Intelligence Dashboards' summary_view reads them.
 		str(ColDescription, "the line's description; the summary_view's Savings Plan refund rule reads it", DocLineItem, true),

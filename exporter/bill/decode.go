@@ -84,16 +84,43 @@ func PodIDPrefix(id []byte) []byte {
 	return id[:end]
 }
 
-// batch is one batch of decoded lines, column by column.
+// batch is one batch of decoded lines, and the values read of a column.
 type batch struct {
-	op, usageType, itemType, resource, parent []string
-	// The resource lines' strings (resource.go): account, product code,
-	// region, description (kept only where a rule reads it), RI ARN.
-	account, product, region, descr, riARN []string
-	clusterTag                             []string // ClusterTagName of resource_tags
-	start                                  []time.Time
-	nums                                   [len(numFields)][]NullFloat
-	buf                                    []parquet.Value
+	lines []ResourceLine
+	buf   []parquet.Value
+}
+
+// strField is one string column the reader decodes, the field of a line
+// it fills and the string kept of a value, named together as numField's.
+type strField struct {
+	col   string
+	field func(*ResourceLine) *string
+	keep  func(a *Aggregator, v []byte) string
+}
+
+// strFields are the string columns read, in the order of decoding: the
+// pod lines' (Line) first, then the resource lines' own (resource.go).
+var strFields = [...]strField{
+	{ColOperation, func(l *ResourceLine) *string { return &l.Operation }, (*Aggregator).intern},
+	{ColUsageType, func(l *ResourceLine) *string { return &l.UsageType }, (*Aggregator).intern},
+	{ColLineItemType, func(l *ResourceLine) *string { return &l.LineItemType }, (*Aggregator).intern},
+	{ColResourceID, func(l *ResourceLine) *string { return &l.ResourceID },
+		func(a *Aggregator, v []byte) string { return a.intern(keptResourceID(v)) }},
+	// The parent instance's id: exporter/split matches SCAD's pod lines
+	// with the instance's own lines by it (one string per instance).
+	{ColParentResourceID, func(l *ResourceLine) *string { return &l.ParentResourceID }, (*Aggregator).intern},
+	{ColUsageAccountID, func(l *ResourceLine) *string { return &l.Account }, (*Aggregator).intern},
+	{ColProductCode, func(l *ResourceLine) *string { return &l.ProductCode }, (*Aggregator).intern},
+	{ColRegionCode, func(l *ResourceLine) *string { return &l.RegionCode }, (*Aggregator).intern},
+	{ColReservationARN, func(l *ResourceLine) *string { return &l.ReservationARN }, (*Aggregator).intern},
+	// Descriptions differ line by line; only the Savings Plan refund rule
+	// reads one, so only those its pattern can match are kept.
+	{ColDescription, func(l *ResourceLine) *string { return &l.Description }, func(_ *Aggregator, v []byte) string {
+		if bytes.HasPrefix(v, []byte(spRefundPrefix)) {
+			return string(v)
+		}
+		return ""
+	}},
 }
 
 // numField is one double column the reader decodes and the field of a
@@ -104,7 +131,7 @@ type numField struct {
 	field func(*ResourceLine) *NullFloat
 }
 
-// numFields are the double columns read, in the order of batch.nums: the
+// numFields are the double columns read, in the order of decoding: the
 // pod lines' (Line) first, then the resource lines' own (resource.go).
 var numFields = [...]numField{
 	{ColSplitCost, func(l *ResourceLine) *NullFloat { return &l.SplitCost }},
@@ -126,31 +153,6 @@ var numFields = [...]numField{
 	{ColRINetUnusedRecurring, func(l *ResourceLine) *NullFloat { return &l.RINetUnusedRecurring }},
 	{ColSPTotalCommitment, func(l *ResourceLine) *NullFloat { return &l.SPTotalCommitment }},
 	{ColSPUsedCommitment, func(l *ResourceLine) *NullFloat { return &l.SPUsedCommitment }},
-}
-
-func newBatch() *batch {
-	b := &batch{
-		op: make([]string, batchRows), usageType: make([]string, batchRows), itemType: make([]string, batchRows),
-		resource: make([]string, batchRows), parent: make([]string, batchRows),
-		account: make([]string, batchRows), product: make([]string, batchRows), region: make([]string, batchRows),
-		descr: make([]string, batchRows), riARN: make([]string, batchRows), clusterTag: make([]string, batchRows),
-		start: make([]time.Time, batchRows), buf: make([]parquet.Value, batchRows),
-	}
-	for i := range b.nums {
-		b.nums[i] = make([]NullFloat, batchRows)
-	}
-	return b
-}
-
-// line fills l with line i.
-func (b *batch) line(i int, l *ResourceLine) {
-	l.Operation, l.UsageType, l.LineItemType = b.op[i], b.usageType[i], b.itemType[i]
-	l.ResourceID, l.ParentResourceID, l.UsageStart = b.resource[i], b.parent[i], b.start[i]
-	l.Account, l.ProductCode, l.RegionCode, l.Description, l.ReservationARN = b.account[i], b.product[i], b.region[i], b.descr[i], b.riARN[i]
-	l.ClusterTag = b.clusterTag[i]
-	for j, f := range numFields {
-		*f.field(l) = b.nums[j][i]
-	}
 }
 
 // keptResourceID is the resource id the reader keeps: a pod's prefix
@@ -271,95 +273,92 @@ func (a *Aggregator) intern(b []byte) string {
 	return s
 }
 
+// groupColumns are the open columns of a row group.
+type groupColumns struct {
+	strs  [len(strFields)]column
+	start column
+	tags  repeatedColumn
+	nums  [len(numFields)]column
+}
+
 func (a *Aggregator) readRowGroup(rg parquet.RowGroup, fc fileColumns) error {
 	chunks := rg.ColumnChunks()
-	open := func(name string) column {
+	var cols groupColumns
+	var readers []parquet.ColumnChunkValueReader
+	open := func(name string, i int) column {
 		c := column{name: name}
-		if i := fc.idx[name]; i >= 0 {
+		if i >= 0 {
 			c.r = parquet.NewColumnChunkValueReader(chunks[i])
+			readers = append(readers, c.r)
 		}
 		return c
 	}
-	strCols := []column{open(ColOperation), open(ColUsageType), open(ColLineItemType), open(ColResourceID), open(ColParentResourceID),
-		open(ColUsageAccountID), open(ColProductCode), open(ColRegionCode), open(ColReservationARN), open(ColDescription)}
-	startCol := open(ColUsageStart)
-	tagCol := &repeatedColumn{}
-	if fc.tagKey >= 0 {
-		tagCol.r = parquet.NewColumnChunkValueReader(chunks[fc.tagKey])
-		defer tagCol.r.Close()
-	}
-	var numCols [len(numFields)]column
-	for i, f := range numFields {
-		numCols[i] = open(f.col)
-	}
 	defer func() {
-		for _, c := range append(append(strCols, startCol), numCols[:]...) {
-			if c.r != nil {
-				c.r.Close()
-			}
+		for _, r := range readers {
+			r.Close()
 		}
 	}()
+	for i, f := range strFields {
+		cols.strs[i] = open(f.col, fc.idx[f.col])
+	}
+	cols.start = open(ColUsageStart, fc.idx[ColUsageStart])
+	cols.tags.r = open(ColResourceTags, fc.tagKey).r
+	for i, f := range numFields {
+		cols.nums[i] = open(f.col, fc.idx[f.col])
+	}
 	if a.batch == nil {
-		a.batch = newBatch()
+		a.batch = &batch{lines: make([]ResourceLine, batchRows), buf: make([]parquet.Value, batchRows)}
 	}
-	b := a.batch
-	str := func(dst []string) func(int, parquet.Value) {
-		return func(i int, v parquet.Value) {
-			if v.IsNull() {
-				dst[i] = ""
-			} else {
-				dst[i] = a.intern(v.ByteArray())
-			}
-		}
-	}
-	strConv := []func(int, parquet.Value){str(b.op), str(b.usageType), str(b.itemType),
-		func(i int, v parquet.Value) { b.resource[i] = a.intern(keptResourceID(v.ByteArray())) },
-		// The parent instance's id: exporter/split matches SCAD's pod
-		// lines with the instance's own lines by it (one string per
-		// instance).
-		str(b.parent), str(b.account), str(b.product), str(b.region), str(b.riARN),
-		// Descriptions differ line by line; only the Savings Plan refund
-		// rule reads one (product code is decoded before).
-		func(i int, v parquet.Value) {
-			b.descr[i] = ""
-			if b.product[i] == productComputeSP && !v.IsNull() {
-				b.descr[i] = string(v.ByteArray())
-			}
-		}}
-	var l ResourceLine
 	for left := int(rg.NumRows()); left > 0; {
 		n := min(left, batchRows)
 		left -= n
-		var errs []error
-		for i, c := range strCols {
-			errs = append(errs, c.fill(b.buf, n, strConv[i]))
-		}
-		clear(b.clusterTag[:n])
-		errs = append(errs, tagCol.fill(b.buf, n, func(i int, v parquet.Value) {
-			// The least cluster a key names, as clusterTagSQL.
-			if name := ClusterTagName(v.ByteArray()); !v.IsNull() && name != nil && (b.clusterTag[i] == "" || string(name) < b.clusterTag[i]) {
-				b.clusterTag[i] = a.intern(name)
-			}
-		}))
-		errs = append(errs, startCol.fill(b.buf, n, func(i int, v parquet.Value) { b.start[i] = fc.start.decode(v) }))
-		for j, c := range numCols {
-			dst := b.nums[j]
-			errs = append(errs, c.fill(b.buf, n, func(i int, v parquet.Value) {
-				dst[i] = NullFloat{}
-				if !v.IsNull() {
-					dst[i] = Float(v.Double())
-				}
-			}))
-		}
-		if err := errors.Join(errs...); err != nil {
+		if err := a.decode(&cols, fc.start, n); err != nil {
 			return err
 		}
-		for i := range n {
-			b.line(i, &l)
+		for i := range a.batch.lines[:n] {
+			l := &a.batch.lines[i]
 			a.Add(&l.Line)
-			a.AddResource(&l)
+			a.AddResource(l)
 		}
 		a.sum.Stats.Lines += int64(n)
 	}
 	return nil
+}
+
+// decode reads the next n lines of cols into the batch.
+func (a *Aggregator) decode(cols *groupColumns, start timeDecoder, n int) error {
+	lines, buf := a.batch.lines, a.batch.buf
+	var errs []error
+	for j, c := range cols.strs {
+		f := strFields[j]
+		errs = append(errs, c.fill(buf, n, func(i int, v parquet.Value) {
+			s := ""
+			if !v.IsNull() {
+				s = f.keep(a, v.ByteArray())
+			}
+			*f.field(&lines[i]) = s
+		}))
+	}
+	for i := range lines[:n] {
+		lines[i].ClusterTag = ""
+	}
+	errs = append(errs, cols.tags.fill(buf, n, func(i int, v parquet.Value) {
+		// The least cluster a key names, as clusterTagSQL.
+		l := &lines[i]
+		if name := ClusterTagName(v.ByteArray()); !v.IsNull() && name != nil && (l.ClusterTag == "" || string(name) < l.ClusterTag) {
+			l.ClusterTag = a.intern(name)
+		}
+	}))
+	errs = append(errs, cols.start.fill(buf, n, func(i int, v parquet.Value) { lines[i].UsageStart = start.decode(v) }))
+	for j, c := range cols.nums {
+		field := numFields[j].field
+		errs = append(errs, c.fill(buf, n, func(i int, v parquet.Value) {
+			x := NullFloat{}
+			if !v.IsNull() {
+				x = Float(v.Double())
+			}
+			*field(&lines[i]) = x
+		}))
+	}
+	return errors.Join(errs...)
 }

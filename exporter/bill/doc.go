@@ -19,9 +19,9 @@
 //   - The rules, each a Go function with its SQL next to it: IsPod (that is,
 //     IsPodLine and ParseResourceID), KindOf, SplitCost, UnusedCost, NetSplitCost,
 //     NetUnusedCost, PublicOnDemandSplit, PublicOnDemandUnused, Day. Rules
-//     lists them with their SQL and citation; LinesSQL renders them per line
-//     and SummarySQL sums them per account, region, cluster, namespace and
-//     day (SummaryColumns), for Athena views and DuckDB tests.
+//     lists them with their SQL and citation; SummarySQL sums them per
+//     account, region, cluster, namespace and day (SummaryColumns), for
+//     Athena views and DuckDB tests.
 //   - Read (an export under a prefix of a Reader: any exporter.ObjectStore)
 //     and Aggregator.ReadFile (one Parquet file) sum pod lines into a
 //     Summary: Costs per Key, by Kind (cpu, memory, gpu) and Measure
@@ -31,17 +31,18 @@
 //     (instance, volume, data_transfer, load_balancer), AmortizedCost (the
 //     Cloud Intelligence Dashboards' summary_view rule, CIDSummaryView),
 //     NetAmortizedCost (its net variant, SCADNetAmortized) and PublicCost,
-//     each with its SQL (ResourceRules, ResourceLinesSQL, ResourceDaySQL).
-//     The reader sums them in the same pass per resource-day
-//     (Summary.Resources) and SCAD's pod lines per parent instance-day
-//     (Summary.Parents, ParentsSQL), which exporter/split allocates.
+//     each with its SQL (ResourceRules, ResourceDaySQL). The reader sums
+//     them in the same pass per resource-day (Summary.Resources) and SCAD's
+//     pod lines per parent instance-day (Summary.Parents, ParentsSQL),
+//     which exporter/split allocates.
 //
 // Memory: ReadFile decodes only ReadColumns, batchRows lines at a time,
 // skips row groups by the statistics of line_item_usage_start_date when
 // days are given, and keeps one string per distinct operation, usage type,
 // (cluster, namespace) resource id prefix, and instance, volume or load
-// balancer id; the summary holds one entry per key and resource-day. Objects from stores without random access (S3) are spooled to
-// a temp file, as exporter/report does.
+// balancer id; the summary holds one entry per key and resource-day.
+// Objects from stores without random access (S3) are spooled to a temp
+// file, as exporter/report does.
 //
 // Like for like with Kubecost: split cost + unused cost against Kubecost's
 // CPU + RAM + GPU with its idle; SCAD has no PV, network or load balancer

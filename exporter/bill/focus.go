@@ -2,6 +2,8 @@ package bill
 
 import (
 	"time"
+
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
 // AWS's FOCUS 1.2 export as the bill (issue 47). Many organisations have
@@ -39,22 +41,11 @@ type FocusLine struct {
 	BilledCost, EffectiveCost, ListCost NullFloat
 }
 
-// Kinds of FOCUS resource lines: the split's resource_kind values.
+// Pricing units; resource ids are matched by resource.go's patterns.
 const (
-	focusKindInstance     = "instance"
-	focusKindVolume       = "volume"
-	focusKindDataTransfer = "data_transfer"
-	focusKindLoadBalancer = "load_balancer"
-)
-
-// Patterns of resource ids and units (LIKE patterns, Like in Go).
-const (
-	focusInstanceID = "i-%"
-	focusVolumeID   = "vol-%"
-	focusLBID       = "arn:%:elasticloadbalancing:%"
-	focusHours      = "Hours" // FOCUS's unit; CUR says Hrs
-	focusHrs        = "Hrs"
-	focusGB         = "GB"
+	focusHours = "Hours" // FOCUS's unit; CUR says Hrs
+	focusHrs   = "Hrs"
+	focusGB    = "GB"
 )
 
 // FocusKindOf is the resource kind of a FOCUS line: usage lines
@@ -67,14 +58,14 @@ func FocusKindOf(l *FocusLine) string {
 		return ""
 	}
 	switch id := l.ResourceID; {
-	case Like(id, focusInstanceID) && (l.PricingUnit == focusHours || l.PricingUnit == focusHrs):
-		return focusKindInstance
-	case Like(id, focusInstanceID) && l.PricingUnit == focusGB:
-		return focusKindDataTransfer
-	case Like(id, focusVolumeID):
-		return focusKindVolume
-	case Like(id, focusLBID):
-		return focusKindLoadBalancer
+	case Like(id, instancePattern) && (l.PricingUnit == focusHours || l.PricingUnit == focusHrs):
+		return KindInstance
+	case Like(id, instancePattern) && l.PricingUnit == focusGB:
+		return KindDataTransfer
+	case Like(id, volumePattern):
+		return KindVolume
+	case Like(id, lbPattern):
+		return KindLoadBalancer
 	}
 	return ""
 }
@@ -84,17 +75,14 @@ func FocusKindOf(l *FocusLine) string {
 func FocusKindSQL(alias string) string {
 	c := func(name string) string { return alias + name }
 	return `(CASE WHEN COALESCE(` + c("ChargeCategory") + `, '') <> 'Usage' OR ` + c("ChargePeriodStart") + ` IS NULL THEN NULL` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusInstanceID + `' AND ` + c("PricingUnit") + ` IN ('` + focusHours + `', '` + focusHrs + `') THEN '` + focusKindInstance + `'` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusInstanceID + `' AND ` + c("PricingUnit") + ` = '` + focusGB + `' THEN '` + focusKindDataTransfer + `'` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusVolumeID + `' THEN '` + focusKindVolume + `'` +
-		` WHEN ` + c("ResourceId") + ` LIKE '` + focusLBID + `' THEN '` + focusKindLoadBalancer + `' END)`
+		` WHEN ` + c("ResourceId") + ` LIKE '` + instancePattern + `' AND ` + c("PricingUnit") + ` IN ('` + focusHours + `', '` + focusHrs + `') THEN '` + KindInstance + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + instancePattern + `' AND ` + c("PricingUnit") + ` = '` + focusGB + `' THEN '` + KindDataTransfer + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + volumePattern + `' THEN '` + KindVolume + `'` +
+		` WHEN ` + c("ResourceId") + ` LIKE '` + lbPattern + `' THEN '` + KindLoadBalancer + `' END)`
 }
 
 // FocusResourceKey is a resource-day of the FOCUS bill.
-type FocusResourceKey struct {
-	Account, Region, ResourceID, Kind string
-	Day                               time.Time
-}
+type FocusResourceKey = ResourceKey
 
 // FocusResourceCost sums a resource-day's FOCUS lines: EffectiveCost as
 // both the amortized and the net amortized cost, ListCost as the public
@@ -114,13 +102,7 @@ func FocusResourceDays(lines []FocusLine) map[FocusResourceKey]*FocusResourceCos
 		if kind == "" {
 			continue
 		}
-		s := l.ChargePeriodStart.UTC()
-		k := FocusResourceKey{l.SubAccountID, l.RegionID, l.ResourceID, kind, time.Date(s.Year(), s.Month(), s.Day(), 0, 0, 0, 0, time.UTC)}
-		c := out[k]
-		if c == nil {
-			c = &FocusResourceCost{}
-			out[k] = c
-		}
+		c := entry(&out, FocusResourceKey{l.SubAccountID, l.RegionID, l.ResourceID, kind, exporter.Midnight(l.ChargePeriodStart)})
 		c.Amortized += l.EffectiveCost.or0()
 		c.Net += l.EffectiveCost.or0()
 		c.PublicOnDemand += l.ListCost.or0()
@@ -130,22 +112,14 @@ func FocusResourceDays(lines []FocusLine) map[FocusResourceKey]*FocusResourceCos
 	return out
 }
 
-// FocusResourceDayColumns are the columns of FocusResourceDaySQL: the
-// resource-day columns of the CUR 2.0 reader, and billed_cost.
-var FocusResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
-	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "billed_cost", "line_count"}
-
 // FocusResourceDaySQL sums the resource lines of a FOCUS 1.2 table per
 // account, region, resource, kind and UTC day (Athena and DuckDB alike).
 func FocusResourceDaySQL(table string) string {
-	return "SELECT account_id, region, resource_id, resource_kind, usage_date,\n" +
-		"  COALESCE(SUM(EffectiveCost), 0E0) AS amortized_cost,\n" +
-		"  COALESCE(SUM(EffectiveCost), 0E0) AS net_amortized_cost,\n" +
-		"  COALESCE(SUM(ListCost), 0E0) AS public_on_demand_cost,\n" +
-		"  COALESCE(SUM(BilledCost), 0E0) AS billed_cost,\n" +
-		"  COUNT(*) AS line_count\nFROM (SELECT SubAccountId AS account_id, RegionId AS region, ResourceId AS resource_id,\n" +
+	keys := "account_id, region, resource_id, resource_kind, usage_date"
+	lines := "SELECT SubAccountId AS account_id, RegionId AS region, ResourceId AS resource_id,\n" +
 		"    " + FocusKindSQL("") + " AS resource_kind,\n" +
-		"    CAST(ChargePeriodStart AS DATE) AS usage_date, EffectiveCost, ListCost, BilledCost\n" +
-		"  FROM " + table + ") AS focus_lines\n" +
-		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
+		"    CAST(ChargePeriodStart AS DATE) AS usage_date, EffectiveCost, ListCost, BilledCost\n  FROM " + table
+	return groupSQL([]string{keys, sumAs("EffectiveCost", "amortized_cost"), sumAs("EffectiveCost", "net_amortized_cost"),
+		sumAs("ListCost", "public_on_demand_cost"), sumAs("BilledCost", "billed_cost"), "COUNT(*) AS line_count"},
+		lines, "focus_lines", "resource_kind IS NOT NULL", keys)
 }

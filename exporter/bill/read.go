@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,12 +191,7 @@ func (a *Aggregator) layout(pf *parquet.File) (fileColumns, error) {
 			fc.start = d
 		}
 	}
-	var missing []string
-	for _, name := range requiredColumns {
-		if fc.idx[name] < 0 {
-			missing = append(missing, name)
-		}
-	}
+	missing := slices.DeleteFunc(slices.Clone(requiredColumns), func(name string) bool { return fc.idx[name] >= 0 })
 	if len(missing) > 0 {
 		return fc, fmt.Errorf("%w: no %s", ErrNotSCAD, strings.Join(missing, ", "))
 	}

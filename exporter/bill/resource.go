@@ -1,14 +1,10 @@
 package bill
 
-import "strings"
-
 // Resource-level lines (issue 46): the bill's own lines of an EC2
 // instance, an EBS volume, an instance's data transfer and a load
 // balancer, whose line_item_resource_id is the resource (i-..., vol-...,
 // the load balancer's ARN). exporter/split gives their cost to Kubecost's
-// pods by Kubecost's shares. Each rule is a Go function with its SQL, as
-// the pod-line rules of rules.go, and the test of this package evaluates
-// both on every line.
+// pods by Kubecost's shares.
 
 // CIDSummaryView is where the amortized and public cost rules come from:
 // the Cloud Intelligence Dashboards' summary_view (amortized_cost,
@@ -38,7 +34,8 @@ const (
 	TypeFee            = "Fee"
 	TypeRefund         = "Refund"
 	productComputeSP   = "ComputeSavingsPlans"
-	spRefundPattern    = "Refund for one-time fee for Savings Plan ID%"
+	spRefundPrefix     = "Refund for one-time fee for Savings Plan ID"
+	spRefundPattern    = spRefundPrefix + "%"
 	productEC2         = "AmazonEC2"
 	instancePattern    = "i-%"
 	volumePattern      = "vol-%"
@@ -146,44 +143,29 @@ const resourceKindSQL = `(CASE WHEN line_item_usage_start_date IS NULL OR NOT CO
 	` WHEN line_item_resource_id LIKE '` + volumePattern + `' AND line_item_usage_type LIKE '` + ebsPattern + `' THEN '` + KindVolume + `'` +
 	` WHEN line_item_resource_id LIKE '` + lbPattern + `' THEN '` + KindLoadBalancer + `' END)`
 
-// sum2 is a + b with SQL's NULL: null when either is.
-func sum2(a, b NullFloat) NullFloat {
+// plus is a + sign*b with SQL's NULL: null when either is.
+func plus(a, b NullFloat, sign float64) NullFloat {
 	if !a.Valid || !b.Valid {
 		return NullFloat{}
 	}
-	return Float(a.V + b.V)
+	return Float(a.V + sign*b.V)
 }
 
-func diff2(a, b NullFloat) NullFloat {
-	if !a.Valid || !b.Valid {
-		return NullFloat{}
-	}
-	return Float(a.V - b.V)
-}
-
-// amortizedBy is summary_view's amortized_cost CASE, with the Savings Plan
-// and reservation effective cost and the RIFee columns given (gross or
-// net), in the file's order:
-//
-//	SavingsPlanCoveredUsage -> the Savings Plan effective cost;
-//	SavingsPlanRecurringFee -> total commitment to date - used commitment;
-//	SavingsPlanNegation, SavingsPlanUpfrontFee -> 0;
-//	DiscountedUsage -> the reservation effective cost;
-//	RIFee -> unused amortized upfront fee + unused recurring fee;
-//	Fee of a reservation, Refund of a Savings Plan's one-time fee -> 0;
-//	else line_item_unblended_cost (or the net unblended cost).
+// amortizedBy is summary_view's amortized_cost CASE, in the file's order,
+// with the Savings Plan and reservation effective cost, the RIFee columns
+// and the other lines' cost (the unblended cost) given, gross or net.
 func amortizedBy(l *ResourceLine, sp, ri, riUpfront, riRecurring, other NullFloat) NullFloat {
 	switch l.LineItemType {
 	case TypeSPCoveredUsage:
 		return sp
 	case TypeSPRecurringFee:
-		return diff2(l.SPTotalCommitment, l.SPUsedCommitment)
+		return plus(l.SPTotalCommitment, l.SPUsedCommitment, -1)
 	case TypeSPNegation, TypeSPUpfrontFee:
 		return Float(0)
 	case TypeDiscountedUsage:
 		return ri
 	case TypeRIFee:
-		return sum2(riUpfront, riRecurring)
+		return plus(riUpfront, riRecurring, 1)
 	}
 	// SQL's <> '' is not true for a null ARN; Line reads null as "", so
 	// a null and an empty ARN both fail it.
@@ -248,20 +230,12 @@ func PublicCost(l *ResourceLine) NullFloat {
 
 const publicCostSQL = `(CASE WHEN COALESCE(line_item_line_item_type, '') <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
 
-// ResourceRule is a resource rule: Eval reads a ResourceLine.
-type ResourceRule struct {
-	Name, SQL, Cite string
-	Eval            func(*ResourceLine) any
-}
-
 // ResourceRules are the resource rules with their SQL and citation, in
-// the order of ResourceLinesSQL's columns. The cost rules are defined on
+// the order of ResourceDaySQL's lines' columns. The cost rules are defined on
 // resource lines (resource_kind not null); the test compares them there.
-func ResourceRules() []ResourceRule {
-	f := func(g func(*ResourceLine) NullFloat) func(*ResourceLine) any {
-		return func(l *ResourceLine) any { return g(l) }
-	}
-	return []ResourceRule{
+func ResourceRules() []Rule[ResourceLine] {
+	f := floatRule[ResourceLine]
+	return []Rule[ResourceLine]{
 		{"resource_kind", resourceKindSQL, DocLineItem + " line_item_resource_id, line_item_usage_type, line_item_line_item_type", func(l *ResourceLine) any { return ResourceKindOf(l) }},
 		{"account_id", "line_item_usage_account_id", DocLineItem + " line_item_usage_account_id", func(l *ResourceLine) any { return l.Account }},
 		{"region", "product_region_code", DocProduct + " product_region_code", func(l *ResourceLine) any { return l.RegionCode }},
@@ -275,62 +249,27 @@ func ResourceRules() []ResourceRule {
 	}
 }
 
-// ResourceLinesSQL selects every resource rule's column for every line of
-// table (filter on resource_kind IS NOT NULL).
-func ResourceLinesSQL(table string) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	for i, r := range ResourceRules() {
-		if i > 0 {
-			b.WriteString(",\n  ")
-		}
-		b.WriteString(r.SQL + " AS " + r.Name)
-	}
-	b.WriteString("\nFROM " + table)
-	return b.String()
-}
-
-// ResourceDayColumns are the columns of ResourceDaySQL.
-var ResourceDayColumns = []string{"account_id", "region", "resource_id", "resource_kind", "usage_date",
-	"amortized_cost", "net_amortized_cost", "public_on_demand_cost", "line_count", "cluster_tag"}
-
 // ResourceDaySQL sums the resource lines of table per usage account,
 // region, resource id, kind and UTC day: what the Aggregator's Resources
 // hold. A sum of nulls is 0; cluster_tag is ResourceCost.Cluster.
 func ResourceDaySQL(table string) string {
-	return "SELECT account_id, region, resource_id, resource_kind, usage_date,\n" +
-		"  COALESCE(SUM(amortized_cost), 0E0) AS amortized_cost,\n" +
-		"  COALESCE(SUM(net_amortized_cost), 0E0) AS net_amortized_cost,\n" +
-		"  COALESCE(SUM(public_on_demand_cost), 0E0) AS public_on_demand_cost,\n" +
-		"  COUNT(*) AS line_count, MIN(cluster_tag) AS cluster_tag\nFROM (" + ResourceLinesSQL(table) + "\n) AS resource_lines\n" +
-		"WHERE resource_kind IS NOT NULL\nGROUP BY account_id, region, resource_id, resource_kind, usage_date"
+	keys := "account_id, region, resource_id, resource_kind, usage_date"
+	return groupSQL([]string{keys, sumAs("amortized_cost", "amortized_cost"), sumAs("net_amortized_cost", "net_amortized_cost"),
+		sumAs("public_on_demand_cost", "public_on_demand_cost"), "COUNT(*) AS line_count, MIN(cluster_tag) AS cluster_tag"},
+		selectSQL(nil, ResourceRules(), table, ""), "resource_lines", "resource_kind IS NOT NULL", keys)
 }
-
-// ParentColumns are the columns of ParentsSQL.
-var ParentColumns = []string{"account_id", "region", "instance_id", "usage_date", "cluster_arn", "cluster_name",
-	"split_cost", "unused_cost", "net_split_cost", "net_unused_cost", "line_count"}
 
 // ParentsSQL sums SCAD's EC2 pod lines of table per parent instance-day
 // (split_line_item_parent_resource_id, sca-eks): the cluster whose pods
 // ran on it (the least cluster ARN) and their split and unused cost, as
 // the Aggregator's Parents.
 func ParentsSQL(table string) string {
-	return "SELECT account_id, region, instance_id, usage_date, MIN(cluster_arn) AS cluster_arn,\n" +
-		"  split_part(MIN(cluster_arn), '/', 2) AS cluster_name,\n" +
-		"  COALESCE(SUM(split_cost), 0E0) AS split_cost, COALESCE(SUM(unused_cost), 0E0) AS unused_cost,\n" +
-		"  COALESCE(SUM(net_split_cost), 0E0) AS net_split_cost, COALESCE(SUM(net_unused_cost), 0E0) AS net_unused_cost,\n" +
-		"  COUNT(*) AS line_count\nFROM (" + parentLinesSQL(table) + "\n) AS parent_lines\n" +
-		"WHERE is_pod AND kind IS NOT NULL\nGROUP BY account_id, region, instance_id, usage_date"
-}
-
-// parentLinesSQL is LinesSQL of the EC2 pod lines with a parent, with the
-// parent's id as instance_id.
-func parentLinesSQL(table string) string {
-	var b strings.Builder
-	b.WriteString("SELECT split_line_item_parent_resource_id AS instance_id")
-	for _, r := range Rules() {
-		b.WriteString(",\n  " + r.SQL + " AS " + r.Name)
-	}
-	b.WriteString("\nFROM " + table + "\nWHERE line_item_operation = '" + OpEKSPodEC2 + "' AND COALESCE(split_line_item_parent_resource_id, '') <> ''")
-	return b.String()
+	keys := "account_id, region, instance_id, usage_date"
+	// The EC2 pod lines with a parent, with the parent's id as instance_id.
+	lines := selectSQL([]string{"split_line_item_parent_resource_id AS instance_id"}, Rules(), table,
+		"line_item_operation = '"+OpEKSPodEC2+"' AND COALESCE(split_line_item_parent_resource_id, '') <> ''")
+	return groupSQL([]string{keys + ", MIN(cluster_arn) AS cluster_arn", "split_part(MIN(cluster_arn), '/', 2) AS cluster_name",
+		sumAs("split_cost", "split_cost") + ", " + sumAs("unused_cost", "unused_cost"),
+		sumAs("net_split_cost", "net_split_cost") + ", " + sumAs("net_unused_cost", "net_unused_cost"), "COUNT(*) AS line_count"},
+		lines, "parent_lines", "is_pod AND kind IS NOT NULL", keys)
 }

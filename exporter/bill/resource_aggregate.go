@@ -1,10 +1,6 @@
 package bill
 
-import (
-	"cmp"
-	"slices"
-	"time"
-)
+import "time"
 
 // ResourceKey is one resource-day of the bill: the usage account, the
 // region, the resource id (i-..., vol-..., a load balancer's ARN), its
@@ -44,12 +40,11 @@ type ParentCost struct {
 	Lines                              int64
 }
 
-// AddResource sums one line when it is a resource line within the days,
-// and records SCAD's pod lines per parent instance; it reports whether
-// the line was a resource line.
+// AddResource sums one line when it is a resource line within the days;
+// it reports whether it did. SCAD's pod lines, which Add sums per parent
+// instance too, are none.
 func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	if l.Operation == OpEKSPodEC2 && l.ParentResourceID != "" {
-		a.addParent(l)
 		return false
 	}
 	kind := ResourceKindOf(l)
@@ -60,15 +55,7 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	if !a.inDays(day) {
 		return false
 	}
-	if a.sum.Resources == nil {
-		a.sum.Resources = map[ResourceKey]*ResourceCost{}
-	}
-	k := ResourceKey{Account: l.Account, Region: l.RegionCode, ResourceID: l.ResourceID, Kind: kind, Day: day}
-	c := a.sum.Resources[k]
-	if c == nil {
-		c = &ResourceCost{}
-		a.sum.Resources[k] = c
-	}
+	c := entry(&a.sum.Resources, ResourceKey{Account: l.Account, Region: l.RegionCode, ResourceID: l.ResourceID, Kind: kind, Day: day})
 	// SUM ignores nulls.
 	c.Amortized += AmortizedCost(l).or0()
 	c.Net += NetAmortizedCost(l).or0()
@@ -81,47 +68,16 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	return true
 }
 
-func (a *Aggregator) inDays(day time.Time) bool {
-	return (a.from.IsZero() || !day.Before(a.from)) && (a.to.IsZero() || !day.After(a.to))
-}
-
-func (a *Aggregator) addParent(l *ResourceLine) {
-	if !IsPodLine(&l.Line) || KindOf(&l.Line) == NoKind {
-		return
-	}
-	p, ok := ParseResourceID(l.ResourceID)
-	day := Day(&l.Line)
-	if !ok || !a.inDays(day) {
-		return
-	}
-	if a.sum.Parents == nil {
-		a.sum.Parents = map[ParentKey]*ParentCost{}
-	}
-	k := ParentKey{Account: p.Account, Region: p.Region, InstanceID: l.ParentResourceID, Day: day}
-	c := a.sum.Parents[k]
-	if c == nil {
-		c = &ParentCost{ClusterARN: p.ClusterARN, Cluster: p.Cluster}
-		a.sum.Parents[k] = c
-	}
-	if p.ClusterARN < c.ClusterARN { // the least, as the view's MIN
+// addParent sums an EC2 pod line that Add summed into its parent
+// instance-day.
+func (a *Aggregator) addParent(l *Line, p *Pod, day time.Time) {
+	c := entry(&a.sum.Parents, ParentKey{Account: p.Account, Region: p.Region, InstanceID: l.ParentResourceID, Day: day})
+	if c.Lines == 0 || p.ClusterARN < c.ClusterARN { // the least, as the view's MIN
 		c.ClusterARN, c.Cluster = p.ClusterARN, p.Cluster
 	}
-	c.Split += SplitCost(&l.Line).or0()
-	c.Unused += UnusedCost(&l.Line).or0()
-	c.NetSplit += NetSplitCost(&l.Line).or0()
-	c.NetUnused += NetUnusedCost(&l.Line).or0()
+	c.Split += SplitCost(l).or0()
+	c.Unused += UnusedCost(l).or0()
+	c.NetSplit += NetSplitCost(l).or0()
+	c.NetUnused += NetUnusedCost(l).or0()
 	c.Lines++
-}
-
-// ResourceKeys returns the resource-days sorted.
-func (s *Summary) ResourceKeys() []ResourceKey {
-	keys := make([]ResourceKey, 0, len(s.Resources))
-	for k := range s.Resources {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b ResourceKey) int {
-		return cmp.Or(cmp.Compare(a.Account, b.Account), cmp.Compare(a.Region, b.Region),
-			cmp.Compare(a.ResourceID, b.ResourceID), cmp.Compare(a.Kind, b.Kind), a.Day.Compare(b.Day))
-	})
-	return keys
 }

@@ -71,14 +71,12 @@ const (
 	NumKinds = 3
 )
 
-var kindNames = [NumKinds]string{"cpu", "memory", "gpu"}
-
 // String is the kind's name in SQL and column names: cpu, memory, gpu.
 func (k Kind) String() string {
 	if k < 0 || k >= NumKinds {
 		return ""
 	}
-	return kindNames[k]
+	return [NumKinds]string{"cpu", "memory", "gpu"}[k]
 }
 
 // Rule is one rule of AWS's SCAD reading written twice side by side: SQL
@@ -86,12 +84,13 @@ func (k Kind) String() string {
 // it) and Eval its Go function, which the reader calls. The test of this
 // package evaluates both on every line of the fixture and wants equal
 // values. Eval returns bool, string, Kind's name (string, "" for NULL),
-// NullFloat or a UTC day (time.Time, zero for NULL).
-type Rule struct {
-	Name string // the column LinesSQL names it
+// NullFloat or a UTC day (time.Time, zero for NULL). L is the line it
+// reads: Line, or ResourceLine for the resource rules (resource.go).
+type Rule[L any] struct {
+	Name string // the column the SQL of the lines names it
 	SQL  string
 	Cite string
-	Eval func(*Line) any
+	Eval func(*L) any
 }
 
 // IsPodLine is the view's WHERE restricted to EKS (its ECS branches are
@@ -363,14 +362,11 @@ func Like(s, pattern string) bool {
 // reaches: ParseResourceID checks the shape first).
 func SplitPart(s, sep string, n int) string {
 	for ; n > 1; n-- {
-		i := strings.Index(s, sep)
-		if i < 0 {
+		var ok bool
+		if _, s, ok = strings.Cut(s, sep); !ok {
 			return ""
 		}
-		s = s[i+len(sep):]
 	}
-	if i := strings.Index(s, sep); i >= 0 {
-		return s[:i]
-	}
-	return s
+	field, _, _ := strings.Cut(s, sep)
+	return field
 }

@@ -1,9 +1,6 @@
 package bill
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 func podField(f func(Pod) string) func(*Line) any {
 	return func(l *Line) any {
@@ -12,15 +9,15 @@ func podField(f func(Pod) string) func(*Line) any {
 	}
 }
 
-func floatRule(f func(*Line) NullFloat) func(*Line) any { return func(l *Line) any { return f(l) } }
+func floatRule[L any](f func(*L) NullFloat) func(*L) any { return func(l *L) any { return f(l) } }
 
-// Rules returns every rule, in the order of LinesSQL's columns. The Go
-// side of the pod fields is only defined where is_pod holds (elsewhere
-// Go says "" and SQL may say something else); the test compares them on
-// pod lines, and every other rule on every line.
-func Rules() []Rule {
+// Rules returns every rule, in the order of the columns of SummarySQL's
+// lines. The Go side of the pod fields is only defined where is_pod holds
+// (elsewhere Go says "" and SQL may say something else); the test
+// compares them on pod lines, and every other rule on every line.
+func Rules() []Rule[Line] {
 	view := SCADView
-	return []Rule{
+	return []Rule[Line]{
 		{"is_pod", isPodSQL, view + " WHERE clause; " + DocSCAD, func(l *Line) any { return IsPod(l) }},
 		{"account_id", accountSQL, DocSCAD + " (pod ARN)", podField(func(p Pod) string { return p.Account })},
 		{"region", regionSQL, DocSCAD + " (pod ARN)", podField(func(p Pod) string { return p.Region })},
@@ -41,26 +38,30 @@ func Rules() []Rule {
 	}
 }
 
-// LinesSQL is a SELECT of every rule's column (Rules' names) for every
-// line of table, pod or not (filter on is_pod). table is pasted as is:
-// a quoted name, or read_parquet(...) on DuckDB.
-func LinesSQL(table string) string { return linesSQL(table, "") }
-
-func linesSQL(table, where string) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	for i, r := range Rules() {
-		if i > 0 {
-			b.WriteString(",\n  ")
-		}
-		fmt.Fprintf(&b, "%s AS %s", r.SQL, r.Name)
+// selectSQL is a SELECT of the head columns and every rule's column from
+// table, WHERE where when it is not "".
+func selectSQL[L any](head []string, rules []Rule[L], table, where string) string {
+	cols := head
+	for _, r := range rules {
+		cols = append(cols, r.SQL+" AS "+r.Name)
 	}
-	fmt.Fprintf(&b, "\nFROM %s", table)
+	s := "SELECT " + strings.Join(cols, ",\n  ") + "\nFROM " + table
 	if where != "" {
-		fmt.Fprintf(&b, "\nWHERE %s", where)
+		s += "\nWHERE " + where
 	}
-	return b.String()
+	return s
 }
+
+// groupSQL sums lines (a SELECT, named alias) where where holds, per
+// keys: every summing view's shape. sel is the select list, one entry a
+// line.
+func groupSQL(sel []string, lines, alias, where, keys string) string {
+	return "SELECT " + strings.Join(sel, ",\n  ") + "\nFROM (" + lines + "\n) AS " + alias +
+		"\nWHERE " + where + "\nGROUP BY " + keys
+}
+
+// sumAs is a SUM of col that is 0 over nulls only, named as.
+func sumAs(col, as string) string { return "COALESCE(SUM(" + col + "), 0E0) AS " + as }
 
 // Measure is one of the summed costs, by the name of its rule.
 type Measure int
@@ -113,16 +114,14 @@ const podOperationsSQL = "line_item_operation IN ('" + OpEKSPodEC2 + "', '" + Op
 // all null is 0 (COALESCE on the SUM, not on the lines). Lines of no kind
 // are left out, as they add to none of the view's columns.
 func SummarySQL(table string) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	b.WriteString(strings.Join(SummaryKeyColumns, ", "))
+	keys := strings.Join(SummaryKeyColumns, ", ")
+	sel := []string{keys}
 	for m := range NumMeasures {
-		fmt.Fprintf(&b, ",\n  COALESCE(SUM(%s), 0E0) AS %s", m, m)
+		sel = append(sel, sumAs(m.String(), m.String()))
 		for k := range Kind(NumKinds) {
-			fmt.Fprintf(&b, ",\n  COALESCE(SUM(CASE WHEN kind = '%s' THEN %s END), 0E0) AS %s_%s", k, m, m, k)
+			sel = append(sel, sumAs("CASE WHEN kind = '"+k.String()+"' THEN "+m.String()+" END", m.String()+"_"+k.String()))
 		}
 	}
-	fmt.Fprintf(&b, ",\n  COUNT(*) AS %s\nFROM (%s\n) AS pod_lines\nWHERE is_pod AND kind IS NOT NULL\nGROUP BY %s",
-		SummaryLinesColumn, linesSQL(table, podOperationsSQL), strings.Join(SummaryKeyColumns, ", "))
-	return b.String()
+	sel = append(sel, "COUNT(*) AS "+SummaryLinesColumn)
+	return groupSQL(sel, selectSQL(nil, Rules(), table, podOperationsSQL), "pod_lines", "is_pod AND kind IS NOT NULL", keys)
 }

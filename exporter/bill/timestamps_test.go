@@ -3,6 +3,8 @@ package bill_test
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -76,7 +78,7 @@ func TestTimestampEncodings(t *testing.T) {
 		"nanos utc":    readOne(t, startNanos{tsOp, tsUsage, tsID, 0.5, at}),
 		"int96":        readOne(t, startInt96{tsOp, tsUsage, tsID, 0.5, int96(at)}),
 	} {
-		keys := s.Keys()
+		keys := slices.Collect(maps.Keys(s.Rows))
 		if len(keys) != 1 || !keys[0].Day.Equal(curfixture.Day1) || s.Rows[keys[0]].ByKind[bill.CPU][bill.MSplit] != 0.5 {
 			t.Errorf("%s: %v %+v", name, keys, s.Rows)
 		}
