@@ -107,10 +107,6 @@ func slotFor(m map[string]int, key string, n *int) int {
 // Columns returns the Parquet columns of this projection.
 func (p *Projection) Columns() []Column { return Columns(p.labels, p.annotations) }
 
-// CCAColumns returns the columns of schema version 1 of this projection:
-// what the CCA Glue table reads, a prefix of Columns.
-func (p *Projection) CCAColumns() []Column { return CCA(p.labels, p.annotations) }
-
 // Labels returns the original LABELS keys.
 func (p *Projection) Labels() []string { return append([]string(nil), p.labels...) }
 
@@ -128,16 +124,13 @@ func (p *Projection) NewRecord() *Record {
 // LabelSlot returns the Record.Labels slot of a sanitized Kubecost label
 // key, or -1 when the key is not needed. Callers may pass string(b) for a
 // []byte b: the compiler does not allocate for a map lookup.
-func (p *Projection) LabelSlot(key string) int {
-	if s, ok := p.labelSlot[key]; ok {
-		return s
-	}
-	return -1
-}
+func (p *Projection) LabelSlot(key string) int { return slotOf(p.labelSlot, key) }
 
 // AnnotationSlot is LabelSlot for annotations.
-func (p *Projection) AnnotationSlot(key string) int {
-	if s, ok := p.annotationSlot[key]; ok {
+func (p *Projection) AnnotationSlot(key string) int { return slotOf(p.annotationSlot, key) }
+
+func slotOf(m map[string]int, key string) int {
+	if s, ok := m[key]; ok {
 		return s
 	}
 	return -1
@@ -170,9 +163,7 @@ func (p *Projection) Reset(r *Record) {
 // checks downstream are not surprised by a sign bit.
 func (p *Projection) Finish(r *Record) {
 	for i, v := range r.Num {
-		if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			r.Num[i] = 0
-		}
+		_, r.Num[i] = Finite(v)
 	}
 	// The appended columns are nullable: a number Kubecost could not
 	// compute is null there, not 0.
