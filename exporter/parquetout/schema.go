@@ -115,15 +115,16 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 		}
 		seen[c.Name] = true
 		var s source
+		want := schema.String
 		switch {
 		case c.Name == "name":
 			s = source{kind: srcName}
 		case c.Name == "window.start":
-			s = source{kind: srcStart}
+			s, want = source{kind: srcStart}, schema.Timestamp
 		case c.Name == "window.end":
-			s = source{kind: srcEnd}
+			s, want = source{kind: srcEnd}, schema.Timestamp
 		case schema.DoubleIndex(c.Name) >= 0:
-			s = source{kind: srcNum, index: schema.DoubleIndex(c.Name)}
+			s, want = source{kind: srcNum, index: schema.DoubleIndex(c.Name)}, schema.Double
 		case nl < len(labels) && c.Name == schema.LabelPrefix+labels[nl]:
 			s = source{kind: srcLabel, index: nl}
 			nl++
@@ -132,11 +133,7 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 			na++
 		case schema.ExtraIndex(c.Name) >= 0 && c.Type != schema.String:
 			s = source{kind: srcExtra, index: schema.ExtraIndex(c.Name)}
-			if want := schema.Extras()[s.index].Type; c.Type != want {
-				return nil, nil, fmt.Errorf("parquet: column %q is %s, writer expects %s", c.Name, c.Type, want)
-			}
-			srcs[i] = s
-			continue
+			want = schema.Extras()[s.index].Type
 		default:
 			j, ok := props[c.Name]
 			if !ok {
@@ -144,7 +141,7 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 			}
 			s = source{kind: srcProp, index: j}
 		}
-		if want := typeOf(s.kind); c.Type != want {
+		if c.Type != want {
 			return nil, nil, fmt.Errorf("parquet: column %q is %s, writer expects %s", c.Name, c.Type, want)
 		}
 		srcs[i] = s
@@ -153,16 +150,6 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 		return nil, nil, fmt.Errorf("parquet: %d of %d label and %d of %d annotation columns placed", nl, len(labels), na, len(annotations))
 	}
 	return cols, srcs, nil
-}
-
-func typeOf(k sourceKind) schema.Type {
-	switch k {
-	case srcStart, srcEnd:
-		return schema.Timestamp
-	case srcNum:
-		return schema.Double
-	}
-	return schema.String
 }
 
 // buildSchema turns the contract columns into a parquet schema.
@@ -184,10 +171,7 @@ func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.
 		var n parquet.Node
 		switch c.Type {
 		case schema.String:
-			n = parquet.String()
-			if dict(c) {
-				n = parquet.Encoded(n, &parquet.RLEDictionary)
-			}
+			n = stringNode(dict(c))
 		case schema.Double:
 			n = parquet.Leaf(parquet.DoubleType)
 		case schema.Timestamp:
@@ -202,6 +186,14 @@ func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.
 		g.byName[c.Name] = n
 	}
 	return parquet.NewSchema(rootName, g), nil
+}
+
+// stringNode is a string leaf, dictionary-encoded when dict is true.
+func stringNode(dict bool) parquet.Node {
+	if dict {
+		return parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+	}
+	return parquet.String()
 }
 
 // dictionaryFor reports whether a string column is worth a dictionary.

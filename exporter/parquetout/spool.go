@@ -31,10 +31,6 @@ type spoolPool struct {
 
 var _ parquet.BufferPool = (*spoolPool)(nil)
 
-func newSpoolPool(dir, pattern string) *spoolPool {
-	return &spoolPool{dir: dir, pattern: pattern}
-}
-
 // GetBuffer returns an empty page buffer.
 func (p *spoolPool) GetBuffer() io.ReadWriteSeeker {
 	p.mu.Lock()
@@ -80,13 +76,13 @@ func (p *spoolPool) append(b []byte) (int64, error) {
 	}
 	if p.f == nil {
 		f, err := os.CreateTemp(p.dir, p.pattern)
-		if err != nil {
-			p.err = fmt.Errorf("parquet: page spool: %w", err)
-			return 0, p.err
+		if err == nil {
+			// Open files outlive their name on Linux and macOS.
+			if err = os.Remove(f.Name()); err != nil {
+				_ = f.Close()
+			}
 		}
-		// Open files outlive their name on Linux and macOS.
-		if err := os.Remove(f.Name()); err != nil {
-			_ = f.Close()
+		if err != nil {
 			p.err = fmt.Errorf("parquet: page spool: %w", err)
 			return 0, p.err
 		}

@@ -201,8 +201,7 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 		// full. In files they cost page cache, not process memory, and the
 		// row groups stay as large as Athena likes them. See
 		// docs/performance.md for the measurements.
-		dir := cmp.Or(opts.PageBufferDir, os.TempDir())
-		spool = newSpoolPool(dir, "kubecost-s3-exporter-pages-*")
+		spool = &spoolPool{dir: cmp.Or(opts.PageBufferDir, os.TempDir()), pattern: "kubecost-s3-exporter-pages-*"}
 		options = append(options, parquet.ColumnPageBuffers(spool))
 	}
 	for _, path := range sch.Columns() {
@@ -373,33 +372,23 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
-	if w.err != nil {
-		w.release()
-		return w.err
+	err := w.err
+	if err == nil {
+		err = w.flushBatch()
 	}
-	if err := w.flushBatch(); err != nil {
-		w.release()
-		return err
+	if err == nil {
+		if err = w.pw.Close(); err != nil {
+			err = w.fail(fmt.Errorf("parquet: write footer: %w", err))
+		}
 	}
-	if err := w.pw.Close(); err != nil {
-		w.release()
-		return w.fail(fmt.Errorf("parquet: write footer: %w", err))
+	if err != nil {
+		// The file cannot be finished: hand the page buffers of its
+		// unfinished row group back to their pool.
+		w.pw.Reset(io.Discard)
 	}
-	w.closeSpool()
-	return nil
-}
-
-// release hands the page buffers of an unfinished row group back to their
-// pool after an error has left the file unfinishable, and closes the
-// pool's file. Close does the same on success.
-func (w *Writer) release() {
-	w.pw.Reset(io.Discard)
-	w.closeSpool()
-}
-
-// closeSpool closes the page spool's file, which has no name left.
-func (w *Writer) closeSpool() {
+	// The page spool's file has no name left; closing it frees it.
 	if w.spool != nil {
 		_ = w.spool.close()
 	}
+	return err
 }
