@@ -90,9 +90,6 @@ func New(root string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Root returns the directory the store writes under.
-func (s *Store) Root() string { return s.root }
-
 // openRoot opens the root afresh for each operation. That costs one
 // syscall and spares callers a Close method the ObjectStore interface does
 // not have; it also follows the directory if it is replaced.
@@ -104,9 +101,24 @@ func (s *Store) openRoot() (*os.Root, error) {
 	return r, nil
 }
 
-// notDirErr is what opening "a/b" gives when "a" is a file: as far as
-// objects go, "a/b" simply does not exist.
-var notDirErr error = syscall.ENOTDIR
+// begin checks key and ctx for operation op, then opens the root.
+func (s *Store) begin(ctx context.Context, op, key string) (*os.Root, error) {
+	err := checkKey(key)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dirstore: %s %s: %w", op, key, err)
+	}
+	return s.openRoot()
+}
+
+// missing reports whether err means there is no file: opening "a/b" when
+// "a" is a file gives ENOTDIR, and as far as objects go, "a/b" simply does
+// not exist.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
 
 // tempRE matches the temp files Put creates: .<name>.tmp-<16 hex digits>.
 var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9a-f]{16}$`)
@@ -154,7 +166,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 	var found []exporter.ObjectInfo
 	err = fs.WalkDir(r.FS(), start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == start && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr)) {
+			if p == start && missing(err) {
 				return fs.SkipAll
 			}
 			return err
@@ -280,30 +292,25 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 // Open returns the file at key. A missing key, or one that names a
 // directory, gives an error wrapping exporter.ErrNotExist.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
-	if err := checkKey(key); err != nil {
-		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
-	}
-	root, err := s.openRoot()
+	root, err := s.begin(ctx, "open", key)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close() // files opened through root stay open
 
 	f, err := root.Open(filepath.FromSlash(key))
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr) {
+	if missing(err) {
 		return nil, fmt.Errorf("dirstore: open %s: %w", key, exporter.ErrNotExist)
 	} else if err != nil {
 		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = exporter.ErrNotExist
+	}
+	if err != nil {
 		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
-		}
-		return nil, fmt.Errorf("dirstore: open %s: %w", key, exporter.ErrNotExist)
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
 	}
 	return f, nil
 }
@@ -313,13 +320,7 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 // are kept: removing them would race with a concurrent Put creating a file
 // in them, and List ignores empty directories anyway.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := checkKey(key); err != nil {
-		return fmt.Errorf("dirstore: delete %s: %w", key, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("dirstore: delete %s: %w", key, err)
-	}
-	root, err := s.openRoot()
+	root, err := s.begin(ctx, "delete", key)
 	if err != nil {
 		return err
 	}
@@ -328,7 +329,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	name := filepath.FromSlash(key)
 	fi, err := root.Lstat(name)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr):
+	case missing(err):
 		return nil
 	case err != nil:
 		return fmt.Errorf("dirstore: delete %s: %w", key, err)
@@ -405,30 +406,34 @@ func (s *Store) setMeta(ctx context.Context, f *os.File, meta map[string]string)
 
 // Head returns the file's size, ETag and metadata. A missing key, or one
 // that names a directory, gives an error wrapping exporter.ErrNotExist.
-func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
-	rc, err := s.Open(ctx, key)
-	if err != nil {
-		if errors.Is(err, exporter.ErrNotExist) {
-			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, exporter.ErrNotExist)
+func (s *Store) Head(ctx context.Context, key string) (_ exporter.ObjectAttrs, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("dirstore: head %s: %w", key, err)
 		}
-		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
+	}()
+	rc, err := s.Open(ctx, key)
+	if errors.Is(err, exporter.ErrNotExist) {
+		return exporter.ObjectAttrs{}, exporter.ErrNotExist
+	} else if err != nil {
+		return exporter.ObjectAttrs{}, err
 	}
 	f := rc.(*os.File)
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
+		return exporter.ObjectAttrs{}, err
 	}
 	// Data and attribute come from the same open file, hence the same
 	// inode: a concurrent Put cannot pair this file with other metadata.
 	raw, err := getXattr(f)
 	if err != nil {
-		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: read metadata: %w", key, err)
+		return exporter.ObjectAttrs{}, fmt.Errorf("read metadata: %w", err)
 	}
 	meta := map[string]string{}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &meta); err != nil {
-			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: metadata attribute is not JSON: %w", key, err)
+			return exporter.ObjectAttrs{}, fmt.Errorf("metadata attribute is not JSON: %w", err)
 		}
 	}
 	return exporter.ObjectAttrs{Size: fi.Size(), ETag: etag(fi), Metadata: meta}, nil
