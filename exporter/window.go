@@ -36,11 +36,6 @@ func Window(now time.Time, days int, settle time.Duration) (first, last time.Tim
 	return first, last
 }
 
-// BackfillWindow is Window with the default settle period of 48 hours.
-func BackfillWindow(now time.Time, days int) (first, last time.Time) {
-	return Window(now, days, DefaultSettle)
-}
-
 // Backlog is how far a run reaches past the backfill window.
 type Backlog struct {
 	// MaxDays bounds how far back, in the same count as BACKFILL_PERIOD_DAYS
