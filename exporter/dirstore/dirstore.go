@@ -103,11 +103,7 @@ func (s *Store) openRoot() (*os.Root, error) {
 
 // begin checks key and ctx for operation op, then opens the root.
 func (s *Store) begin(ctx context.Context, op, key string) (*os.Root, error) {
-	err := checkKey(key)
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err != nil {
+	if err := cmp.Or(checkKey(key), ctx.Err()); err != nil {
 		return nil, fmt.Errorf("dirstore: %s %s: %w", op, key, err)
 	}
 	return s.openRoot()
@@ -304,13 +300,9 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = exporter.ErrNotExist
-	}
-	if err != nil {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, cmp.Or(err, exporter.ErrNotExist))
 	}
 	return f, nil
 }
@@ -406,34 +398,30 @@ func (s *Store) setMeta(ctx context.Context, f *os.File, meta map[string]string)
 
 // Head returns the file's size, ETag and metadata. A missing key, or one
 // that names a directory, gives an error wrapping exporter.ErrNotExist.
-func (s *Store) Head(ctx context.Context, key string) (_ exporter.ObjectAttrs, err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("dirstore: head %s: %w", key, err)
-		}
-	}()
+func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
 	rc, err := s.Open(ctx, key)
-	if errors.Is(err, exporter.ErrNotExist) {
-		return exporter.ObjectAttrs{}, exporter.ErrNotExist
-	} else if err != nil {
-		return exporter.ObjectAttrs{}, err
+	if err != nil {
+		if errors.Is(err, exporter.ErrNotExist) {
+			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, exporter.ErrNotExist)
+		}
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
 	}
 	f := rc.(*os.File)
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return exporter.ObjectAttrs{}, err
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
 	}
 	// Data and attribute come from the same open file, hence the same
 	// inode: a concurrent Put cannot pair this file with other metadata.
 	raw, err := getXattr(f)
 	if err != nil {
-		return exporter.ObjectAttrs{}, fmt.Errorf("read metadata: %w", err)
+		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: read metadata: %w", key, err)
 	}
 	meta := map[string]string{}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &meta); err != nil {
-			return exporter.ObjectAttrs{}, fmt.Errorf("metadata attribute is not JSON: %w", err)
+			return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: metadata attribute is not JSON: %w", key, err)
 		}
 	}
 	return exporter.ObjectAttrs{Size: fi.Size(), ETag: etag(fi), Metadata: meta}, nil
