@@ -22,36 +22,21 @@ type Record struct {
 	X [NumExtra]Nested
 }
 
-// Node labels that feed derived properties, as Kubecost spells them.
-// Order matters: derivations below refer to these positions.
-var derivedSources = [...]string{
-	"node_kubernetes_io_instance_type",  // 0
-	"topology_kubernetes_io_region",     // 1
-	"topology_kubernetes_io_zone",       // 2
-	"kubernetes_io_arch",                // 3
-	"kubernetes_io_os",                  // 4
-	"eks_amazonaws_com_capacityType",    // 5
-	"karpenter_sh_capacity_type",        // 6
-	"eks_amazonaws_com_nodegroup",       // 7
-	"karpenter_sh_nodepool",             // 8
-	"karpenter_sh_provisioner_name",     // 9
-	"eks_amazonaws_com_nodegroup_image", // 10
-	"karpenter_k8s_aws_instance_ami_id", // 11
-}
-
-// derivations lists, per derived property, its source slots by preference.
+// derivations lists, per derived property, the node labels it is read
+// from (as Kubecost spells them), by preference. These labels take the
+// first Record.Labels slots, in this order.
 var derivations = [...]struct {
 	prop    int
-	sources []int
+	sources []string
 }{
-	{PropNodeInstanceType, []int{0}},
-	{PropRegion, []int{1}},
-	{PropNodeAvailabilityZone, []int{2}},
-	{PropNodeArchitecture, []int{3}},
-	{PropNodeOS, []int{4}},
-	{PropNodeCapacityType, []int{5, 6}},
-	{PropNodeNodegroup, []int{7, 8, 9}},
-	{PropNodeNodegroupImage, []int{10, 11}},
+	{PropNodeInstanceType, []string{"node_kubernetes_io_instance_type"}},
+	{PropRegion, []string{"topology_kubernetes_io_region"}},
+	{PropNodeAvailabilityZone, []string{"topology_kubernetes_io_zone"}},
+	{PropNodeArchitecture, []string{"kubernetes_io_arch"}},
+	{PropNodeOS, []string{"kubernetes_io_os"}},
+	{PropNodeCapacityType, []string{"eks_amazonaws_com_capacityType", "karpenter_sh_capacity_type"}},
+	{PropNodeNodegroup, []string{"eks_amazonaws_com_nodegroup", "karpenter_sh_nodepool", "karpenter_sh_provisioner_name"}},
+	{PropNodeNodegroupImage, []string{"eks_amazonaws_com_nodegroup_image", "karpenter_k8s_aws_instance_ami_id"}},
 }
 
 // Projection maps Kubecost's sanitized label and annotation keys to record
@@ -76,13 +61,14 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 		clusterName:    clusterName,
 		labels:         append([]string(nil), labels...),
 		annotations:    append([]string(nil), annotations...),
-		labelSlot:      make(map[string]int, len(derivedSources)+len(labels)),
-		annotationSlot: make(map[string]int, len(annotations)),
+		labelSlot:      map[string]int{},
+		annotationSlot: map[string]int{},
 	}
-	for i, k := range derivedSources {
-		p.labelSlot[k] = i
+	for _, d := range derivations {
+		for _, k := range d.sources {
+			slotFor(p.labelSlot, k, &p.nLabelSlots)
+		}
 	}
-	p.nLabelSlots = len(derivedSources)
 	for _, l := range labels {
 		p.userLabelSlots = append(p.userLabelSlots, slotFor(p.labelSlot, Sanitize(l), &p.nLabelSlots))
 	}
@@ -174,14 +160,15 @@ func (p *Projection) Finish(r *Record) {
 	}
 	r.Props[PropClusterID] = p.clusterID
 	r.Props[PropEKSClusterName] = p.clusterName
+	slot := 0 // of the first source of d
 	for _, d := range derivations {
 		r.Props[d.prop] = ""
-		for _, s := range d.sources {
-			if v := r.Labels[s]; v != "" {
+		for i := range d.sources {
+			if v := r.Labels[slot+i]; v != "" && r.Props[d.prop] == "" {
 				r.Props[d.prop] = v
-				break
 			}
 		}
+		slot += len(d.sources)
 	}
 	r.Props[PropProvider] = ""
 	if id := r.Props[PropProviderID]; strings.HasPrefix(id, "i-") || strings.HasPrefix(id, "aws://") {
