@@ -116,16 +116,6 @@ func ExtraKey(key string, property bool) int {
 	return slices.IndexFunc(extras[:], func(e ExtraColumn) bool { return e.Key == key && e.Property == property })
 }
 
-// FieldIndex returns the index of a struct field of extra column x, or -1.
-func FieldIndex(x int, name string) int {
-	for i, f := range extras[x].Fields {
-		if f.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // KV is one entry of a string map.
 type KV struct{ Key, Value string }
 
