@@ -71,9 +71,6 @@ type Options struct {
 	// created (spool.go). "" means os.TempDir(), where the exporter also
 	// spools its day files.
 	PageBufferDir string
-	// MemoryPageBuffers keeps those pages on the Go heap instead, as
-	// parquet-go does by default; benchmarks use it for comparison.
-	MemoryPageBuffers bool
 
 	// noDictionary writes every string column PLAIN; benchmarks use it to
 	// measure what dictionary encoding costs and saves.
@@ -83,7 +80,7 @@ type Options struct {
 // Writer writes records to one Parquet file. It is not safe for concurrent use.
 type Writer struct {
 	pw    *parquet.GenericWriter[any]
-	spool *spoolPool // nil with MemoryPageBuffers
+	spool *spoolPool
 	p     *schema.Projection
 	// Where each Record field goes, grouped by kind so that Write runs one
 	// tight loop per kind instead of a type switch per value.
@@ -166,7 +163,6 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 // *WriterConfig given as an option is merged into parquet-go's defaults
 // with boolean OR, which turned DataPageStatistics back on.
 func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, *spoolPool, error) {
-	var spool *spoolPool
 	codec, err := codecFor(opts.Codec)
 	if err != nil {
 		return nil, nil, err
@@ -194,16 +190,14 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 		parquet.DataPageStatistics(false),
 		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
 	}
-	if !opts.MemoryPageBuffers {
-		// Without this, a row group's compressed pages (64k rows are about
-		// 9 MB) sit on the heap until it is flushed, and the GC doubles
-		// that: peak memory grew with the day until the first row group was
-		// full. In files they cost page cache, not process memory, and the
-		// row groups stay as large as Athena likes them. See
-		// docs/performance.md for the measurements.
-		spool = &spoolPool{dir: cmp.Or(opts.PageBufferDir, os.TempDir()), pattern: "kubecost-s3-exporter-pages-*"}
-		options = append(options, parquet.ColumnPageBuffers(spool))
-	}
+	// Without this, a row group's compressed pages (64k rows are about
+	// 9 MB) sit on the heap until it is flushed, and the GC doubles
+	// that: peak memory grew with the day until the first row group was
+	// full. In files they cost page cache, not process memory, and the
+	// row groups stay as large as Athena likes them. See
+	// docs/performance.md for the measurements.
+	spool := &spoolPool{dir: cmp.Or(opts.PageBufferDir, os.TempDir()), pattern: "kubecost-s3-exporter-pages-*"}
+	options = append(options, parquet.ColumnPageBuffers(spool))
 	for _, path := range sch.Columns() {
 		// Min and max of map keys, list elements and struct fields say
 		// nothing a query engine can skip pages by.
@@ -387,8 +381,6 @@ func (w *Writer) Close() error {
 		w.pw.Reset(io.Discard)
 	}
 	// The page spool's file has no name left; closing it frees it.
-	if w.spool != nil {
-		_ = w.spool.close()
-	}
+	_ = w.spool.close()
 	return err
 }
