@@ -82,11 +82,11 @@ type Writer struct {
 	pw    *parquet.GenericWriter[any]
 	spool *spoolPool
 	p     *schema.Projection
-	// Where each Record field goes, grouped by kind so that Write runs one
+	// Where each Record field goes, by source kind, so that Write runs one
 	// tight loop per kind instead of a type switch per value.
-	nums, props, labels, annotations, scalars []slot
-	names                                     []string // column names
-	leafNames                                 []string // leaf column names, for errors
+	slots     [srcExtra][]slot
+	names     []string // column names
+	leafNames []string // leaf column names, for errors
 
 	rgRows  int // row group size
 	inGroup int // rows already handed to parquet-go in the current row group
@@ -240,27 +240,13 @@ func (w *Writer) place(cols []schema.Column, srcs []source) error {
 		leaf++
 		w.flat++
 		w.leafNames = append(w.leafNames, cols[c].Name)
-		sl := slot{off: c * batchRows, idx: s.index}
-		switch s.kind {
-		case srcNum:
-			w.nums = append(w.nums, sl)
-		case srcProp:
-			w.props = append(w.props, sl)
-		case srcLabel:
-			w.labels = append(w.labels, sl)
-		case srcAnnotation:
-			w.annotations = append(w.annotations, sl)
-		default:
-			sl.idx = int(s.kind)
-			w.scalars = append(w.scalars, sl)
-		}
+		w.slots[s.kind] = append(w.slots[s.kind], slot{off: c * batchRows, idx: s.index})
 	}
 	return nil
 }
 
 // slot places one Record field: off is the start of its column in the
-// batch, idx the field's index (into Num, Props, LABELS or ANNOTATIONS, or
-// the sourceKind for name and window).
+// batch, idx the field's index (into Num, Props, LABELS or ANNOTATIONS).
 type slot struct{ off, idx int }
 
 // Write appends one row. It keeps nothing of r but the bytes of its
@@ -275,27 +261,26 @@ func (w *Writer) Write(r *schema.Record) error {
 		return errors.New("parquet: write after close")
 	}
 	v, n := w.vals, w.n
-	for _, s := range w.nums {
+	for _, s := range w.slots[srcName] {
+		v[s.off+n] = str(r.Name)
+	}
+	for _, s := range w.slots[srcStart] {
+		v[s.off+n] = parquet.Int64Value(r.Start)
+	}
+	for _, s := range w.slots[srcEnd] {
+		v[s.off+n] = parquet.Int64Value(r.End)
+	}
+	for _, s := range w.slots[srcNum] {
 		v[s.off+n] = parquet.DoubleValue(r.Num[s.idx])
 	}
-	for _, s := range w.props {
+	for _, s := range w.slots[srcProp] {
 		v[s.off+n] = str(r.Props[s.idx])
 	}
-	for _, s := range w.labels {
+	for _, s := range w.slots[srcLabel] {
 		v[s.off+n] = str(w.p.UserLabel(r, s.idx))
 	}
-	for _, s := range w.annotations {
+	for _, s := range w.slots[srcAnnotation] {
 		v[s.off+n] = str(w.p.UserAnnotation(r, s.idx))
-	}
-	for _, s := range w.scalars {
-		switch sourceKind(s.idx) {
-		case srcName:
-			v[s.off+n] = str(r.Name)
-		case srcStart:
-			v[s.off+n] = parquet.Int64Value(r.Start)
-		case srcEnd:
-			v[s.off+n] = parquet.Int64Value(r.End)
-		}
 	}
 	for i := range w.extras {
 		w.shred(&w.extras[i], &r.X[w.extras[i].x])
