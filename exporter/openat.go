@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -178,11 +179,7 @@ func (r *rangeAt) block(idx int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if int64(cap(buf)) >= n {
-		buf = buf[:n]
-	} else {
-		buf = make([]byte, n)
-	}
+	buf = slices.Grow(buf[:0], int(n))[:n]
 	_, err = io.ReadFull(rc, buf)
 	err = errors.Join(err, rc.Close())
 	if err != nil {
