@@ -37,7 +37,6 @@ import (
 type nestedCol struct {
 	x     int         // schema.X* index
 	typ   schema.Type // column type
-	leaf  int         // index of its first leaf column in the file
 	slot  int         // index of its first leaf in Writer.nested
 	ftyps []schema.Type
 }

@@ -85,7 +85,6 @@ type Writer struct {
 	// Where each Record field goes, by source kind, so that Write runs one
 	// tight loop per kind instead of a type switch per value.
 	slots     [srcExtra][]slot
-	names     []string // column names
 	leafNames []string // leaf column names, for errors
 
 	rgRows  int // row group size
@@ -148,7 +147,6 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		pw:     pw,
 		spool:  spool,
 		p:      p,
-		names:  make([]string, len(cols)),
 		rgRows: rgRows,
 		vals:   make([]parquet.Value, len(cols)*batchRows), // a little more than the flat columns need
 	}
@@ -217,27 +215,22 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 // first, one leaf each, in the batch; then the appended columns, whose
 // leaves follow in the file and are buffered in w.nested.
 func (w *Writer) place(cols []schema.Column, srcs []source) error {
-	leaf := 0
 	for c, s := range srcs {
-		w.names[c] = cols[c].Name
 		if s.kind == srcExtra {
-			nc := nestedCol{x: s.index, typ: cols[c].Type, leaf: leaf, slot: len(w.nested)}
+			nc := nestedCol{x: s.index, typ: cols[c].Type, slot: len(w.nested)}
 			for _, f := range cols[c].Fields {
 				nc.ftyps = append(nc.ftyps, f.Type)
 			}
-			n := leaves(cols[c])
-			for i := range n {
+			for i := range leaves(cols[c]) {
 				w.nested = append(w.nested, nil)
 				w.leafNames = append(w.leafNames, fmt.Sprintf("%s[%d]", cols[c].Name, i))
 			}
 			w.extras = append(w.extras, nc)
-			leaf += n
 			continue
 		}
-		if leaf != c {
+		if len(w.extras) > 0 {
 			return fmt.Errorf("parquet: CCA column %q after an appended column", cols[c].Name)
 		}
-		leaf++
 		w.flat++
 		w.leafNames = append(w.leafNames, cols[c].Name)
 		w.slots[s.kind] = append(w.slots[s.kind], slot{off: c * batchRows, idx: s.index})
