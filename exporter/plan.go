@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -136,10 +137,7 @@ func PlanDays(in PlanInput) Plan {
 			stored[d] = append(stored[d], o)
 		}
 	}
-	for d := range stored {
-		p.Present = append(p.Present, d)
-	}
-	slices.SortFunc(p.Present, time.Time.Compare)
+	p.Present = slices.SortedFunc(maps.Keys(stored), time.Time.Compare)
 
 	seen := map[time.Time]bool{}
 	for _, a := range in.Available {

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/encoding"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
@@ -23,9 +21,14 @@ const rootName = "schema"
 // humans reading `parquet schema` expect it. parquet-go derives column
 // indexes, schema elements and column chunks from Node.Fields(), so
 // returning them in contract order is enough for the file to follow it.
+//
+// The equivalent parquet.Group answers every other method, GoType too,
+// which only reflection-based code paths consult: a Go struct cannot carry
+// these names as field names anyway, so its sorted struct is as good an
+// answer as any.
 type orderedGroup struct {
+	parquet.Group
 	fields []parquet.Field
-	byName parquet.Group // only to answer GoType, see below
 }
 
 // namedField attaches a column name to a leaf node. Names are taken
@@ -53,20 +56,7 @@ func (f *namedField) Value(base reflect.Value) reflect.Value {
 	return reflect.Value{}
 }
 
-func (g *orderedGroup) ID() int                     { return 0 }
-func (g *orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
-func (g *orderedGroup) Optional() bool              { return false }
-func (g *orderedGroup) Repeated() bool              { return false }
-func (g *orderedGroup) Required() bool              { return true }
-func (g *orderedGroup) Leaf() bool                  { return false }
-func (g *orderedGroup) Fields() []parquet.Field     { return g.fields }
-func (g *orderedGroup) Encoding() encoding.Encoding { return nil }
-func (g *orderedGroup) Compression() compress.Codec { return nil }
-
-// GoType is only consulted by reflection-based code paths. A Go struct
-// cannot carry these names as field names anyway, so the sorted struct of
-// the equivalent parquet.Group is as good an answer as any.
-func (g *orderedGroup) GoType() reflect.Type { return g.byName.GoType() }
+func (g *orderedGroup) Fields() []parquet.Field { return g.fields }
 
 func (g *orderedGroup) String() string {
 	var b strings.Builder
@@ -164,8 +154,8 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 // PLAIN per column chunk when a dictionary grows past DictionaryMaxBytes).
 func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.Schema, error) {
 	g := &orderedGroup{
+		Group:  make(parquet.Group, len(cols)),
 		fields: make([]parquet.Field, len(cols)),
-		byName: make(parquet.Group, len(cols)),
 	}
 	for i, c := range cols {
 		var n parquet.Node
@@ -183,7 +173,7 @@ func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.
 			}
 		}
 		g.fields[i] = &namedField{Node: n, name: c.Name}
-		g.byName[c.Name] = n
+		g.Group[c.Name] = n
 	}
 	return parquet.NewSchema(rootName, g), nil
 }
