@@ -31,12 +31,10 @@ const (
 // MaxFields bounds the fields of a struct column (Nested.Fields).
 const MaxFields = 6
 
-// ExtraColumn is an appended column and where Kubecost reports it.
+// ExtraColumn is an appended column and where Kubecost reports it. Its
+// name is the path of the field in a Kubecost allocation.
 type ExtraColumn struct {
 	Column
-	// Source is the path of the field in a Kubecost allocation, for the
-	// README and `schema --format text`.
-	Source string
 	// Property is true when the field is a member of "properties" rather
 	// than of the allocation itself.
 	Property bool
@@ -78,21 +76,21 @@ var (
 )
 
 var extras = [NumExtra]ExtraColumn{
-	{Column{"properties.labels", StringMap, nil}, "properties.labels", true, "labels"},
-	{Column{"properties.annotations", StringMap, nil}, "properties.annotations", true, "annotations"},
-	{Column{"cpuCostIdle", NullableDouble, nil}, "cpuCostIdle", false, "cpuCostIdle"},
-	{Column{"ramCostIdle", NullableDouble, nil}, "ramCostIdle", false, "ramCostIdle"},
-	{Column{"gpuCostIdle", NullableDouble, nil}, "gpuCostIdle", false, "gpuCostIdle"},
-	{Column{"gpuRequestAverage", NullableDouble, nil}, "gpuRequestAverage", false, "gpuRequestAverage"},
-	{Column{"gpuUsageAverage", NullableDouble, nil}, "gpuUsageAverage", false, "gpuUsageAverage"},
-	{Column{"gpuEfficiency", NullableDouble, nil}, "gpuEfficiency", false, "gpuEfficiency"},
-	{Column{"gpuAllocation", Struct, gpuAllocationFields}, "gpuAllocation", false, "gpuAllocation"},
-	{Column{"pvs", StructMap, pvFields}, "pvs", false, "pvs"},
-	{Column{"lbAllocations", StructMap, lbFields}, "lbAllocations", false, "lbAllocations"},
-	{Column{"properties.services", StringList, nil}, "properties.services", true, "services"},
-	{Column{"properties.namespaceLabels", StringMap, nil}, "properties.namespaceLabels", true, "namespaceLabels"},
-	{Column{"properties.namespaceAnnotations", StringMap, nil}, "properties.namespaceAnnotations", true, "namespaceAnnotations"},
-	{Column{"rawAllocationOnly", Struct, rawFields}, "rawAllocationOnly", false, "rawAllocationOnly"},
+	{Column{"properties.labels", StringMap, nil}, true, "labels"},
+	{Column{"properties.annotations", StringMap, nil}, true, "annotations"},
+	{Column{"cpuCostIdle", NullableDouble, nil}, false, "cpuCostIdle"},
+	{Column{"ramCostIdle", NullableDouble, nil}, false, "ramCostIdle"},
+	{Column{"gpuCostIdle", NullableDouble, nil}, false, "gpuCostIdle"},
+	{Column{"gpuRequestAverage", NullableDouble, nil}, false, "gpuRequestAverage"},
+	{Column{"gpuUsageAverage", NullableDouble, nil}, false, "gpuUsageAverage"},
+	{Column{"gpuEfficiency", NullableDouble, nil}, false, "gpuEfficiency"},
+	{Column{"gpuAllocation", Struct, gpuAllocationFields}, false, "gpuAllocation"},
+	{Column{"pvs", StructMap, pvFields}, false, "pvs"},
+	{Column{"lbAllocations", StructMap, lbFields}, false, "lbAllocations"},
+	{Column{"properties.services", StringList, nil}, true, "services"},
+	{Column{"properties.namespaceLabels", StringMap, nil}, true, "namespaceLabels"},
+	{Column{"properties.namespaceAnnotations", StringMap, nil}, true, "namespaceAnnotations"},
+	{Column{"rawAllocationOnly", Struct, rawFields}, false, "rawAllocationOnly"},
 }
 
 // Extras returns the appended columns with their sources, in order.
