@@ -202,12 +202,7 @@ func KubecostPropIndex(key string) (int, bool) {
 
 // Base returns the fixed contract columns, in order.
 func Base() []Column {
-	cols := make([]Column, 0, 3+NumDoubles+NumProps)
-	cols = append(cols,
-		Column{Name: "name", Type: String},
-		Column{Name: "window.start", Type: Timestamp},
-		Column{Name: "window.end", Type: Timestamp},
-	)
+	cols := []Column{{Name: "name", Type: String}, {Name: "window.start", Type: Timestamp}, {Name: "window.end", Type: Timestamp}}
 	for _, d := range doubles {
 		cols = append(cols, Column{Name: d, Type: Double})
 	}
