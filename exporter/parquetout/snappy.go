@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/klauspost/compress/s2"
-	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -33,8 +32,6 @@ const snappyChunk = 64 << 10
 // reach back across a chunk boundary, which costs a fraction of a percent
 // of file size on pages just over 64 KiB (docs/performance.md).
 type snappyCodec struct{}
-
-var _ compress.Codec = snappyCodec{}
 
 func (snappyCodec) String() string                            { return "SNAPPY" }
 func (snappyCodec) CompressionCodec() format.CompressionCodec { return format.Snappy }

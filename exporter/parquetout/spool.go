@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"sync"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // spoolPool keeps the compressed pages of the row group being written in
@@ -28,8 +26,6 @@ type spoolPool struct {
 	live int      // buffers handed out and not yet returned
 	err  error    // sticky: the file could not be created or emptied
 }
-
-var _ parquet.BufferPool = (*spoolPool)(nil)
 
 // GetBuffer returns an empty page buffer.
 func (p *spoolPool) GetBuffer() io.ReadWriteSeeker {
