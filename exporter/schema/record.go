@@ -49,8 +49,6 @@ type Projection struct {
 	userLabelSlots         []int          // per LABELS entry
 	annotationSlot         map[string]int
 	userAnnotationSlots    []int
-	nLabelSlots            int
-	nAnnotationSlots       int
 }
 
 // NewProjection builds the projection for one cluster. labels and
@@ -66,14 +64,14 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 	}
 	for _, d := range derivations {
 		for _, k := range d.sources {
-			slotFor(p.labelSlot, k, &p.nLabelSlots)
+			slotFor(p.labelSlot, k)
 		}
 	}
 	for _, l := range labels {
-		p.userLabelSlots = append(p.userLabelSlots, slotFor(p.labelSlot, Sanitize(l), &p.nLabelSlots))
+		p.userLabelSlots = append(p.userLabelSlots, slotFor(p.labelSlot, Sanitize(l)))
 	}
 	for _, a := range annotations {
-		p.userAnnotationSlots = append(p.userAnnotationSlots, slotFor(p.annotationSlot, Sanitize(a), &p.nAnnotationSlots))
+		p.userAnnotationSlots = append(p.userAnnotationSlots, slotFor(p.annotationSlot, Sanitize(a)))
 	}
 	return p
 }
@@ -81,13 +79,13 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 // slotFor returns the slot of key, allocating one if it is new. Two user keys
 // that sanitize alike (a.b and a/b) share a slot, because Kubecost cannot
 // tell them apart either.
-func slotFor(m map[string]int, key string, n *int) int {
-	if s, ok := m[key]; ok {
-		return s
+func slotFor(m map[string]int, key string) int {
+	s, ok := m[key]
+	if !ok {
+		s = len(m) // slots are numbered as the keys come
+		m[key] = s
 	}
-	m[key] = *n
-	*n++
-	return *n - 1
+	return s
 }
 
 // Columns returns the Parquet columns of this projection.
@@ -102,8 +100,8 @@ func (p *Projection) Annotations() []string { return append([]string(nil), p.ann
 // NewRecord returns a record with its slots allocated.
 func (p *Projection) NewRecord() *Record {
 	return &Record{
-		Labels:      make([]string, p.nLabelSlots),
-		Annotations: make([]string, p.nAnnotationSlots),
+		Labels:      make([]string, len(p.labelSlot)),
+		Annotations: make([]string, len(p.annotationSlot)),
 	}
 }
 
