@@ -19,10 +19,7 @@ const (
 )
 
 // Midnight truncates t to the start of its UTC day.
-func Midnight(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-}
+func Midnight(t time.Time) time.Time { return t.UTC().Truncate(day) }
 
 // Window returns the first and the last day (both inclusive, UTC
 // midnights) that a run at now may export (CONTRACT §2). CCA asks Kubecost
