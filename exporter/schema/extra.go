@@ -95,10 +95,9 @@ var extras = [NumExtra]ExtraColumn{
 
 // Extras returns the appended columns with their sources, in order.
 func Extras() []ExtraColumn {
-	out := make([]ExtraColumn, NumExtra)
-	copy(out, extras[:])
+	out := slices.Clone(extras[:])
 	for i := range out {
-		out[i].Fields = append([]Column(nil), out[i].Fields...)
+		out[i].Fields = slices.Clone(out[i].Fields)
 	}
 	return out
 }
