@@ -178,13 +178,7 @@ func (l Layout) PartitionPrefix() string {
 
 // Key is the object key of day, written with codec.
 func (l Layout) Key(day time.Time, codec Codec) string {
-	day = day.UTC()
-	return fmt.Sprintf("%syear=%04d/month=%02d/%s", l.PartitionPrefix(), day.Year(), int(day.Month()), l.fileName(day, codec))
-}
-
-// fileName is the base name of day's file.
-func (l Layout) fileName(day time.Time, codec Codec) string {
-	return fmt.Sprintf("%s_%s.%s.parquet", day.UTC().Format(time.DateOnly), l.Cluster, codec)
+	return fmt.Sprintf("%s%s_%s.%s.parquet", l.MonthPrefix(day), day.UTC().Format(time.DateOnly), l.Cluster, codec)
 }
 
 // MonthPrefix is the key prefix of the month holding day; listing starts

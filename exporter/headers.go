@@ -80,30 +80,14 @@ func ParseHeaders(data []byte) (http.Header, error) {
 	return h, nil
 }
 
-// isToken reports whether s is an RFC 9110 token, what a field name is.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
+// tokenChars are the characters of an RFC 9110 token, what a field name is.
+const tokenChars = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// isToken reports whether s is an RFC 9110 token.
+func isToken(s string) bool { return s != "" && strings.Trim(s, tokenChars) == "" }
 
 // validValue reports whether s may be sent as a field value: no control
 // characters but tab (a CR or LF would start another header line).
 func validValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
 }

@@ -7,8 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
-	"sync/atomic"
 )
 
 // Opener is the read side of an ObjectStore that OpenAt needs.
@@ -24,9 +24,6 @@ type ObjectAt struct {
 	// Spooled is how many bytes were copied to a temp file: 0 when the
 	// store handed out a file or reads ranges.
 	Spooled int64
-	// Fetched counts the ranged reads of a RangeOpener's object (nil
-	// otherwise).
-	Fetched *RangeStats
 	close   func()
 }
 
@@ -86,11 +83,6 @@ type RangeOpener interface {
 	OpenRange(ctx context.Context, key, etag string, off, n int64) (io.ReadCloser, error)
 }
 
-// RangeStats count what an object's ranged reads fetched.
-type RangeStats struct {
-	GETs, Bytes atomic.Int64
-}
-
 // rangeBlock is the unit of a ranged read. Parquet readers read a column
 // chunk in small sequential pieces (page headers, then pages); fetching
 // 256 KiB at a time keeps that to a request per 256 KiB while a week's
@@ -107,7 +99,6 @@ type rangeAt struct {
 	store     RangeOpener
 	key, etag string
 	size      int64
-	stats     *RangeStats
 
 	mu     sync.Mutex
 	blocks []rangeBlockData // least recently used first
@@ -125,8 +116,8 @@ func openRanged(ctx context.Context, store RangeOpener, key string) (*ObjectAt, 
 	if err != nil {
 		return nil, err
 	}
-	r := &rangeAt{ctx: ctx, store: store, key: key, etag: attrs.ETag, size: attrs.Size, stats: &RangeStats{}}
-	return &ObjectAt{ReaderAt: r, Size: attrs.Size, Fetched: r.stats, close: func() {
+	r := &rangeAt{ctx: ctx, store: store, key: key, etag: attrs.ETag, size: attrs.Size}
+	return &ObjectAt{ReaderAt: r, Size: attrs.Size, close: func() {
 		r.mu.Lock()
 		r.blocks = nil
 		r.mu.Unlock()
@@ -178,18 +169,12 @@ func (r *rangeAt) block(idx int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if int64(cap(buf)) >= n {
-		buf = buf[:n]
-	} else {
-		buf = make([]byte, n)
-	}
+	buf = slices.Grow(buf[:0], int(n))[:n]
 	_, err = io.ReadFull(rc, buf)
 	err = errors.Join(err, rc.Close())
 	if err != nil {
 		return nil, fmt.Errorf("read %s bytes %d-%d: %w", r.key, off, off+n-1, err)
 	}
-	r.stats.GETs.Add(1)
-	r.stats.Bytes.Add(n)
 	r.blocks = append(r.blocks, rangeBlockData{idx, buf})
 	return buf, nil
 }

@@ -50,7 +50,7 @@ func TestOpenAtRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer obj.Close()
-	if obj.Size != int64(len(data)) || obj.Spooled != 0 || obj.Fetched == nil {
+	if obj.Size != int64(len(data)) || obj.Spooled != 0 {
 		t.Fatalf("object %+v", obj)
 	}
 	p := make([]byte, 300)
@@ -77,8 +77,12 @@ func TestOpenAtRanges(t *testing.T) {
 			t.Errorf("ranges %v, want %v", store.ranges, want)
 		}
 	}
-	if g, b := obj.Fetched.GETs.Load(), obj.Fetched.Bytes.Load(); g != 3 || b != 2*rangeBlock+100 {
-		t.Errorf("fetched %d GETs, %d bytes", g, b)
+	fetched := int64(0)
+	for _, r := range store.ranges {
+		fetched += r[1]
+	}
+	if g := len(store.ranges); g != 3 || fetched != 2*rangeBlock+100 {
+		t.Errorf("fetched %d GETs, %d bytes", g, fetched)
 	}
 	store.etag = `"v2"` // replaced while read: an error, not the new bytes
 	if _, err := obj.ReadAt(p, 2*rangeBlock); err == nil {
@@ -108,7 +112,7 @@ func TestOpenAtRangesEvicts(t *testing.T) {
 	if _, err := obj.ReadAt(p, 0); err != nil { // evicted
 		t.Fatal(err)
 	}
-	if g := obj.Fetched.GETs.Load(); g != rangeBlocks+2 {
+	if g := len(store.ranges); g != rangeBlocks+2 {
 		t.Errorf("%d GETs, want %d", g, rangeBlocks+2)
 	}
 	if n := len(obj.ReaderAt.(*rangeAt).blocks); n != rangeBlocks {

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -103,20 +104,9 @@ type Plan struct {
 	Days      []DayPlan   // one per available day, oldest first
 }
 
-// inWindow reports whether d is a day of the window.
-func (p Plan) inWindow(d time.Time) bool { return !d.Before(p.First) && !d.After(p.Last) }
-
 // inScope reports whether d is a day the plan looks at: of the window, or
 // of the backlog before it.
-func (p Plan) inScope(d time.Time) bool { return !d.Before(p.from()) && !d.After(p.Last) }
-
-// from is From, or First in a Plan made without one.
-func (p Plan) from() time.Time {
-	if p.From.IsZero() || p.From.After(p.First) {
-		return p.First
-	}
-	return p.From
-}
+func (p Plan) inScope(d time.Time) bool { return !d.Before(p.From) && !d.After(p.Last) }
 
 // Exports returns the days to export, oldest first.
 func (p Plan) Exports() []DayPlan {
@@ -147,10 +137,7 @@ func PlanDays(in PlanInput) Plan {
 			stored[d] = append(stored[d], o)
 		}
 	}
-	for d := range stored {
-		p.Present = append(p.Present, d)
-	}
-	slices.SortFunc(p.Present, time.Time.Compare)
+	p.Present = slices.SortedFunc(maps.Keys(stored), time.Time.Compare)
 
 	seen := map[time.Time]bool{}
 	for _, a := range in.Available {
@@ -160,7 +147,7 @@ func PlanDays(in PlanInput) Plan {
 		}
 		seen[d] = true
 		p.Available = append(p.Available, d)
-		p.Days = append(p.Days, decide(in, d, a.TotalCost, stored[d], !p.inWindow(d)))
+		p.Days = append(p.Days, decide(in, d, a.TotalCost, stored[d], d.Before(p.First)))
 	}
 	slices.SortFunc(p.Available, time.Time.Compare)
 	slices.SortFunc(p.Days, func(a, b DayPlan) int { return a.Day.Compare(b.Day) })

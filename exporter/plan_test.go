@@ -126,15 +126,15 @@ func TestBackfillWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, last := BackfillWindow(now, c.days)
+		first, last := Window(now, c.days, DefaultSettle)
 		if !first.Equal(d(c.first)) {
-			t.Errorf("BackfillWindow(%s, %d) first = %s, want %s", c.now, c.days, first.Format(time.DateOnly), c.first)
+			t.Errorf("Window(%s, %d, 48h) first = %s, want %s", c.now, c.days, first.Format(time.DateOnly), c.first)
 		}
 		switch {
 		case c.last == "" && !last.Before(first):
-			t.Errorf("BackfillWindow(%s, %d) = %s..%s, want an empty window", c.now, c.days, first.Format(time.DateOnly), last.Format(time.DateOnly))
+			t.Errorf("Window(%s, %d, 48h) = %s..%s, want an empty window", c.now, c.days, first.Format(time.DateOnly), last.Format(time.DateOnly))
 		case c.last != "" && !last.Equal(d(c.last)):
-			t.Errorf("BackfillWindow(%s, %d) last = %s, want %s", c.now, c.days, last.Format(time.DateOnly), c.last)
+			t.Errorf("Window(%s, %d, 48h) last = %s, want %s", c.now, c.days, last.Format(time.DateOnly), c.last)
 		}
 	}
 }

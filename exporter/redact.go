@@ -88,14 +88,11 @@ func redactURLBody(body string) string {
 	} else if sp := strings.IndexByte(body[max(at, 0):], ' '); sp >= 0 {
 		end = max(at, 0) + sp
 	}
-	return redactUserinfo(body[:end], at) + body[end:]
-}
-
-func redactUserinfo(body string, at int) string {
+	url := body[:end]
 	if at >= 0 {
-		body = Redacted + body[at:]
+		url = Redacted + url[at:]
 	}
-	return redactQuery(body)
+	return redactQuery(url) + body[end:]
 }
 
 // redactQuery blanks the values of secret-looking parameters after the

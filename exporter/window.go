@@ -19,10 +19,7 @@ const (
 )
 
 // Midnight truncates t to the start of its UTC day.
-func Midnight(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-}
+func Midnight(t time.Time) time.Time { return t.UTC().Truncate(day) }
 
 // Window returns the first and the last day (both inclusive, UTC
 // midnights) that a run at now may export (CONTRACT §2). CCA asks Kubecost
@@ -34,11 +31,6 @@ func Window(now time.Time, days int, settle time.Duration) (first, last time.Tim
 	first = Midnight(now.Add(-time.Duration(days) * day).Add(day))
 	last = Midnight(now.Add(-settle)).Add(-day)
 	return first, last
-}
-
-// BackfillWindow is Window with the default settle period of 48 hours.
-func BackfillWindow(now time.Time, days int) (first, last time.Time) {
-	return Window(now, days, DefaultSettle)
 }
 
 // Backlog is how far a run reaches past the backfill window.

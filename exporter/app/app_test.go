@@ -32,7 +32,7 @@ var (
 // windowDays is every day the run at now may export, oldest first.
 func windowDays(t *testing.T) []time.Time {
 	t.Helper()
-	first, last := exporter.BackfillWindow(now, backfillDays)
+	first, last := exporter.Window(now, backfillDays, exporter.DefaultSettle)
 	var out []time.Time
 	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
 		out = append(out, d)
@@ -412,7 +412,7 @@ func TestRunMetadata(t *testing.T) {
 		t.Errorf("Run modified the caller's metadata map: %v", o.Clusters[0].Metadata)
 	}
 	// The window Kubecost was asked about ends after the last day.
-	first, last := exporter.BackfillWindow(now, backfillDays)
+	first, last := exporter.Window(now, backfillDays, exporter.DefaultSettle)
 	if !src.availFrom.Equal(first) || !src.availTo.Equal(last.Add(24*time.Hour)) {
 		t.Errorf("AvailableDays asked for [%s, %s), want [%s, %s)", src.availFrom, src.availTo, first, last.Add(24*time.Hour))
 	}

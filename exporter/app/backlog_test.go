@@ -15,7 +15,7 @@ import (
 // with aggregator.retention1d = n does), and the settled ones among them.
 func heldDays(n int) (*memSource, []time.Time) {
 	src := &memSource{days: map[time.Time]fetchFunc{}}
-	_, last := exporter.BackfillWindow(now, backfillDays)
+	_, last := exporter.Window(now, backfillDays, exporter.DefaultSettle)
 	var settled []time.Time
 	for i := 1; i <= n; i++ {
 		d := exporter.Midnight(now).AddDate(0, 0, -i)
@@ -90,7 +90,7 @@ func TestRunBacklogInRuns(t *testing.T) {
 
 	// Once done, the daily run asks for its window alone.
 	src.fetched = nil
-	first, _ := exporter.BackfillWindow(now, backfillDays)
+	first, _ := exporter.Window(now, backfillDays, exporter.DefaultSettle)
 	if _, err = app.Run(t.Context(), o); err != nil || len(src.fetchedDays()) != 0 || !src.availFrom.Equal(first) {
 		t.Errorf("after the backlog: err %v, fetched %v, availability from %s", err, dates(src.fetchedDays()), src.availFrom.Format(time.DateOnly))
 	}
@@ -204,7 +204,7 @@ func TestRunFleetBacklog(t *testing.T) {
 	if sum, err = app.Run(t.Context(), o); err != nil || sum.Remaining() != 0 {
 		t.Fatalf("second run: %v, %d remaining", err, sum.Remaining())
 	}
-	first, _ := exporter.BackfillWindow(now, backfillDays)
+	first, _ := exporter.Window(now, backfillDays, exporter.DefaultSettle)
 	if len(asked) != 2 || !asked[1][0].Equal(settled[8]) || !asked[1][1].Equal(first) {
 		t.Errorf("second run asked %v, want the window, then the gap from %s (the oldest cluster's) to the window", asked, settled[8].Format(time.DateOnly))
 	}

@@ -90,9 +90,6 @@ func New(root string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Root returns the directory the store writes under.
-func (s *Store) Root() string { return s.root }
-
 // openRoot opens the root afresh for each operation. That costs one
 // syscall and spares callers a Close method the ObjectStore interface does
 // not have; it also follows the directory if it is replaced.
@@ -104,9 +101,20 @@ func (s *Store) openRoot() (*os.Root, error) {
 	return r, nil
 }
 
-// notDirErr is what opening "a/b" gives when "a" is a file: as far as
-// objects go, "a/b" simply does not exist.
-var notDirErr error = syscall.ENOTDIR
+// begin checks key and ctx for operation op, then opens the root.
+func (s *Store) begin(ctx context.Context, op, key string) (*os.Root, error) {
+	if err := cmp.Or(checkKey(key), ctx.Err()); err != nil {
+		return nil, fmt.Errorf("dirstore: %s %s: %w", op, key, err)
+	}
+	return s.openRoot()
+}
+
+// missing reports whether err means there is no file: opening "a/b" when
+// "a" is a file gives ENOTDIR, and as far as objects go, "a/b" simply does
+// not exist.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
 
 // tempRE matches the temp files Put creates: .<name>.tmp-<16 hex digits>.
 var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9a-f]{16}$`)
@@ -154,7 +162,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 	var found []exporter.ObjectInfo
 	err = fs.WalkDir(r.FS(), start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == start && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr)) {
+			if p == start && missing(err) {
 				return fs.SkipAll
 			}
 			return err
@@ -280,30 +288,21 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 // Open returns the file at key. A missing key, or one that names a
 // directory, gives an error wrapping exporter.ErrNotExist.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
-	if err := checkKey(key); err != nil {
-		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
-	}
-	root, err := s.openRoot()
+	root, err := s.begin(ctx, "open", key)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close() // files opened through root stay open
 
 	f, err := root.Open(filepath.FromSlash(key))
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr) {
+	if missing(err) {
 		return nil, fmt.Errorf("dirstore: open %s: %w", key, exporter.ErrNotExist)
 	} else if err != nil {
 		return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
 	}
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("dirstore: open %s: %w", key, err)
-		}
-		return nil, fmt.Errorf("dirstore: open %s: %w", key, exporter.ErrNotExist)
+		return nil, fmt.Errorf("dirstore: open %s: %w", key, cmp.Or(err, exporter.ErrNotExist))
 	}
 	return f, nil
 }
@@ -313,13 +312,7 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 // are kept: removing them would race with a concurrent Put creating a file
 // in them, and List ignores empty directories anyway.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := checkKey(key); err != nil {
-		return fmt.Errorf("dirstore: delete %s: %w", key, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("dirstore: delete %s: %w", key, err)
-	}
-	root, err := s.openRoot()
+	root, err := s.begin(ctx, "delete", key)
 	if err != nil {
 		return err
 	}
@@ -328,7 +321,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	name := filepath.FromSlash(key)
 	fi, err := root.Lstat(name)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, notDirErr):
+	case missing(err):
 		return nil
 	case err != nil:
 		return fmt.Errorf("dirstore: delete %s: %w", key, err)

@@ -21,7 +21,7 @@ func TestAcceptance(t *testing.T) {
 		}
 		return s
 	}, storetest.WithLeftovers(func(t *testing.T, s exporter.ObjectStore) []string {
-		return tempFiles(t, s.(*Store).Root())
+		return tempFiles(t, s.(*Store).root)
 	}))
 }
 

@@ -18,9 +18,6 @@ import (
 // file itself (no sidecar file in the tree), and a file put there by hand
 // has none.
 func TestMetadataInXattr(t *testing.T) {
-	if !xattrSupported {
-		t.Skip("no extended attributes on this platform")
-	}
 	root := t.TempDir()
 	s, err := New(root, Options{})
 	if err != nil {

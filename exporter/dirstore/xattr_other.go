@@ -9,9 +9,6 @@ import (
 	"os"
 )
 
-// xattrSupported says whether this platform can keep object metadata.
-const xattrSupported = false
-
 var errNoXattr = errors.New("extended attributes are not supported on this platform")
 
 func setXattr(*os.File, []byte) error   { return errNoXattr }

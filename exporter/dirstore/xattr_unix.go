@@ -12,9 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// xattrSupported says whether this platform can keep object metadata.
-const xattrSupported = true
-
 // setXattr stores value under metaXattr on the open file f.
 func setXattr(f *os.File, value []byte) error {
 	return fdDo(f, func(fd int) error { return unix.Fsetxattr(fd, metaXattr, value, 0) })
@@ -32,7 +29,7 @@ func getXattr(f *os.File) ([]byte, error) {
 			case errors.Is(err, unix.ERANGE) && len(buf) < 1<<20:
 				buf = make([]byte, 4*len(buf))
 				continue
-			case errors.Is(err, errNoAttr) || errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP):
+			case errors.Is(err, errNoAttr) || unsupported(err):
 				return nil
 			case err != nil:
 				return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/kubecostsim"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
 )
 
 // rawAlloc is the part of an allocation the appended columns come from,
@@ -100,7 +101,7 @@ func TestDecodeKeepsEverything(t *testing.T) {
 		}
 		for _, e := range gotPV.Entries {
 			w := want.PVs[e.Key]
-			f := func(n string) schema.Opt { return e.Fields[schema.FieldIndex(schema.XPVs, n)] }
+			f := func(n string) schema.Opt { return e.Fields[pqcheck.FieldIndex(schema.XPVs, n)] }
 			if w == nil || f("cost").Num != w.Cost || f("byteHours").Num != w.ByteHours || f("providerID").Str != w.ProviderID || !f("adjustment").Set {
 				t.Fatalf("%s pv %s = %+v, want %+v", r.Name, e.Key, e, w)
 			}
@@ -112,7 +113,7 @@ func TestDecodeKeepsEverything(t *testing.T) {
 		}
 		if want.Raw != nil {
 			f := func(n string) schema.Opt {
-				return gotRaw.Entries[0].Fields[schema.FieldIndex(schema.XRawAllocationOnly, n)]
+				return gotRaw.Entries[0].Fields[pqcheck.FieldIndex(schema.XRawAllocationOnly, n)]
 			}
 			if f("cpuCoreUsageMax").Num != want.Raw.CPUCoreUsageMax || f("ramByteUsageMax").Num != want.Raw.RAMByteUsageMax || f("gpuUsageMax").Set {
 				t.Fatalf("%s rawAllocationOnly %+v, want %+v", r.Name, gotRaw.Entries[0], want.Raw)
@@ -152,7 +153,7 @@ func TestDecodeNullableShapes(t *testing.T) {
 		t.Errorf("-0 kept its sign")
 	}
 	gpu := x(schema.XGPUAllocation)
-	f := func(n string) schema.Opt { return gpu.Entries[0].Fields[schema.FieldIndex(schema.XGPUAllocation, n)] }
+	f := func(n string) schema.Opt { return gpu.Entries[0].Fields[pqcheck.FieldIndex(schema.XGPUAllocation, n)] }
 	if !gpu.Set || f("gpuDevice").Str != "nvidia0" || f("gpuModel").Str != "A10G" || f("gpuUUID").Set ||
 		!f("isGPUShared").B || !f("isGPUShared").Set || f("gpuUsageAverage").Num != 0.25 || f("gpuRequestAverage").Set {
 		t.Errorf("gpuAllocation %+v", gpu)
@@ -161,7 +162,7 @@ func TestDecodeNullableShapes(t *testing.T) {
 	if len(lb.Entries) != 1 || lb.Entries[0].Key != "ns/web" {
 		t.Fatalf("lbAllocations %+v", lb)
 	}
-	lf := func(n string) schema.Opt { return lb.Entries[0].Fields[schema.FieldIndex(schema.XLBAllocations, n)] }
+	lf := func(n string) schema.Opt { return lb.Entries[0].Fields[pqcheck.FieldIndex(schema.XLBAllocations, n)] }
 	if lf("cost").Num != 1.5 || lf("private").B || !lf("private").Set || lf("ip").Str != "10.0.0.1" || lf("hours").Num != 24 || lf("adjustment").Set {
 		t.Errorf("lbAllocations entry %+v", lb.Entries[0])
 	}

@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -103,6 +104,11 @@ func Registry(r Run) *prometheus.Registry {
 		g.Set(v)
 		reg.MustRegister(g)
 	}
+	vec := func(name, help, label string) *prometheus.GaugeVec {
+		v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: name, Help: help}, []string{label})
+		reg.MustRegister(v)
+		return v
+	}
 	unix := func(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 	sum := r.Cluster
 	success := 0.0
@@ -140,32 +146,17 @@ func Registry(r Run) *prometheus.Registry {
 	}
 	// One series per scheduled run: a pod retry pushes the same label, a
 	// new run replaces the family, so the previous run's series goes stale.
-	runStart := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: Namespace, Name: "run_start_timestamp_seconds",
-		Help: "Unix time at which the latest pod attempt of the scheduled run (label run: the Job name) started.",
-	}, []string{"run"})
-	id := r.RunID
-	if id == "" {
-		id = r.Start.UTC().Format(time.RFC3339Nano)
-	}
-	runStart.WithLabelValues(id).Set(unix(r.Start))
-	reg.MustRegister(runStart)
-	req := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: Namespace, Name: "last_run_kubecost_requests",
-		Help: "Kubecost Allocation API requests of the last run, by outcome (ok, retried, split, failed).",
-	}, []string{"outcome"})
+	id := cmp.Or(r.RunID, r.Start.UTC().Format(time.RFC3339Nano))
+	vec("run_start_timestamp_seconds", "Unix time at which the latest pod attempt of the scheduled run (label run: the Job name) started.",
+		"run").WithLabelValues(id).Set(unix(r.Start))
+	req := vec("last_run_kubecost_requests", "Kubecost Allocation API requests of the last run, by outcome (ok, retried, split, failed).", "outcome")
 	for o, n := range r.Requests {
 		req.WithLabelValues(o).Set(float64(n))
 	}
-	reg.MustRegister(req)
 	if r.DaysWithoutIdle != nil {
 		gauge("last_run_days_without_idle", "Days of the last run that Kubecost returned with allocations but no idle row, "+
 			"though idle was asked for (usually KUBECOST_API_FLAVOR does not match the server).", float64(*r.DaysWithoutIdle))
 	}
-	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: Namespace, Name: "build_info", Help: "Always 1; labels carry the exporter's version.",
-	}, []string{"version"})
-	info.WithLabelValues(exporter.Version).Set(1)
-	reg.MustRegister(info)
+	vec("build_info", "Always 1; labels carry the exporter's version.", "version").WithLabelValues(exporter.Version).Set(1)
 	return reg
 }

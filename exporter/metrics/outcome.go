@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -16,10 +17,8 @@ const RunIDVar = "RUN_ID"
 // RunID returns the run's identity: $RUN_ID, else the start time, which
 // makes each process its own run.
 func RunID(lookup func(string) (string, bool), start time.Time) string {
-	if v, ok := lookup(RunIDVar); ok && strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v)
-	}
-	return start.UTC().Format(time.RFC3339Nano)
+	v, _ := lookup(RunIDVar)
+	return cmp.Or(strings.TrimSpace(v), start.UTC().Format(time.RFC3339Nano))
 }
 
 // ParseURL checks a PUSHGATEWAY_URL the way the configuration does; it is

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -39,10 +40,8 @@ func (p Pusher) Push(ctx context.Context, r Run) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	client := p.Client
-	if client == nil {
-		client = &http.Client{Timeout: timeout}
-	}
+	client := cmp.Or(p.Client, &http.Client{Timeout: timeout})
+	log := cmp.Or(p.Logger, slog.New(slog.DiscardHandler))
 	err := push.New(p.URL, Job).
 		Grouping("cluster", p.Cluster).
 		Gatherer(Registry(r)).
@@ -51,13 +50,9 @@ func (p Pusher) Push(ctx context.Context, r Run) error {
 	if err != nil {
 		// The URL may carry basic-auth credentials: never log them.
 		err = fmt.Errorf("metrics: push to %s: %s", exporter.Redact(p.URL), exporter.Redact(err.Error()))
-		if p.Logger != nil {
-			p.Logger.Warn("could not push metrics; the run's result is unaffected", "error", err.Error())
-		}
+		log.Warn("could not push metrics; the run's result is unaffected", "error", err.Error())
 		return err
 	}
-	if p.Logger != nil {
-		p.Logger.Debug("metrics pushed", "cluster", p.Cluster)
-	}
+	log.Debug("metrics pushed", "cluster", p.Cluster)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
 )
 
 // podLabelKeys are the pod labels the generator puts on every row besides
@@ -80,10 +81,10 @@ func (g *gen) extras(r *schema.Record, h uint64, node *testNode, ns, app, team, 
 		gpu := &x[schema.XGPUAllocation]
 		gpu.Set = true
 		e := schema.Entry{}
-		e.Fields[schema.FieldIndex(schema.XGPUAllocation, "gpuModel")] = schema.Opt{Str: "NVIDIA A10G", Set: true}
-		e.Fields[schema.FieldIndex(schema.XGPUAllocation, "gpuDevice")] = schema.Opt{Str: "nvidia0", Set: true}
-		e.Fields[schema.FieldIndex(schema.XGPUAllocation, "isGPUShared")] = schema.Opt{B: h%2 == 0, Set: true}
-		e.Fields[schema.FieldIndex(schema.XGPUAllocation, "gpuUsageAverage")] = schema.Opt{Num: 0.5, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XGPUAllocation, "gpuModel")] = schema.Opt{Str: "NVIDIA A10G", Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XGPUAllocation, "gpuDevice")] = schema.Opt{Str: "nvidia0", Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XGPUAllocation, "isGPUShared")] = schema.Opt{B: h%2 == 0, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XGPUAllocation, "gpuUsageAverage")] = schema.Opt{Num: 0.5, Set: true}
 		gpu.Entries = append(gpu.Entries, e)
 	}
 	if h>>12%10 == 0 {
@@ -91,9 +92,9 @@ func (g *gen) extras(r *schema.Record, h uint64, node *testNode, ns, app, team, 
 		pvs.Set = true
 		for i := range 1 + h>>16%2 {
 			e := schema.Entry{Key: g.hashes[(h>>24+i)%uint64(len(g.hashes))]}
-			e.Fields[schema.FieldIndex(schema.XPVs, "cost")] = schema.Opt{Num: float64(h>>30%100) / 7, Set: true}
-			e.Fields[schema.FieldIndex(schema.XPVs, "byteHours")] = schema.Opt{Num: 1 << 34, Set: true}
-			e.Fields[schema.FieldIndex(schema.XPVs, "providerID")] = schema.Opt{Str: g.hashes[h>>4%uint64(len(g.hashes))], Set: true}
+			e.Fields[pqcheck.FieldIndex(schema.XPVs, "cost")] = schema.Opt{Num: float64(h>>30%100) / 7, Set: true}
+			e.Fields[pqcheck.FieldIndex(schema.XPVs, "byteHours")] = schema.Opt{Num: 1 << 34, Set: true}
+			e.Fields[pqcheck.FieldIndex(schema.XPVs, "providerID")] = schema.Opt{Str: g.hashes[h>>4%uint64(len(g.hashes))], Set: true}
 			pvs.Entries = append(pvs.Entries, e)
 		}
 	}
@@ -101,16 +102,16 @@ func (g *gen) extras(r *schema.Record, h uint64, node *testNode, ns, app, team, 
 		lbs := &x[schema.XLBAllocations]
 		lbs.Set = true
 		e := schema.Entry{Key: app}
-		e.Fields[schema.FieldIndex(schema.XLBAllocations, "cost")] = schema.Opt{Num: 0.54, Set: true}
-		e.Fields[schema.FieldIndex(schema.XLBAllocations, "private")] = schema.Opt{B: false, Set: true}
-		e.Fields[schema.FieldIndex(schema.XLBAllocations, "service")] = schema.Opt{Str: app, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XLBAllocations, "cost")] = schema.Opt{Num: 0.54, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XLBAllocations, "private")] = schema.Opt{B: false, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XLBAllocations, "service")] = schema.Opt{Str: app, Set: true}
 		lbs.Entries = append(lbs.Entries, e)
 	}
 	raw := &x[schema.XRawAllocationOnly]
 	raw.Set = true
 	re := schema.Entry{}
-	re.Fields[schema.FieldIndex(schema.XRawAllocationOnly, "cpuCoreUsageMax")] = schema.Opt{Num: float64(h>>50) / 1e4, Set: true}
-	re.Fields[schema.FieldIndex(schema.XRawAllocationOnly, "ramByteUsageMax")] = schema.Opt{Num: float64(h >> 34), Set: true}
+	re.Fields[pqcheck.FieldIndex(schema.XRawAllocationOnly, "cpuCoreUsageMax")] = schema.Opt{Num: float64(h>>50) / 1e4, Set: true}
+	re.Fields[pqcheck.FieldIndex(schema.XRawAllocationOnly, "ramByteUsageMax")] = schema.Opt{Num: float64(h >> 34), Set: true}
 	raw.Entries = append(raw.Entries, re)
 }
 

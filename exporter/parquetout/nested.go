@@ -3,6 +3,7 @@ package parquetout
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -36,7 +37,6 @@ import (
 type nestedCol struct {
 	x     int         // schema.X* index
 	typ   schema.Type // column type
-	leaf  int         // index of its first leaf column in the file
 	slot  int         // index of its first leaf in Writer.nested
 	ftyps []schema.Type
 }
@@ -56,64 +56,39 @@ func leaves(c schema.Column) int {
 
 // nestedNode returns the parquet node of an appended column.
 func nestedNode(c schema.Column, dict bool) (parquet.Node, error) {
-	str := func() parquet.Node {
-		if dict {
-			return parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
-		}
-		return parquet.String()
-	}
-	if !slices.IsSortedFunc(c.Fields, func(a, b schema.Column) int { return cmpString(a.Name, b.Name) }) {
+	if !slices.IsSortedFunc(c.Fields, func(a, b schema.Column) int { return strings.Compare(a.Name, b.Name) }) {
 		// parquet.Group orders fields by name; a schema listing them
 		// otherwise would describe Glue types that disagree with the file.
 		return nil, fmt.Errorf("parquet: fields of %q are not sorted by name", c.Name)
-	}
-	group := func() (parquet.Node, error) {
-		g := parquet.Group{}
-		for _, f := range c.Fields {
-			switch f.Type {
-			case schema.NullableDouble:
-				g[f.Name] = parquet.Optional(parquet.Leaf(parquet.DoubleType))
-			case schema.NullableString:
-				g[f.Name] = parquet.Optional(str())
-			case schema.Bool:
-				g[f.Name] = parquet.Optional(parquet.Leaf(parquet.BooleanType))
-			default:
-				return nil, fmt.Errorf("parquet: field %s.%s has unsupported type %s", c.Name, f.Name, f.Type)
-			}
-		}
-		return g, nil
 	}
 	switch c.Type {
 	case schema.NullableDouble:
 		return parquet.Optional(parquet.Leaf(parquet.DoubleType)), nil
 	case schema.StringMap:
-		return parquet.Optional(parquet.Map(str(), parquet.Optional(str()))), nil
+		return parquet.Optional(parquet.Map(stringNode(dict), parquet.Optional(stringNode(dict)))), nil
 	case schema.StringList:
-		return parquet.Optional(parquet.List(parquet.Optional(str()))), nil
-	case schema.Struct:
-		g, err := group()
-		if err != nil {
-			return nil, err
+		return parquet.Optional(parquet.List(parquet.Optional(stringNode(dict)))), nil
+	case schema.Struct, schema.StructMap:
+	default:
+		return nil, fmt.Errorf("parquet: column %q has unsupported type %s", c.Name, c.Type)
+	}
+	g := parquet.Group{}
+	for _, f := range c.Fields {
+		switch f.Type {
+		case schema.NullableDouble:
+			g[f.Name] = parquet.Optional(parquet.Leaf(parquet.DoubleType))
+		case schema.NullableString:
+			g[f.Name] = parquet.Optional(stringNode(dict))
+		case schema.Bool:
+			g[f.Name] = parquet.Optional(parquet.Leaf(parquet.BooleanType))
+		default:
+			return nil, fmt.Errorf("parquet: field %s.%s has unsupported type %s", c.Name, f.Name, f.Type)
 		}
+	}
+	if c.Type == schema.Struct {
 		return parquet.Optional(g), nil
-	case schema.StructMap:
-		g, err := group()
-		if err != nil {
-			return nil, err
-		}
-		return parquet.Optional(parquet.Map(str(), parquet.Optional(g))), nil
 	}
-	return nil, fmt.Errorf("parquet: column %q has unsupported type %s", c.Name, c.Type)
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return parquet.Optional(parquet.Map(stringNode(dict), parquet.Optional(g))), nil
 }
 
 // put appends v with its levels to leaf i (relative to nc). The level

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/encoding"
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
@@ -23,9 +21,14 @@ const rootName = "schema"
 // humans reading `parquet schema` expect it. parquet-go derives column
 // indexes, schema elements and column chunks from Node.Fields(), so
 // returning them in contract order is enough for the file to follow it.
+//
+// The equivalent parquet.Group answers every other method, GoType too,
+// which only reflection-based code paths consult: a Go struct cannot carry
+// these names as field names anyway, so its sorted struct is as good an
+// answer as any.
 type orderedGroup struct {
+	parquet.Group
 	fields []parquet.Field
-	byName parquet.Group // only to answer GoType, see below
 }
 
 // namedField attaches a column name to a leaf node. Names are taken
@@ -53,20 +56,7 @@ func (f *namedField) Value(base reflect.Value) reflect.Value {
 	return reflect.Value{}
 }
 
-func (g *orderedGroup) ID() int                     { return 0 }
-func (g *orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
-func (g *orderedGroup) Optional() bool              { return false }
-func (g *orderedGroup) Repeated() bool              { return false }
-func (g *orderedGroup) Required() bool              { return true }
-func (g *orderedGroup) Leaf() bool                  { return false }
-func (g *orderedGroup) Fields() []parquet.Field     { return g.fields }
-func (g *orderedGroup) Encoding() encoding.Encoding { return nil }
-func (g *orderedGroup) Compression() compress.Codec { return nil }
-
-// GoType is only consulted by reflection-based code paths. A Go struct
-// cannot carry these names as field names anyway, so the sorted struct of
-// the equivalent parquet.Group is as good an answer as any.
-func (g *orderedGroup) GoType() reflect.Type { return g.byName.GoType() }
+func (g *orderedGroup) Fields() []parquet.Field { return g.fields }
 
 func (g *orderedGroup) String() string {
 	var b strings.Builder
@@ -115,15 +105,16 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 		}
 		seen[c.Name] = true
 		var s source
+		want := schema.String
 		switch {
 		case c.Name == "name":
 			s = source{kind: srcName}
 		case c.Name == "window.start":
-			s = source{kind: srcStart}
+			s, want = source{kind: srcStart}, schema.Timestamp
 		case c.Name == "window.end":
-			s = source{kind: srcEnd}
+			s, want = source{kind: srcEnd}, schema.Timestamp
 		case schema.DoubleIndex(c.Name) >= 0:
-			s = source{kind: srcNum, index: schema.DoubleIndex(c.Name)}
+			s, want = source{kind: srcNum, index: schema.DoubleIndex(c.Name)}, schema.Double
 		case nl < len(labels) && c.Name == schema.LabelPrefix+labels[nl]:
 			s = source{kind: srcLabel, index: nl}
 			nl++
@@ -132,11 +123,7 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 			na++
 		case schema.ExtraIndex(c.Name) >= 0 && c.Type != schema.String:
 			s = source{kind: srcExtra, index: schema.ExtraIndex(c.Name)}
-			if want := schema.Extras()[s.index].Type; c.Type != want {
-				return nil, nil, fmt.Errorf("parquet: column %q is %s, writer expects %s", c.Name, c.Type, want)
-			}
-			srcs[i] = s
-			continue
+			want = schema.Extras()[s.index].Type
 		default:
 			j, ok := props[c.Name]
 			if !ok {
@@ -144,7 +131,7 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 			}
 			s = source{kind: srcProp, index: j}
 		}
-		if want := typeOf(s.kind); c.Type != want {
+		if c.Type != want {
 			return nil, nil, fmt.Errorf("parquet: column %q is %s, writer expects %s", c.Name, c.Type, want)
 		}
 		srcs[i] = s
@@ -153,16 +140,6 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 		return nil, nil, fmt.Errorf("parquet: %d of %d label and %d of %d annotation columns placed", nl, len(labels), na, len(annotations))
 	}
 	return cols, srcs, nil
-}
-
-func typeOf(k sourceKind) schema.Type {
-	switch k {
-	case srcStart, srcEnd:
-		return schema.Timestamp
-	case srcNum:
-		return schema.Double
-	}
-	return schema.String
 }
 
 // buildSchema turns the contract columns into a parquet schema.
@@ -177,17 +154,14 @@ func typeOf(k sourceKind) schema.Type {
 // PLAIN per column chunk when a dictionary grows past DictionaryMaxBytes).
 func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.Schema, error) {
 	g := &orderedGroup{
+		Group:  make(parquet.Group, len(cols)),
 		fields: make([]parquet.Field, len(cols)),
-		byName: make(parquet.Group, len(cols)),
 	}
 	for i, c := range cols {
 		var n parquet.Node
 		switch c.Type {
 		case schema.String:
-			n = parquet.String()
-			if dict(c) {
-				n = parquet.Encoded(n, &parquet.RLEDictionary)
-			}
+			n = stringNode(dict(c))
 		case schema.Double:
 			n = parquet.Leaf(parquet.DoubleType)
 		case schema.Timestamp:
@@ -199,9 +173,17 @@ func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.
 			}
 		}
 		g.fields[i] = &namedField{Node: n, name: c.Name}
-		g.byName[c.Name] = n
+		g.Group[c.Name] = n
 	}
 	return parquet.NewSchema(rootName, g), nil
+}
+
+// stringNode is a string leaf, dictionary-encoded when dict is true.
+func stringNode(dict bool) parquet.Node {
+	if dict {
+		return parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+	}
+	return parquet.String()
 }
 
 // dictionaryFor reports whether a string column is worth a dictionary.

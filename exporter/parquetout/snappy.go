@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/klauspost/compress/s2"
-	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -34,22 +33,12 @@ const snappyChunk = 64 << 10
 // of file size on pages just over 64 KiB (docs/performance.md).
 type snappyCodec struct{}
 
-var _ compress.Codec = snappyCodec{}
-
 func (snappyCodec) String() string                            { return "SNAPPY" }
 func (snappyCodec) CompressionCodec() format.CompressionCodec { return format.Snappy }
 
-// Decode is s2's, which reads any Snappy block.
-func (snappyCodec) Decode(dst, src []byte) ([]byte, error) {
-	n, err := s2.DecodedLen(src)
-	if err != nil {
-		return dst[:0], err
-	}
-	if cap(dst) < n {
-		dst = make([]byte, n)
-	}
-	return s2.Decode(dst[:n], src)
-}
+// Decode is s2's, which reads any Snappy block into dst when it is large
+// enough.
+func (snappyCodec) Decode(dst, src []byte) ([]byte, error) { return s2.Decode(dst, src) }
 
 // Encode writes the Snappy block of src into dst (grown when too small).
 func (snappyCodec) Encode(dst, src []byte) ([]byte, error) {

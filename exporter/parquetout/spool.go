@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"sync"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // spoolPool keeps the compressed pages of the row group being written in
@@ -27,12 +25,6 @@ type spoolPool struct {
 	end  int64    // bytes written to f since it was last emptied
 	live int      // buffers handed out and not yet returned
 	err  error    // sticky: the file could not be created or emptied
-}
-
-var _ parquet.BufferPool = (*spoolPool)(nil)
-
-func newSpoolPool(dir, pattern string) *spoolPool {
-	return &spoolPool{dir: dir, pattern: pattern}
 }
 
 // GetBuffer returns an empty page buffer.
@@ -80,13 +72,13 @@ func (p *spoolPool) append(b []byte) (int64, error) {
 	}
 	if p.f == nil {
 		f, err := os.CreateTemp(p.dir, p.pattern)
-		if err != nil {
-			p.err = fmt.Errorf("parquet: page spool: %w", err)
-			return 0, p.err
+		if err == nil {
+			// Open files outlive their name on Linux and macOS.
+			if err = os.Remove(f.Name()); err != nil {
+				_ = f.Close()
+			}
 		}
-		// Open files outlive their name on Linux and macOS.
-		if err := os.Remove(f.Name()); err != nil {
-			_ = f.Close()
+		if err != nil {
 			p.err = fmt.Errorf("parquet: page spool: %w", err)
 			return 0, p.err
 		}

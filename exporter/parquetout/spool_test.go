@@ -11,7 +11,7 @@ import (
 // exactly its own bytes, in order, and the file is emptied once every
 // buffer is returned.
 func TestSpoolInterleaved(t *testing.T) {
-	p := newSpoolPool(t.TempDir(), "spool-*")
+	p := &spoolPool{dir: t.TempDir(), pattern: "spool-*"}
 	defer p.close()
 	bufs := []io.ReadWriteSeeker{p.GetBuffer(), p.GetBuffer(), p.GetBuffer()}
 	want := make([]bytes.Buffer, len(bufs))
@@ -66,7 +66,7 @@ func TestSpoolInterleaved(t *testing.T) {
 // A directory the spool cannot create its file in is an error on the
 // first write, not a panic.
 func TestSpoolUnwritableDir(t *testing.T) {
-	p := newSpoolPool("/nonexistent/dir", "spool-*")
+	p := &spoolPool{dir: "/nonexistent/dir", pattern: "spool-*"}
 	b := p.GetBuffer()
 	if _, err := b.Write([]byte("x")); err == nil || !strings.Contains(err.Error(), "page spool") {
 		t.Fatalf("err = %v", err)

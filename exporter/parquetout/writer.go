@@ -71,9 +71,6 @@ type Options struct {
 	// created (spool.go). "" means os.TempDir(), where the exporter also
 	// spools its day files.
 	PageBufferDir string
-	// MemoryPageBuffers keeps those pages on the Go heap instead, as
-	// parquet-go does by default; benchmarks use it for comparison.
-	MemoryPageBuffers bool
 
 	// noDictionary writes every string column PLAIN; benchmarks use it to
 	// measure what dictionary encoding costs and saves.
@@ -83,13 +80,12 @@ type Options struct {
 // Writer writes records to one Parquet file. It is not safe for concurrent use.
 type Writer struct {
 	pw    *parquet.GenericWriter[any]
-	spool *spoolPool // nil with MemoryPageBuffers
+	spool *spoolPool
 	p     *schema.Projection
-	// Where each Record field goes, grouped by kind so that Write runs one
+	// Where each Record field goes, by source kind, so that Write runs one
 	// tight loop per kind instead of a type switch per value.
-	nums, props, labels, annotations, scalars []slot
-	names                                     []string // column names
-	leafNames                                 []string // leaf column names, for errors
+	slots     [srcExtra][]slot
+	leafNames []string // leaf column names, for errors
 
 	rgRows  int // row group size
 	inGroup int // rows already handed to parquet-go in the current row group
@@ -151,7 +147,6 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		pw:     pw,
 		spool:  spool,
 		p:      p,
-		names:  make([]string, len(cols)),
 		rgRows: rgRows,
 		vals:   make([]parquet.Value, len(cols)*batchRows), // a little more than the flat columns need
 	}
@@ -166,7 +161,6 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 // *WriterConfig given as an option is merged into parquet-go's defaults
 // with boolean OR, which turned DataPageStatistics back on.
 func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, *spoolPool, error) {
-	var spool *spoolPool
 	codec, err := codecFor(opts.Codec)
 	if err != nil {
 		return nil, nil, err
@@ -194,17 +188,14 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 		parquet.DataPageStatistics(false),
 		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
 	}
-	if !opts.MemoryPageBuffers {
-		// Without this, a row group's compressed pages (64k rows are about
-		// 9 MB) sit on the heap until it is flushed, and the GC doubles
-		// that: peak memory grew with the day until the first row group was
-		// full. In files they cost page cache, not process memory, and the
-		// row groups stay as large as Athena likes them. See
-		// docs/performance.md for the measurements.
-		dir := cmp.Or(opts.PageBufferDir, os.TempDir())
-		spool = newSpoolPool(dir, "kubecost-s3-exporter-pages-*")
-		options = append(options, parquet.ColumnPageBuffers(spool))
-	}
+	// Without this, a row group's compressed pages (64k rows are about
+	// 9 MB) sit on the heap until it is flushed, and the GC doubles
+	// that: peak memory grew with the day until the first row group was
+	// full. In files they cost page cache, not process memory, and the
+	// row groups stay as large as Athena likes them. See
+	// docs/performance.md for the measurements.
+	spool := &spoolPool{dir: cmp.Or(opts.PageBufferDir, os.TempDir()), pattern: "kubecost-s3-exporter-pages-*"}
+	options = append(options, parquet.ColumnPageBuffers(spool))
 	for _, path := range sch.Columns() {
 		// Min and max of map keys, list elements and struct fields say
 		// nothing a query engine can skip pages by.
@@ -224,50 +215,31 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 // first, one leaf each, in the batch; then the appended columns, whose
 // leaves follow in the file and are buffered in w.nested.
 func (w *Writer) place(cols []schema.Column, srcs []source) error {
-	leaf := 0
 	for c, s := range srcs {
-		w.names[c] = cols[c].Name
 		if s.kind == srcExtra {
-			nc := nestedCol{x: s.index, typ: cols[c].Type, leaf: leaf, slot: len(w.nested)}
+			nc := nestedCol{x: s.index, typ: cols[c].Type, slot: len(w.nested)}
 			for _, f := range cols[c].Fields {
 				nc.ftyps = append(nc.ftyps, f.Type)
 			}
-			n := leaves(cols[c])
-			for i := range n {
+			for i := range leaves(cols[c]) {
 				w.nested = append(w.nested, nil)
 				w.leafNames = append(w.leafNames, fmt.Sprintf("%s[%d]", cols[c].Name, i))
 			}
 			w.extras = append(w.extras, nc)
-			leaf += n
 			continue
 		}
-		if leaf != c {
+		if len(w.extras) > 0 {
 			return fmt.Errorf("parquet: CCA column %q after an appended column", cols[c].Name)
 		}
-		leaf++
 		w.flat++
 		w.leafNames = append(w.leafNames, cols[c].Name)
-		sl := slot{off: c * batchRows, idx: s.index}
-		switch s.kind {
-		case srcNum:
-			w.nums = append(w.nums, sl)
-		case srcProp:
-			w.props = append(w.props, sl)
-		case srcLabel:
-			w.labels = append(w.labels, sl)
-		case srcAnnotation:
-			w.annotations = append(w.annotations, sl)
-		default:
-			sl.idx = int(s.kind)
-			w.scalars = append(w.scalars, sl)
-		}
+		w.slots[s.kind] = append(w.slots[s.kind], slot{off: c * batchRows, idx: s.index})
 	}
 	return nil
 }
 
 // slot places one Record field: off is the start of its column in the
-// batch, idx the field's index (into Num, Props, LABELS or ANNOTATIONS, or
-// the sourceKind for name and window).
+// batch, idx the field's index (into Num, Props, LABELS or ANNOTATIONS).
 type slot struct{ off, idx int }
 
 // Write appends one row. It keeps nothing of r but the bytes of its
@@ -282,27 +254,26 @@ func (w *Writer) Write(r *schema.Record) error {
 		return errors.New("parquet: write after close")
 	}
 	v, n := w.vals, w.n
-	for _, s := range w.nums {
+	for _, s := range w.slots[srcName] {
+		v[s.off+n] = str(r.Name)
+	}
+	for _, s := range w.slots[srcStart] {
+		v[s.off+n] = parquet.Int64Value(r.Start)
+	}
+	for _, s := range w.slots[srcEnd] {
+		v[s.off+n] = parquet.Int64Value(r.End)
+	}
+	for _, s := range w.slots[srcNum] {
 		v[s.off+n] = parquet.DoubleValue(r.Num[s.idx])
 	}
-	for _, s := range w.props {
+	for _, s := range w.slots[srcProp] {
 		v[s.off+n] = str(r.Props[s.idx])
 	}
-	for _, s := range w.labels {
+	for _, s := range w.slots[srcLabel] {
 		v[s.off+n] = str(w.p.UserLabel(r, s.idx))
 	}
-	for _, s := range w.annotations {
+	for _, s := range w.slots[srcAnnotation] {
 		v[s.off+n] = str(w.p.UserAnnotation(r, s.idx))
-	}
-	for _, s := range w.scalars {
-		switch sourceKind(s.idx) {
-		case srcName:
-			v[s.off+n] = str(r.Name)
-		case srcStart:
-			v[s.off+n] = parquet.Int64Value(r.Start)
-		case srcEnd:
-			v[s.off+n] = parquet.Int64Value(r.End)
-		}
 	}
 	for i := range w.extras {
 		w.shred(&w.extras[i], &r.X[w.extras[i].x])
@@ -373,33 +344,21 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
-	if w.err != nil {
-		w.release()
-		return w.err
+	err := w.err
+	if err == nil {
+		err = w.flushBatch()
 	}
-	if err := w.flushBatch(); err != nil {
-		w.release()
-		return err
+	if err == nil {
+		if err = w.pw.Close(); err != nil {
+			err = w.fail(fmt.Errorf("parquet: write footer: %w", err))
+		}
 	}
-	if err := w.pw.Close(); err != nil {
-		w.release()
-		return w.fail(fmt.Errorf("parquet: write footer: %w", err))
+	if err != nil {
+		// The file cannot be finished: hand the page buffers of its
+		// unfinished row group back to their pool.
+		w.pw.Reset(io.Discard)
 	}
-	w.closeSpool()
-	return nil
-}
-
-// release hands the page buffers of an unfinished row group back to their
-// pool after an error has left the file unfinishable, and closes the
-// pool's file. Close does the same on success.
-func (w *Writer) release() {
-	w.pw.Reset(io.Discard)
-	w.closeSpool()
-}
-
-// closeSpool closes the page spool's file, which has no name left.
-func (w *Writer) closeSpool() {
-	if w.spool != nil {
-		_ = w.spool.close()
-	}
+	// The page spool's file has no name left; closing it frees it.
+	_ = w.spool.close()
+	return err
 }

@@ -136,7 +136,7 @@ func TestValuesRoundTrip(t *testing.T) {
 		t.Fatalf("NumRows = %d, want %d", f.NumRows, n)
 	}
 
-	cols := p.CCAColumns()
+	cols := schema.CCA(p.Labels(), p.Annotations())
 	names := f.Names()[:len(cols)]
 	g := newGen(p)
 	r := p.NewRecord()

@@ -47,7 +47,7 @@ func Describe(labels, annotations []string) Described {
 	}
 	for _, e := range Extras() {
 		dc := describe(e.Column)
-		dc.AfterLabels, dc.Source = true, e.Source
+		dc.AfterLabels, dc.Source = true, e.Name
 		d.Columns = append(d.Columns, dc)
 	}
 	for _, p := range partitionKeys() {

@@ -1,5 +1,7 @@
 package schema
 
+import "slices"
+
 // The columns appended in schema version 2, after the LABELS and
 // ANNOTATIONS columns: everything else Kubecost and OpenCost report for an
 // allocation, so that nothing is lost when Kubecost's own retention ends.
@@ -29,19 +31,15 @@ const (
 // MaxFields bounds the fields of a struct column (Nested.Fields).
 const MaxFields = 6
 
-// ExtraColumn is an appended column and where Kubecost reports it.
+// ExtraColumn is an appended column and where Kubecost reports it. Its
+// name is the path of the field in a Kubecost allocation.
 type ExtraColumn struct {
 	Column
-	// Source is the path of the field in a Kubecost allocation, for the
-	// README and `schema --format text`.
-	Source string
 	// Property is true when the field is a member of "properties" rather
 	// than of the allocation itself.
 	Property bool
 	// Key is the JSON member name the decoder looks for.
 	Key string
-	// Doc is one line for the README.
-	Doc string
 }
 
 // Struct fields are listed in byte order of their names: parquet-go writes
@@ -78,71 +76,41 @@ var (
 )
 
 var extras = [NumExtra]ExtraColumn{
-	{Column{"properties.labels", StringMap, nil}, "properties.labels", true, "labels",
-		"every pod and node label Kubecost reported, by Kubecost's sanitised key (app_kubernetes_io_name)"},
-	{Column{"properties.annotations", StringMap, nil}, "properties.annotations", true, "annotations",
-		"every annotation Kubecost reported, by sanitised key"},
-	{Column{"cpuCostIdle", NullableDouble, nil}, "cpuCostIdle", false, "cpuCostIdle",
-		"idle CPU cost shared into this allocation (with shareIdle), or the CPU part of an __idle__ row"},
-	{Column{"ramCostIdle", NullableDouble, nil}, "ramCostIdle", false, "ramCostIdle", "idle RAM cost, as cpuCostIdle"},
-	{Column{"gpuCostIdle", NullableDouble, nil}, "gpuCostIdle", false, "gpuCostIdle", "idle GPU cost, as cpuCostIdle"},
-	{Column{"gpuRequestAverage", NullableDouble, nil}, "gpuRequestAverage", false, "gpuRequestAverage", "average GPUs requested"},
-	{Column{"gpuUsageAverage", NullableDouble, nil}, "gpuUsageAverage", false, "gpuUsageAverage", "average GPUs used"},
-	{Column{"gpuEfficiency", NullableDouble, nil}, "gpuEfficiency", false, "gpuEfficiency", "GPU usage over request"},
-	{Column{"gpuAllocation", Struct, gpuAllocationFields}, "gpuAllocation", false, "gpuAllocation",
-		"GPU details: device, model, UUID, whether shared, usage and request averages"},
-	{Column{"pvs", StructMap, pvFields}, "pvs", false, "pvs",
-		"cost per persistent volume, keyed cluster=<cluster>:name=<volume>"},
-	{Column{"lbAllocations", StructMap, lbFields}, "lbAllocations", false, "lbAllocations",
-		"cost per load balancer, keyed <cluster>/<namespace>/<service>"},
-	{Column{"properties.services", StringList, nil}, "properties.services", true, "services", "Kubernetes services selecting the pod"},
-	{Column{"properties.namespaceLabels", StringMap, nil}, "properties.namespaceLabels", true, "namespaceLabels",
-		"labels of the allocation's namespace, by sanitised key"},
-	{Column{"properties.namespaceAnnotations", StringMap, nil}, "properties.namespaceAnnotations", true, "namespaceAnnotations",
-		"annotations of the allocation's namespace, by sanitised key"},
-	{Column{"rawAllocationOnly", Struct, rawFields}, "rawAllocationOnly", false, "rawAllocationOnly",
-		"peak CPU, RAM and GPU usage within the window (only for unaggregated allocations)"},
+	{Column{"properties.labels", StringMap, nil}, true, "labels"},
+	{Column{"properties.annotations", StringMap, nil}, true, "annotations"},
+	{Column{"cpuCostIdle", NullableDouble, nil}, false, "cpuCostIdle"},
+	{Column{"ramCostIdle", NullableDouble, nil}, false, "ramCostIdle"},
+	{Column{"gpuCostIdle", NullableDouble, nil}, false, "gpuCostIdle"},
+	{Column{"gpuRequestAverage", NullableDouble, nil}, false, "gpuRequestAverage"},
+	{Column{"gpuUsageAverage", NullableDouble, nil}, false, "gpuUsageAverage"},
+	{Column{"gpuEfficiency", NullableDouble, nil}, false, "gpuEfficiency"},
+	{Column{"gpuAllocation", Struct, gpuAllocationFields}, false, "gpuAllocation"},
+	{Column{"pvs", StructMap, pvFields}, false, "pvs"},
+	{Column{"lbAllocations", StructMap, lbFields}, false, "lbAllocations"},
+	{Column{"properties.services", StringList, nil}, true, "services"},
+	{Column{"properties.namespaceLabels", StringMap, nil}, true, "namespaceLabels"},
+	{Column{"properties.namespaceAnnotations", StringMap, nil}, true, "namespaceAnnotations"},
+	{Column{"rawAllocationOnly", Struct, rawFields}, false, "rawAllocationOnly"},
 }
 
 // Extras returns the appended columns with their sources, in order.
 func Extras() []ExtraColumn {
-	out := make([]ExtraColumn, NumExtra)
-	copy(out, extras[:])
+	out := slices.Clone(extras[:])
 	for i := range out {
-		out[i].Fields = append([]Column(nil), out[i].Fields...)
+		out[i].Fields = slices.Clone(out[i].Fields)
 	}
 	return out
 }
 
 // ExtraIndex returns the Record.X index of an appended column, or -1.
 func ExtraIndex(name string) int {
-	for i, e := range extras {
-		if e.Name == name {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(extras[:], func(e ExtraColumn) bool { return e.Name == name })
 }
 
 // ExtraKey returns the Record.X index for a JSON member of an allocation
 // (property=false) or of its properties (property=true), or -1.
 func ExtraKey(key string, property bool) int {
-	for i, e := range extras {
-		if e.Key == key && e.Property == property {
-			return i
-		}
-	}
-	return -1
-}
-
-// FieldIndex returns the index of a struct field of extra column x, or -1.
-func FieldIndex(x int, name string) int {
-	for i, f := range extras[x].Fields {
-		if f.Name == name {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(extras[:], func(e ExtraColumn) bool { return e.Key == key && e.Property == property })
 }
 
 // KV is one entry of a string map.

@@ -22,36 +22,21 @@ type Record struct {
 	X [NumExtra]Nested
 }
 
-// Node labels that feed derived properties, as Kubecost spells them.
-// Order matters: derivations below refer to these positions.
-var derivedSources = [...]string{
-	"node_kubernetes_io_instance_type",  // 0
-	"topology_kubernetes_io_region",     // 1
-	"topology_kubernetes_io_zone",       // 2
-	"kubernetes_io_arch",                // 3
-	"kubernetes_io_os",                  // 4
-	"eks_amazonaws_com_capacityType",    // 5
-	"karpenter_sh_capacity_type",        // 6
-	"eks_amazonaws_com_nodegroup",       // 7
-	"karpenter_sh_nodepool",             // 8
-	"karpenter_sh_provisioner_name",     // 9
-	"eks_amazonaws_com_nodegroup_image", // 10
-	"karpenter_k8s_aws_instance_ami_id", // 11
-}
-
-// derivations lists, per derived property, its source slots by preference.
+// derivations lists, per derived property, the node labels it is read
+// from (as Kubecost spells them), by preference. These labels take the
+// first Record.Labels slots, in this order.
 var derivations = [...]struct {
 	prop    int
-	sources []int
+	sources []string
 }{
-	{PropNodeInstanceType, []int{0}},
-	{PropRegion, []int{1}},
-	{PropNodeAvailabilityZone, []int{2}},
-	{PropNodeArchitecture, []int{3}},
-	{PropNodeOS, []int{4}},
-	{PropNodeCapacityType, []int{5, 6}},
-	{PropNodeNodegroup, []int{7, 8, 9}},
-	{PropNodeNodegroupImage, []int{10, 11}},
+	{PropNodeInstanceType, []string{"node_kubernetes_io_instance_type"}},
+	{PropRegion, []string{"topology_kubernetes_io_region"}},
+	{PropNodeAvailabilityZone, []string{"topology_kubernetes_io_zone"}},
+	{PropNodeArchitecture, []string{"kubernetes_io_arch"}},
+	{PropNodeOS, []string{"kubernetes_io_os"}},
+	{PropNodeCapacityType, []string{"eks_amazonaws_com_capacityType", "karpenter_sh_capacity_type"}},
+	{PropNodeNodegroup, []string{"eks_amazonaws_com_nodegroup", "karpenter_sh_nodepool", "karpenter_sh_provisioner_name"}},
+	{PropNodeNodegroupImage, []string{"eks_amazonaws_com_nodegroup_image", "karpenter_k8s_aws_instance_ami_id"}},
 }
 
 // Projection maps Kubecost's sanitized label and annotation keys to record
@@ -64,8 +49,6 @@ type Projection struct {
 	userLabelSlots         []int          // per LABELS entry
 	annotationSlot         map[string]int
 	userAnnotationSlots    []int
-	nLabelSlots            int
-	nAnnotationSlots       int
 }
 
 // NewProjection builds the projection for one cluster. labels and
@@ -76,18 +59,19 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 		clusterName:    clusterName,
 		labels:         append([]string(nil), labels...),
 		annotations:    append([]string(nil), annotations...),
-		labelSlot:      make(map[string]int, len(derivedSources)+len(labels)),
-		annotationSlot: make(map[string]int, len(annotations)),
+		labelSlot:      map[string]int{},
+		annotationSlot: map[string]int{},
 	}
-	for i, k := range derivedSources {
-		p.labelSlot[k] = i
+	for _, d := range derivations {
+		for _, k := range d.sources {
+			slotFor(p.labelSlot, k)
+		}
 	}
-	p.nLabelSlots = len(derivedSources)
 	for _, l := range labels {
-		p.userLabelSlots = append(p.userLabelSlots, slotFor(p.labelSlot, Sanitize(l), &p.nLabelSlots))
+		p.userLabelSlots = append(p.userLabelSlots, slotFor(p.labelSlot, Sanitize(l)))
 	}
 	for _, a := range annotations {
-		p.userAnnotationSlots = append(p.userAnnotationSlots, slotFor(p.annotationSlot, Sanitize(a), &p.nAnnotationSlots))
+		p.userAnnotationSlots = append(p.userAnnotationSlots, slotFor(p.annotationSlot, Sanitize(a)))
 	}
 	return p
 }
@@ -95,21 +79,17 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 // slotFor returns the slot of key, allocating one if it is new. Two user keys
 // that sanitize alike (a.b and a/b) share a slot, because Kubecost cannot
 // tell them apart either.
-func slotFor(m map[string]int, key string, n *int) int {
-	if s, ok := m[key]; ok {
-		return s
+func slotFor(m map[string]int, key string) int {
+	s, ok := m[key]
+	if !ok {
+		s = len(m) // slots are numbered as the keys come
+		m[key] = s
 	}
-	m[key] = *n
-	*n++
-	return *n - 1
+	return s
 }
 
 // Columns returns the Parquet columns of this projection.
 func (p *Projection) Columns() []Column { return Columns(p.labels, p.annotations) }
-
-// CCAColumns returns the columns of schema version 1 of this projection:
-// what the CCA Glue table reads, a prefix of Columns.
-func (p *Projection) CCAColumns() []Column { return CCA(p.labels, p.annotations) }
 
 // Labels returns the original LABELS keys.
 func (p *Projection) Labels() []string { return append([]string(nil), p.labels...) }
@@ -120,24 +100,21 @@ func (p *Projection) Annotations() []string { return append([]string(nil), p.ann
 // NewRecord returns a record with its slots allocated.
 func (p *Projection) NewRecord() *Record {
 	return &Record{
-		Labels:      make([]string, p.nLabelSlots),
-		Annotations: make([]string, p.nAnnotationSlots),
+		Labels:      make([]string, len(p.labelSlot)),
+		Annotations: make([]string, len(p.annotationSlot)),
 	}
 }
 
 // LabelSlot returns the Record.Labels slot of a sanitized Kubecost label
 // key, or -1 when the key is not needed. Callers may pass string(b) for a
 // []byte b: the compiler does not allocate for a map lookup.
-func (p *Projection) LabelSlot(key string) int {
-	if s, ok := p.labelSlot[key]; ok {
-		return s
-	}
-	return -1
-}
+func (p *Projection) LabelSlot(key string) int { return slotOf(p.labelSlot, key) }
 
 // AnnotationSlot is LabelSlot for annotations.
-func (p *Projection) AnnotationSlot(key string) int {
-	if s, ok := p.annotationSlot[key]; ok {
+func (p *Projection) AnnotationSlot(key string) int { return slotOf(p.annotationSlot, key) }
+
+func slotOf(m map[string]int, key string) int {
+	if s, ok := m[key]; ok {
 		return s
 	}
 	return -1
@@ -170,9 +147,7 @@ func (p *Projection) Reset(r *Record) {
 // checks downstream are not surprised by a sign bit.
 func (p *Projection) Finish(r *Record) {
 	for i, v := range r.Num {
-		if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			r.Num[i] = 0
-		}
+		_, r.Num[i] = Finite(v)
 	}
 	// The appended columns are nullable: a number Kubecost could not
 	// compute is null there, not 0.
@@ -183,14 +158,15 @@ func (p *Projection) Finish(r *Record) {
 	}
 	r.Props[PropClusterID] = p.clusterID
 	r.Props[PropEKSClusterName] = p.clusterName
+	slot := 0 // of the first source of d
 	for _, d := range derivations {
 		r.Props[d.prop] = ""
-		for _, s := range d.sources {
-			if v := r.Labels[s]; v != "" {
+		for i := range d.sources {
+			if v := r.Labels[slot+i]; v != "" && r.Props[d.prop] == "" {
 				r.Props[d.prop] = v
-				break
 			}
 		}
+		slot += len(d.sources)
 	}
 	r.Props[PropProvider] = ""
 	if id := r.Props[PropProviderID]; strings.HasPrefix(id, "i-") || strings.HasPrefix(id, "aws://") {

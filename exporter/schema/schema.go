@@ -5,6 +5,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -46,11 +47,26 @@ const (
 	StructMap
 )
 
-var typeNames = [...]string{"string", "double", "timestamp", "nullable_double", "nullable_string", "boolean", "map", "list", "struct", "map_of_struct"}
+// typeNames are each type's names: its own (Type.String), then the Glue,
+// Presto and QuickSight types of its columns. A struct's Glue and Presto
+// types list its fields (Column.Glue, Column.Presto); QuickSight cannot
+// read maps, lists and structs ("").
+var typeNames = [...]struct{ name, glue, presto, quickSight string }{
+	String:         {"string", "string", "varchar", "STRING"},
+	Double:         {"double", "double", "double", "DECIMAL"},
+	Timestamp:      {"timestamp", "timestamp", "timestamp(3)", "DATETIME"},
+	NullableDouble: {"nullable_double", "double", "double", "DECIMAL"},
+	NullableString: {"nullable_string", "string", "varchar", "STRING"},
+	Bool:           {"boolean", "boolean", "boolean", "BOOLEAN"},
+	StringMap:      {"map", "map<string,string>", "map(varchar, varchar)", ""},
+	StringList:     {"list", "array<string>", "array(varchar)", ""},
+	Struct:         {name: "struct"},
+	StructMap:      {name: "map_of_struct"},
+}
 
 func (t Type) String() string {
 	if t >= 0 && int(t) < len(typeNames) {
-		return typeNames[t]
+		return typeNames[t].name
 	}
 	return fmt.Sprintf("Type(%d)", int(t))
 }
@@ -69,26 +85,23 @@ type Column struct {
 // Glue is the Glue/Hive type name, as used in a Glue table definition.
 func (c Column) Glue() string {
 	switch c.Type {
-	case Double, NullableDouble:
-		return "double"
-	case Timestamp:
-		return "timestamp"
-	case Bool:
-		return "boolean"
-	case StringMap:
-		return "map<string,string>"
-	case StringList:
-		return "array<string>"
 	case Struct:
-		return c.glueStruct()
+		return c.fieldList("struct<", ":", ",", ">", Column.Glue)
 	case StructMap:
-		return "map<string," + c.glueStruct() + ">"
+		return "map<string," + c.fieldList("struct<", ":", ",", ">", Column.Glue) + ">"
 	}
-	return "string"
+	return typeNames[c.Type].glue
 }
 
-func (c Column) glueStruct() string {
-	return c.fieldList("struct<", ":", ",", ">", Column.Glue)
+// Presto is the Athena (Trino) SQL type name.
+func (c Column) Presto() string {
+	switch c.Type {
+	case Struct:
+		return c.fieldList("row(", " ", ", ", ")", Column.Presto)
+	case StructMap:
+		return "map(varchar, " + c.fieldList("row(", " ", ", ", ")", Column.Presto) + ")"
+	}
+	return typeNames[c.Type].presto
 }
 
 // fieldList renders a struct's fields as open name<nameSep>type<sep>... close,
@@ -106,47 +119,10 @@ func (c Column) fieldList(open, nameSep, sep, close string, typeOf func(Column) 
 	return b.String()
 }
 
-// Presto is the Athena (Trino) SQL type name.
-func (c Column) Presto() string {
-	switch c.Type {
-	case Double, NullableDouble:
-		return "double"
-	case Timestamp:
-		return "timestamp(3)"
-	case Bool:
-		return "boolean"
-	case StringMap:
-		return "map(varchar, varchar)"
-	case StringList:
-		return "array(varchar)"
-	case Struct:
-		return c.prestoRow()
-	case StructMap:
-		return "map(varchar, " + c.prestoRow() + ")"
-	}
-	return "varchar"
-}
-
-func (c Column) prestoRow() string {
-	return c.fieldList("row(", " ", ", ", ")", Column.Presto)
-}
-
 // QuickSight is the QuickSight input column type for an Athena source, or
 // "" for maps, lists and structs, which QuickSight cannot read: they are
 // left out of the QuickSight dataset and stay in the table for Athena.
-func (c Column) QuickSight() string {
-	switch c.Type {
-	case Double, NullableDouble:
-		return "DECIMAL"
-	case Timestamp:
-		return "DATETIME"
-	case String, NullableString:
-		return "STRING"
-	case Bool:
-		return "BOOLEAN"
-	}
-	return ""
-}
+func (c Column) QuickSight() string { return typeNames[c.Type].quickSight }
 
 // Doubles are the numeric columns, in contract order. Their names are also
 // the JSON keys of a Kubecost allocation.
@@ -168,14 +144,7 @@ const NumDoubles = len(doubles)
 func DoubleNames() []string { return append([]string(nil), doubles[:]...) }
 
 // DoubleIndex returns the position of a numeric Kubecost field, or -1.
-func DoubleIndex(name string) int {
-	for i, d := range doubles {
-		if d == name {
-			return i
-		}
-	}
-	return -1
-}
+func DoubleIndex(name string) int { return slices.Index(doubles[:], name) }
 
 // Property indexes into Record.Props, in contract order.
 const (
@@ -233,12 +202,7 @@ func KubecostPropIndex(key string) (int, bool) {
 
 // Base returns the fixed contract columns, in order.
 func Base() []Column {
-	cols := make([]Column, 0, 3+NumDoubles+NumProps)
-	cols = append(cols,
-		Column{Name: "name", Type: String},
-		Column{Name: "window.start", Type: Timestamp},
-		Column{Name: "window.end", Type: Timestamp},
-	)
+	cols := []Column{{Name: "name", Type: String}, {Name: "window.start", Type: Timestamp}, {Name: "window.end", Type: Timestamp}}
 	for _, d := range doubles {
 		cols = append(cols, Column{Name: d, Type: Double})
 	}
@@ -275,15 +239,11 @@ func CCA(labels, annotations []string) []Column {
 // Sanitize returns a Kubernetes label or annotation key as Kubecost reports
 // it: every character outside [a-zA-Z0-9_] becomes '_'.
 func Sanitize(key string) string {
-	var b strings.Builder
-	b.Grow(len(key))
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			b.WriteByte(c)
-		} else {
-			b.WriteByte('_')
+	b := []byte(key)
+	for i, c := range b {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
 		}
 	}
-	return b.String()
+	return string(b)
 }

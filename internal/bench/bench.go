@@ -255,7 +255,7 @@ func (b *bencher) serve() (stop func(), err error) {
 // plannedDays is what the exporter will find missing with backfill days,
 // planned from the real clock as the exporter does.
 func plannedDays(now time.Time, backfill int) []time.Time {
-	first, last := exporter.BackfillWindow(now, backfill)
+	first, last := exporter.Window(now, backfill, exporter.DefaultSettle)
 	var out []time.Time
 	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
 		out = append(out, d)

@@ -31,7 +31,7 @@ func withRetention(h *harness, days int) {
 func settledDays(sim *kubecostsim.Server, at time.Time) []time.Time { return settledOf(sim.Sim, at) }
 
 func settledOf(sim *kubecostsim.Sim, at time.Time) []time.Time {
-	_, last := exporter.BackfillWindow(at, 15)
+	_, last := exporter.Window(at, 15, exporter.DefaultSettle)
 	return slices.DeleteFunc(sim.AvailableDays(), func(d time.Time) bool { return d.After(last) })
 }
 
@@ -116,7 +116,7 @@ func TestFirstExportAllAvailable(t *testing.T) {
 	if code, logs := h.run(nil); code != cli.ExitOK || summaryOf(t, logs)["days_written"] != 0.0 {
 		t.Fatalf("second run: exit %d\n%s", code, logs)
 	}
-	first, _ := exporter.BackfillWindow(now, 15)
+	first, _ := exporter.Window(now, 15, exporter.DefaultSettle)
 	for _, r := range h.sim.Sim.Requests() {
 		if w := r.Query.Get("window"); !strings.HasPrefix(w, first.Format(time.RFC3339)) {
 			t.Errorf("the daily run asked for window %s, want its own from %s", w, first.Format(time.DateOnly))
@@ -251,7 +251,7 @@ func TestRunAllAvailableFlag(t *testing.T) {
 func TestFederatedBudgetedBackfill(t *testing.T) {
 	h := newFleetHarness(t, nil)
 	h.env["BACKFILL_PERIOD_DAYS"] = "15"
-	_, last := exporter.BackfillWindow(now, 15)
+	_, last := exporter.Window(now, 15, exporter.DefaultSettle)
 	type clusterDay struct {
 		key string
 		day time.Time

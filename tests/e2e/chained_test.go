@@ -101,7 +101,7 @@ func TestChainedRun(t *testing.T) {
 		}
 	}
 	layout := exporter.Layout{Account: "111111111111", Region: "us-east-1", Cluster: "prod"}
-	first, last := exporter.BackfillWindow(now, 5)
+	first, last := exporter.Window(now, 5, exporter.DefaultSettle)
 	var n int
 	for k := range objectsOf(t, m) {
 		d, ok := layout.ParseDay(k)

@@ -49,7 +49,7 @@ func TestEndToEndMinIO(t *testing.T) {
 
 	// Another cluster whose name starts with ours, and one that ends with it,
 	// already have files for every day of the window.
-	first, last := exporter.BackfillWindow(now, 20)
+	first, last := exporter.Window(now, 20, exporter.DefaultSettle)
 	var others []string
 	for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
 		for _, c := range []string{"prod-eu", "eu_prod"} {

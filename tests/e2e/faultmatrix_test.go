@@ -282,13 +282,13 @@ func (m *matrix) wantKeys(c mcase, prefix string) []string {
 	var out []string
 	if c.multipart {
 		// One day, which the large simulator (5 days of retention) has.
-		first, last := exporter.BackfillWindow(bigNow(), 4)
+		first, last := exporter.Window(bigNow(), 4, exporter.DefaultSettle)
 		for d := first; !d.After(last); d = d.Add(24 * time.Hour) {
 			out = append(out, l.Key(d, exporter.Snappy))
 		}
 		return out
 	}
-	first, last := exporter.BackfillWindow(nowFor(c)(), 4)
+	first, last := exporter.Window(nowFor(c)(), 4, exporter.DefaultSettle)
 	for _, d := range m.sim.Sim.AvailableDays() {
 		if !d.Before(first) && !d.After(last) {
 			out = append(out, l.Key(d, exporter.Snappy))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,6 +14,12 @@ import (
 
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
+
+// FieldIndex returns the index in schema.Entry.Fields of the struct field
+// name of appended column x (a schema.X* index), or -1.
+func FieldIndex(x int, name string) int {
+	return slices.IndexFunc(schema.Extras()[x].Fields, func(f schema.Column) bool { return f.Name == name })
+}
 
 // Entry is one entry of a map value, in file order.
 type Entry struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/parquetout"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
 )
 
 // kcRow is one allocation of the archive fixture. Costs are what the
@@ -223,9 +224,9 @@ func setPVs(rec *schema.Record, pvs []pvEntry) {
 	for i, pv := range pvs {
 		var e schema.Entry
 		e.Key = fmt.Sprintf("cluster=prod:name=pv-%d", i)
-		e.Fields[schema.FieldIndex(schema.XPVs, "providerID")] = schema.Opt{Str: pv.providerID, Set: true}
-		e.Fields[schema.FieldIndex(schema.XPVs, "cost")] = schema.Opt{Num: pv.cost, Set: true}
-		e.Fields[schema.FieldIndex(schema.XPVs, "adjustment")] = schema.Opt{Num: pv.adj, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XPVs, "providerID")] = schema.Opt{Str: pv.providerID, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XPVs, "cost")] = schema.Opt{Num: pv.cost, Set: true}
+		e.Fields[pqcheck.FieldIndex(schema.XPVs, "adjustment")] = schema.Opt{Num: pv.adj, Set: true}
 		x.Entries = append(x.Entries, e)
 	}
 }

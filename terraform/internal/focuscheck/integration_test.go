@@ -16,6 +16,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/parquetout"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/curfixture"
+	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/internal/testkit/pqcheck"
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/terraform/internal/billcheck"
 )
 
@@ -97,8 +98,8 @@ func writeIntegrationArchive(t *testing.T, dir string, pods []archivePod) {
 				x := &rec.X[schema.XPVs]
 				var e schema.Entry
 				e.Key = "cluster=prod:name=pv-0"
-				e.Fields[schema.FieldIndex(schema.XPVs, "providerID")] = schema.Opt{Str: curfixture.Volume, Set: true}
-				e.Fields[schema.FieldIndex(schema.XPVs, "cost")] = schema.Opt{Num: p.pv, Set: true}
+				e.Fields[pqcheck.FieldIndex(schema.XPVs, "providerID")] = schema.Opt{Str: curfixture.Volume, Set: true}
+				e.Fields[pqcheck.FieldIndex(schema.XPVs, "cost")] = schema.Opt{Num: p.pv, Set: true}
 				x.Set, x.Entries = true, append(x.Entries, e)
 			}
 			pr.Finish(rec)
