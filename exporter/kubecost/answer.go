@@ -17,7 +17,7 @@ import (
 // 3.x does this now and then (kubecost/kubecost#4508, chart 3.0.4, closed without a fix:
 // /model/allocation "sometimes maintains the aggregation from a previous, different query", and
 // filters "stick"), and a stored wrong answer stays wrong: the next run sees the day as current.
-// It is retried like a transient failure; a day that keeps getting one fails.
+// It is retried (the same query answers right a moment later); a day that keeps getting one fails.
 var ErrOtherAnswer = errors.New("the server answered another query than the one asked")
 
 // serverNamed are the markers of rows the core names itself, not after the aggregated
