@@ -12,40 +12,31 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// ErrOtherAnswer marks a response that answers another query than the one
-// sent: its rows lack a property the aggregation asks for, are of another
-// window, or (federated) of another cluster. Kubecost 3.x does this now
-// and then (kubecost/kubecost#4508, chart 3.0.4, closed without a fix:
-// /model/allocation "sometimes maintains the aggregation from a previous,
-// different query", and filters "stick"), and a stored answer of the
-// wrong shape stays wrong: the next run sees the day as current. Such a
-// response is retried like a transient failure (the same query answers
-// right a moment later); a day that keeps getting one fails.
+// ErrOtherAnswer marks a response that answers another query than the one sent: its rows lack a
+// property the aggregation asks for, or are of another window or (federated) cluster. Kubecost
+// 3.x does this now and then (kubecost/kubecost#4508, chart 3.0.4, closed without a fix:
+// /model/allocation "sometimes maintains the aggregation from a previous, different query", and
+// filters "stick"), and a stored wrong answer stays wrong: the next run sees the day as current.
+// It is retried (the same query answers right a moment later); a day that keeps getting one fails.
 var ErrOtherAnswer = errors.New("the server answered another query than the one asked")
 
-// serverNamed are the markers of the rows the core names itself rather
-// than after the aggregated properties (OpenCost core/pkg/opencost
-// allocation.go: IdleSuffix, UnallocatedSuffix, UnmountedSuffix,
-// SharedSuffix and ExternalSuffix; Kubecost's Allocation API docs,
-// "Special types of allocation", name the first three). The core tests a
-// row's kind with strings.Contains on its name (Allocation.IsIdle,
-// IsUnallocated, IsUnmounted, IsExternal), so "<cluster>/__idle__",
-// "<cluster>/<node>/__idle__" and "<cluster>//__unmounted__/__unmounted__/
-// __unmounted__" (an unmounted volume has no node: costmodel's
-// getUnmountedPodForCluster) are such rows too. They may lack any
-// aggregated property.
+// serverNamed are the markers of rows the core names itself, not after the aggregated
+// properties, so they may lack any (OpenCost core/pkg/opencost allocation.go: IdleSuffix,
+// UnallocatedSuffix, UnmountedSuffix, SharedSuffix, ExternalSuffix; Kubecost's Allocation API
+// docs, "Special types of allocation", name the first three). The core tests them with
+// strings.Contains (Allocation.IsIdle, IsUnallocated, IsUnmounted, IsExternal), so
+// "<cluster>/<node>/__idle__" and "<cluster>//__unmounted__/__unmounted__/__unmounted__" (an
+// unmounted volume has no node: costmodel's getUnmountedPodForCluster) are such rows too.
 var serverNamed = []string{schema.IdleName, schema.UnallocatedName, schema.UnmountedName, schema.SharedName, schema.ExternalName}
 
 func isServerNamed(name string) bool {
 	return slices.ContainsFunc(serverNamed, func(s string) bool { return strings.Contains(name, s) })
 }
 
-// checkedKeys are the aggregate keys whose value every row must carry:
-// the properties the core names a row after (GenerateKey), which it
-// always knows for a container (OpenCost's allocation queries select
-// container!="" and node!=""). Other keys (controller, label:...) are
-// legitimately empty on some rows, which the core then names
-// __unallocated__.
+// checkedKeys are the aggregate keys every row must carry: the core names a row after them
+// (GenerateKey) and always knows them for a container (OpenCost's allocation queries select
+// container!="" and node!=""). Other keys (controller, label:...) may be empty: the core then
+// names the row __unallocated__.
 var checkedKeys = map[string]int{
 	"cluster":   schema.PropCluster,
 	"node":      schema.PropNode,
@@ -54,21 +45,17 @@ var checkedKeys = map[string]int{
 	"container": schema.PropContainer,
 }
 
-// answerCheck passes on the rows of a response that answer the query
-// sent, one at a time, before they reach the sink: nothing of a wrong
-// answer is written, and memory stays one row. It fails the response at
-// the first row that answers another query (answerError).
+// answerCheck passes on, one at a time, the rows of a response that answer the query sent, so
+// nothing of a wrong answer reaches the sink; it fails the response at the first row that
+// answers another query (answerError).
 //
-// In a federated cluster-day it also passes only the rows of the cluster
-// asked for, except idle rows of other clusters, which it drops and
-// counts. Why they come: when idle is not shared, the core (OpenCost's
-// AllocationSet.AggregateBy, which Kubecost's cost model runs too) puts
-// every idle allocation into the result before it applies the filter,
-// and only scales each by its "idle filtration coefficient": the share
-// of the node's (or cluster's) allocated cost that passed the filter. A
-// node of another cluster that ran something keeps an idle row of cost
-// 0; a node that ran nothing has no coefficient and keeps its full idle
-// cost. Kept, they would file other clusters' idle under this one's keys.
+// In a federated cluster-day it passes only the asked cluster's rows, and drops and counts other
+// clusters' idle rows. They come because, with idle not shared, the core (OpenCost's
+// AllocationSet.AggregateBy, which Kubecost's cost model runs too) adds every idle allocation
+// before it applies the filter, only scaling each by its "idle filtration coefficient" (the
+// share of the node's or cluster's allocated cost that passed the filter): another cluster's
+// node that ran something keeps an idle row of cost 0, one that ran nothing its full idle cost:
+// kept, they would file other clusters' idle under this one's keys.
 type answerCheck struct {
 	sink      exporter.RecordSink
 	server    string // the configured server, as messages name it
@@ -76,26 +63,22 @@ type answerCheck struct {
 	keys      []int
 	keyNames  []string
 
-	// The window being fetched and the step of its sets, in ms; set by
-	// at before each request.
+	// The window being fetched and its sets' step, in ms; set by at before each request.
 	start, end, step int64
 	what             string // the window, as the query sent it
 
-	// cluster, when set, is the one cluster the query asked for (a
-	// federated cluster-day), param the filter sent; hint says what to
-	// do when the server ignores it.
+	// cluster is the one cluster a federated cluster-day asks for, param the filter sent,
+	// hint what to do when the server ignores it.
 	cluster, param, hint string
 	dropped              int     // other clusters' idle rows dropped
 	droppedCost          float64 // their totalCost
 	merged               int     // idle rows of no cluster, kept (see Write)
-	// rows and idle count the rows passed to the sink and their idle
-	// rows, after the cluster check: only this cluster's own idle says
-	// idle came back.
+	// rows and idle count the rows passed to the sink and their idle rows, after the cluster
+	// check: only this cluster's own idle says idle came back.
 	rows, idle int
 
-	// perSet, for the availability query (aggregate=cluster), fails a row
-	// not named after its cluster, or a second row of one cluster in one
-	// set: the answer is of a finer aggregation.
+	// perSet (availability query, aggregate=cluster) fails a row not named after its cluster, or
+	// a second row of one cluster in one set: the answer is of a finer aggregation.
 	perSet bool
 	set    int64               // start of the set seen holds the clusters of
 	seen   map[string]struct{} // clusters of the current set
@@ -124,15 +107,13 @@ func (c *answerCheck) Write(r *schema.Record) error {
 			stepParam(time.Duration(c.step)*time.Millisecond), c.what))
 	}
 	for i, k := range c.keys {
-		// The name is looked at only when a property is missing: the
-		// common row costs a few comparisons.
+		// The name is looked at only when a property is missing, so a common row costs little.
 		if r.Props[k] == "" && !isServerNamed(r.Name) {
 			return c.other(r, fmt.Sprintf("it has no %s, although aggregate=%s asks for it", c.keyNames[i], c.aggregate))
 		}
 	}
-	// After the shape: a stale answer of another aggregation (#4508),
-	// unfiltered too, is that, not a server that ignores the filter,
-	// which answers rows of the shape asked, of every cluster.
+	// After the shape: an unfiltered stale answer (#4508) is that, not a server ignoring the
+	// filter, which answers rows of the shape asked, of every cluster.
 	if c.cluster != "" {
 		if keep, err := c.ofCluster(r); !keep {
 			return err
@@ -150,10 +131,8 @@ func (c *answerCheck) Write(r *schema.Record) error {
 	return c.sink.Write(r)
 }
 
-// oneOfCluster checks a row of the availability answer: named after its
-// cluster, as the core names a row aggregated by cluster (GenerateKey),
-// and the only one of its cluster in its set. Sets come one after the
-// other, so only the current set's clusters are remembered.
+// oneOfCluster checks that a row of the availability answer is named after its cluster (as
+// GenerateKey names it) and its cluster's only one in its set (sets come in order).
 func (c *answerCheck) oneOfCluster(r *schema.Record) error {
 	if isServerNamed(r.Name) {
 		return nil
@@ -173,17 +152,14 @@ func (c *answerCheck) oneOfCluster(r *schema.Record) error {
 	return nil
 }
 
-// ofCluster reports whether r, a row of a cluster-day, goes to the sink:
-// rows of the cluster asked for do; other clusters' idle rows are dropped
-// (nil error); any other row is an error.
+// ofCluster reports whether r, a row of a cluster-day, goes to the sink: the asked cluster's
+// rows do; other clusters' idle rows are dropped (nil error); any other row is an error.
 func (c *answerCheck) ofCluster(r *schema.Record) (bool, error) {
 	got := r.Props[schema.PropCluster]
 	switch {
 	case got == c.cluster:
 	case got == "" && isIdle(r.Name, got):
-		// Idle merged across clusters (an OpenCost, which has no
-		// splitIdle): it cannot be split by cluster, and it holds this
-		// cluster's idle, so it is kept.
+		// Idle merged across clusters (OpenCost has no splitIdle) holds this cluster's idle: kept.
 		c.merged++
 	case isIdle(r.Name, got):
 		c.dropped++
@@ -207,9 +183,7 @@ func (c *answerCheck) Reset() error {
 	return c.sink.Reset()
 }
 
-// said is a sentinel's sentence ("the server ...") with the configured
-// server in place of "the server", so that a message names OpenCost when
-// OpenCost is configured.
+// said is a sentinel's sentence ("the server ...") naming the configured server instead.
 func said(server string, sentinel error) string {
 	return server + " " + strings.TrimPrefix(sentinel.Error(), "the server ")
 }
@@ -223,10 +197,9 @@ type saidError struct {
 func (e *saidError) Error() string { return said(e.server, e.err) }
 func (e *saidError) Unwrap() error { return e.err }
 
-// answerError is a response that answers another query. A row of another
-// cluster in a cluster-day (foreign) is also ErrFilterIgnored, and, once
-// retries did not help, exporter.ErrServerUnsupported: a server that
-// ignores the filter answers every cluster-day so, and the run stops.
+// answerError is a response that answers another query. A row of another cluster in a
+// cluster-day (foreign) is also ErrFilterIgnored and, once retries did not help,
+// exporter.ErrServerUnsupported: a server that ignores the filter answers every cluster-day so.
 type answerError struct {
 	foreign bool
 	msg     string
@@ -244,8 +217,7 @@ func (e *answerError) Is(target error) bool {
 	return false
 }
 
-// filterHint is what a user can do when the server answers a cluster-day
-// with rows of other clusters, per server and filter.
+// filterHint is what to do when the server answers a cluster-day with other clusters' rows.
 func filterHint(s server, cf ClusterFilter, id string) string {
 	switch {
 	case s.filterHint != "":
@@ -258,20 +230,17 @@ func filterHint(s server, cf ClusterFilter, id string) string {
 		"(a Kubecost 3.x may also have answered another query, kubecost/kubecost#4508)"
 }
 
-// IdleObserver is told of each day that came back with allocations but no
-// idle row although the query asked for idle. An Observer that also
-// implements it gets these calls; it must be safe for concurrent use.
+// IdleObserver is told of each day with allocations but no idle row although the query asked
+// for idle. An Observer that also implements it gets these calls, concurrently.
 type IdleObserver interface {
 	ObserveDayWithoutIdle()
 }
 
-// checkIdle looks at a fetched day: the rows that reached the sink, and,
-// for a cluster's day, the idle rows of other clusters dropped on the way.
+// checkIdle reports what a fetched day's rows, and other clusters' dropped idle rows, show.
 func (c *Client) checkIdle(day time.Time, cluster string, cc *answerCheck) {
 	if cc.rows > 0 && cc.idle == 0 {
-		// Every flavour's day query asks for idle; a server that ignores
-		// the parameters it was sent (Kubecost's idle=true at an OpenCost,
-		// which reads includeIdle) drops every idle dollar without error.
+		// Every day query asks for idle; a server ignoring the parameters (Kubecost's idle=true
+		// at an OpenCost, which reads includeIdle) drops every idle dollar without error.
 		if o, ok := c.opts.Observer.(IdleObserver); ok {
 			o.ObserveDayWithoutIdle()
 		}

@@ -11,17 +11,15 @@ import (
 	"strings"
 )
 
-// TLSConfig returns the Kubecost client's TLS configuration: the system
-// roots plus every certificate in caPEM (KUBECOST_CA_CERTIFICATE_SECRET_NAME).
-// Adding to the system pool instead of replacing it keeps Kubecost reachable
-// if it is later fronted by a publicly trusted certificate; the host name
-// must match either way. AWS clients never see this configuration.
+// TLSConfig returns the Kubecost client's TLS configuration: the system roots plus every
+// certificate in caPEM (KUBECOST_CA_CERTIFICATE_SECRET_NAME), which keeps Kubecost reachable if
+// it is later fronted by a publicly trusted certificate; the host name must match either way.
+// AWS clients never see this configuration.
 //
-// The bundle is checked even when verify is false, so a broken secret is
-// reported when it is configured rather than on the day verification is
-// turned back on. A bundle without certificates, with an unparsable one,
-// or with a non-certificate block (a private key pasted by mistake) is an
-// error; block contents are never echoed.
+// The bundle is checked even when verify is false, so a broken secret is reported when it is
+// configured, not the day verification is turned back on. A bundle without certificates, with
+// an unparsable one, or with a non-certificate block (a pasted private key) is an error; block
+// contents are never echoed.
 func TLSConfig(caPEM []byte, verify bool) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	var certs []*x509.Certificate
@@ -73,8 +71,8 @@ func parseBundle(data []byte) ([]*x509.Certificate, error) {
 	return certs, nil
 }
 
-// BearerTokenFile reads the token for a Kubecost behind OIDC from a file
-// (KUBECOST_BEARER_TOKEN_FILE), as ParseBearerToken cleans it.
+// BearerTokenFile reads an OIDC Kubecost's token from a file (KUBECOST_BEARER_TOKEN_FILE),
+// cleaned by ParseBearerToken.
 func BearerTokenFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -83,9 +81,8 @@ func BearerTokenFile(path string) (string, error) {
 	return ParseBearerToken(string(b), "file "+path)
 }
 
-// ParseBearerToken cleans a bearer token read from `from` (a file or a
-// secret, for errors): surrounding whitespace (a trailing newline) and a
-// leading "Bearer " are dropped. The token is never part of an error.
+// ParseBearerToken cleans a bearer token read from `from` (a file or a secret, for errors) of
+// surrounding whitespace and a leading "Bearer ". The token is never part of an error.
 func ParseBearerToken(raw, from string) (string, error) {
 	tok := strings.TrimSpace(raw)
 	// People paste the whole header value; the client adds "Bearer " itself.
@@ -95,8 +92,7 @@ func ParseBearerToken(raw, from string) (string, error) {
 	if tok == "" {
 		return "", fmt.Errorf("kubecost: bearer token from %s is empty", from)
 	}
-	// A space or control character inside would corrupt the Authorization
-	// header or smuggle another header line.
+	// A space or control character would corrupt the header or smuggle another header line.
 	for _, r := range tok {
 		if r <= ' ' || r == 0x7f {
 			return "", fmt.Errorf("kubecost: bearer token from %s contains whitespace or control characters", from)

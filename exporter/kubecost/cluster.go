@@ -16,24 +16,20 @@ import (
 type ClusterFilter string
 
 const (
-	// FilterV2 is the filter language of Kubecost 2.x, which OpenCost's
-	// /allocation/compute also reads (it applies the filter before
-	// aggregating): filter=cluster:"<id>".
+	// FilterV2 is Kubecost 2.x's filter=cluster:"<id>", which OpenCost's /allocation/compute
+	// also reads (applying it before aggregating).
 	FilterV2 ClusterFilter = "v2"
-	// FilterV1 is Kubecost 1.x's filterClusters=<id>. Kubecost matches it
-	// against the cluster id or the cluster's name, and a trailing * is a
-	// prefix wildcard, so it can select more than one cluster: the row
-	// check of ClusterSource catches that. OpenCost ignores it.
+	// FilterV1 is Kubecost 1.x's filterClusters=<id>. It matches cluster ids and names, and a
+	// trailing * is a prefix wildcard, so it can select several clusters (ClusterSource's row
+	// check catches that). OpenCost ignores it.
 	FilterV1 ClusterFilter = "v1"
 )
 
 // ClusterFilters are the accepted cluster filters, the default first.
 func ClusterFilters() []ClusterFilter { return []ClusterFilter{FilterV2, FilterV1} }
 
-// FilterProblem says why a cluster-day query to flavor's server cannot
-// name its cluster with filter, in the words of a KUBECOST_CLUSTER_FILTER
-// error, or "" when it can. An unknown flavour is KUBECOST_API_FLAVOR's
-// error alone.
+// FilterProblem says, as a KUBECOST_CLUSTER_FILTER error, why flavor's server cannot take
+// filter, or "" when it can (an unknown flavour is KUBECOST_API_FLAVOR's error alone).
 func FilterProblem(flavor Flavor, filter ClusterFilter) string {
 	if !slices.Contains(ClusterFilters(), filter) {
 		return "accepted: " + join(ClusterFilters())
@@ -45,8 +41,7 @@ func FilterProblem(flavor Flavor, filter ClusterFilter) string {
 	return ""
 }
 
-// ClusterIDProblem says why id cannot be a Kubecost cluster id in a
-// query, or "" when it can: it is sent quoted inside filter=cluster:"<id>".
+// ClusterIDProblem says why id cannot be sent quoted in filter=cluster:"<id>", or "" when it can.
 func ClusterIDProblem(id string) string {
 	switch {
 	case id == "":
@@ -69,10 +64,9 @@ func (f ClusterFilter) param(id string) (string, string) {
 	return "filter", `cluster:"` + id + `"`
 }
 
-// ClusterSource is one cluster of a federated Kubecost: every query it
-// sends carries the cluster filter, so the primary builds one cluster-day
-// per response instead of a fleet-day, and its rows carry that cluster's
-// eksClusterName and clusterid (from its Projection).
+// ClusterSource is one cluster of a federated Kubecost: its queries carry the cluster filter, so
+// the primary builds a cluster-day per response instead of a fleet-day, with rows carrying the
+// cluster's eksClusterName and clusterid (from its Projection).
 type ClusterSource struct {
 	c        *Client
 	id       string
@@ -81,8 +75,8 @@ type ClusterSource struct {
 
 var _ exporter.AllocationSource = (*ClusterSource)(nil)
 
-// ForCluster returns the source of Kubecost cluster id, whose rows are
-// completed with proj. It shares c's connections, retries and totals.
+// ForCluster returns the source of cluster id, its rows completed with proj. It shares c's
+// connections, retries and totals.
 func (c *Client) ForCluster(id string, proj *schema.Projection) *ClusterSource {
 	s := &ClusterSource{c: c, id: id}
 	s.decoders.New = func() any { return newDecoder(proj) }
@@ -92,8 +86,8 @@ func (c *Client) ForCluster(id string, proj *schema.Projection) *ClusterSource {
 // ID is Kubecost's id of the cluster.
 func (s *ClusterSource) ID() string { return s.id }
 
-// AvailableDays returns this cluster's days from the fleet's availability
-// query. A run over many clusters calls Client.ClusterDays once instead.
+// AvailableDays returns this cluster's days from the fleet's availability query (a run over
+// many clusters calls Client.ClusterDays once instead).
 func (s *ClusterSource) AvailableDays(ctx context.Context, from, to time.Time) ([]exporter.DayTotal, error) {
 	all, err := s.c.ClusterDays(ctx, from, to)
 	if err != nil {
@@ -102,22 +96,19 @@ func (s *ClusterSource) AvailableDays(ctx context.Context, from, to time.Time) (
 	return all[s.id], nil
 }
 
-// FetchDay streams this cluster's allocations of the UTC day starting at
-// day into sink. A row of another cluster means the server ignored the
-// filter (an OpenCost or Kubecost too old to read it, or a v1 filter that
-// matched a name): after its retries the day fails rather than file
-// another cluster's costs under this one's keys, and the error stops the
-// run (exporter.ErrServerUnsupported). Idle rows of other clusters are the exception:
-// the core lets unshared idle skip the filter (see answerCheck).
+// FetchDay streams this cluster's allocations of the UTC day starting at day into sink. A row
+// of another cluster means the server ignored the filter (an OpenCost or Kubecost too old to
+// read it, or a v1 filter matching a name): after retries the day fails rather than file it
+// here, and the run stops (exporter.ErrServerUnsupported). Other clusters' idle rows are
+// dropped: the core lets unshared idle skip the filter (see answerCheck).
 func (s *ClusterSource) FetchDay(ctx context.Context, day time.Time, sink exporter.RecordSink) error {
 	_, err := s.c.fetchDay(ctx, day, s.id, &s.decoders, sink)
 	return err
 }
 
-// isIdle reports whether an allocation of cluster is one of the core's
-// idle allocations: "__idle__" (merged, or idle not split) or
-// "<cluster>/__idle__" and "<cluster>/<node>/__idle__" (split idle, whose
-// names the core never rewrites when it aggregates).
+// isIdle reports whether an allocation of cluster is one of the core's idle ones: "__idle__"
+// (merged, or not split) or "<cluster>/__idle__" and "<cluster>/<node>/__idle__" (split idle,
+// whose names the core never rewrites when it aggregates).
 func isIdle(name, cluster string) bool {
 	if name == schema.IdleName {
 		return true

@@ -7,10 +7,8 @@ var (
 	_ IdleObserver = (*Counter)(nil)
 )
 
-// Counter is an Observer that counts requests by outcome, and the days
-// that came back without idle (IdleObserver). The command gives one to the
-// client and hands its counts to the metrics, which so need not know the
-// client. The zero value is ready to use.
+// Counter is an Observer that counts requests by outcome, and days without idle (IdleObserver),
+// for the metrics, which so need not know the client. The zero value is ready to use.
 type Counter struct {
 	mu     sync.Mutex
 	counts map[Outcome]int64
@@ -34,8 +32,7 @@ func (c *Counter) ObserveDayWithoutIdle() {
 	c.mu.Unlock()
 }
 
-// Counts returns the requests by outcome, with every outcome of Outcomes
-// listed, zero or not.
+// Counts returns the requests by outcome, every outcome of Outcomes listed, zero or not.
 func (c *Counter) Counts() map[string]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -46,8 +43,7 @@ func (c *Counter) Counts() map[string]int64 {
 	return out
 }
 
-// DaysWithoutIdle returns how many days came back with allocations but no
-// idle row, though idle was asked for.
+// DaysWithoutIdle returns how many days came back with allocations but no idle row.
 func (c *Counter) DaysWithoutIdle() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()

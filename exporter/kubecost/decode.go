@@ -14,20 +14,16 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// The decoder reads an Allocation API response in one pass on the
-// caller's goroutine: the scanner (scan.go) reads the body into a window,
-// checks its grammar and finds names and values, and the parser (parse.go)
-// fills a schema.Record per allocation, which goes to the sink at once, in
-// the order of the body. The sink's own goroutine encodes Parquet, so the
-// two cores split the work between JSON and Parquet.
+// The decoder reads an Allocation API response in one pass on the caller's goroutine: the
+// scanner (scan.go) checks the grammar and finds names and values, and the parser (parse.go)
+// fills a schema.Record per allocation, which goes to the sink at once. The sink's own goroutine
+// encodes Parquet, so the two cores split the work between JSON and Parquet.
 //
-// Only a complete, well-formed allocation reaches the sink: a body cut
-// short or malformed is an error at the allocation it breaks, never a
-// silently partial day. Before this, a separate stage checked every
-// allocation with jsontext and a second pass parsed it; that check was
-// about a fifth of the exporter's CPU (docs/performance.md, "One pass").
+// Only a complete, well-formed allocation reaches the sink: a body cut short or malformed is an
+// error at the allocation it breaks, never a silently partial day. (A separate jsontext check
+// pass was about a fifth of the exporter's CPU: docs/performance.md, "One pass".)
 
-// sinkError marks an error returned by the sink, which is never retried.
+// sinkError marks an error of the sink, which is never retried.
 type sinkError struct{ err error }
 
 func (e *sinkError) Error() string { return e.err.Error() }
@@ -46,18 +42,15 @@ func (e *apiError) Error() string {
 	return fmt.Sprintf("response code %d: %s", e.code, e.message)
 }
 
-// decoder holds the reusable state for decoding responses. It is not safe
-// for concurrent use; the Client pools them.
+// decoder is the reusable state of decoding responses, not safe for concurrent use (pooled).
 type decoder struct {
 	br  *bufio.Reader // sniffs the body before the scanner reads it
 	key []byte        // the set key of the allocation being parsed
 	p   *parser
 	ra  *readAhead
-	// abort, when set, makes a Read of the body that is still pending
-	// return at once (it cancels the request). decode calls it on an error
-	// before waiting for the read-ahead: otherwise a body that stalls after
-	// a syntax error would hold the error until the read timeout, and then
-	// be reported as stalled.
+	// abort, when set, cancels the request, so a pending Read of the body returns. decode calls it
+	// on an error before waiting for the read-ahead: else a body that stalls after a syntax error
+	// would hold the error until the read timeout, and be reported as stalled.
 	abort func()
 
 	// Per response.
@@ -72,10 +65,9 @@ func newDecoder(p *schema.Projection) *decoder {
 	return &decoder{br: bufio.NewReaderSize(nil, 64<<10), p: newParser(p), ra: newReadAhead()}
 }
 
-// decode reads one response from r and writes each allocation to sink. The
-// window [start, start+len) split by step is the fallback when allocations
-// carry no window. It returns the number of allocations written, also on
-// error: a caller that sees n > 0 with an error must reset the sink.
+// decode reads one response from r and writes each allocation to sink; sets of step from start
+// are the window of allocations without one. It returns the number written, also on error: a
+// caller that sees n > 0 with an error must reset the sink.
 func (d *decoder) decode(r io.Reader, start time.Time, step time.Duration, sink exporter.RecordSink) (_ int, err error) {
 	s := &d.p.sc
 	d.ra.start(r)
@@ -135,8 +127,7 @@ func (d *decoder) response() error {
 	}
 }
 
-// data is normally an array of sets, one per step; null sets are skipped.
-// A bare set object is accepted as well.
+// data is normally an array of sets, one per step (null ones skipped), or a bare set.
 func (d *decoder) data() error {
 	s := &d.p.sc
 	switch s.peek() {
@@ -160,7 +151,6 @@ func (d *decoder) data() error {
 	return s.err
 }
 
-// allocationSet parses each allocation of a set and writes it to the sink.
 func (d *decoder) allocationSet() error {
 	s := &d.p.sc
 	s.open()
@@ -169,8 +159,7 @@ func (d *decoder) allocationSet() error {
 		if !ok {
 			return s.err
 		}
-		// The key is only valid until the next read: peek may refill the
-		// window and move it.
+		// The key is valid until the next read: peek may refill the window.
 		d.key = append(d.key[:0], k...)
 		if s.peek() != '{' {
 			s.skip()
@@ -188,19 +177,15 @@ func (d *decoder) allocationSet() error {
 	}
 }
 
-// numberOf reads a raw JSON number, or a string holding one (Kubecost
-// writes "NaN" and infinities as strings). Anything else reads as 0, and
-// so does a string that is not a number; Projection.Finish zeroes NaN and
-// infinities.
+// numberOf reads a raw JSON number, or a string holding one (Kubecost writes "NaN" and
+// infinities as strings); anything else reads as 0. Projection.Finish zeroes NaN and infinities.
 func numberOf(v []byte, scratch *[]byte) float64 {
 	f, _ := numberText(v, scratch)
 	return f
 }
 
-// numberText is numberOf that also reports whether v held a number. A
-// string must hold exactly a JSON number (no white space, hex, '+' or
-// '_': what the body's own numbers may be), or a spelling of NaN or an
-// infinity, which strconv reads and Finish then drops.
+// numberText is numberOf that also reports whether v held a number. A string must hold exactly
+// a JSON number (no white space, hex, '+' or '_'), or a spelling of NaN or an infinity.
 func numberText(v []byte, scratch *[]byte) (float64, bool) {
 	if len(v) == 0 {
 		return 0, false
@@ -223,8 +208,8 @@ func numberText(v []byte, scratch *[]byte) (float64, bool) {
 	return parseFloat(v), true
 }
 
-// nonFinite reads the spellings of NaN and the infinities that
-// strconv.ParseFloat accepts, without its error allocation for the rest.
+// nonFinite reads strconv.ParseFloat's spellings of NaN and infinities, without its error
+// allocation for the rest.
 func nonFinite(v []byte) (float64, bool) {
 	w, sign := string(v), 1
 	if len(w) > 0 && (w[0] == '+' || w[0] == '-') {
@@ -259,9 +244,8 @@ func isNumber(v []byte) bool {
 	return ok && i == len(v)
 }
 
-// parseFloat is strconv's, with a number out of range read as its limit
-// (infinity or zero) and anything unparsable as 0. Its callers pass only
-// JSON numbers.
+// parseFloat is strconv's, with a number out of range read as its limit (infinity or zero) and
+// anything unparsable as 0. Its callers pass only JSON numbers.
 func parseFloat(v []byte) float64 {
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

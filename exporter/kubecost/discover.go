@@ -31,24 +31,18 @@ const (
 	KindCostAnalyzer = "Kubecost 1.x/2.x cost-analyzer"
 )
 
-// Candidates returns where a Kubecost installed as Helm release release
-// in namespace answers its API, newest chart first. It makes no network
-// call, so the names are tested without a cluster.
+// Candidates returns where a Kubecost installed as Helm release release in namespace answers
+// its API, newest chart first. It makes no network call, so the names are tested without a cluster.
 //
-//   - Kubecost 3.x (chart kubecost/kubecost v3.0.0 to v3.2.1): the UI and
-//     API are the frontend service, named "<release>-frontend"
-//     (templates/frontend/_helpers.tpl, kubecost.frontend.fullname: no
-//     "contains" shortcut), port 9090 (values.yaml frontend.service.port);
-//     there is no cost-analyzer service any more.
-//   - Kubecost 2.x (chart cost-analyzer, templates/_helpers.tpl,
-//     cost-analyzer.serviceName): "<release>-cost-analyzer", or the
-//     release name alone when it already contains "cost-analyzer".
-//   - Kubecost 1.x: always "<release>-cost-analyzer", port 9090
-//     (values.yaml service.port).
+//   - Kubecost 3.x (chart kubecost/kubecost v3.0.0 to v3.2.1): the frontend service
+//     "<release>-frontend" (templates/frontend/_helpers.tpl, kubecost.frontend.fullname: no
+//     "contains" shortcut), port 9090 (values.yaml frontend.service.port); no cost-analyzer.
+//   - Kubecost 2.x (chart cost-analyzer, templates/_helpers.tpl, cost-analyzer.serviceName):
+//     "<release>-cost-analyzer", or the release alone when it contains "cost-analyzer".
+//   - Kubecost 1.x: always "<release>-cost-analyzer", port 9090 (values.yaml service.port).
 //
-// Names are cut to 63 characters without a trailing '-', as the charts'
-// trunc 63 | trimSuffix "-" does. A fullnameOverride is not guessed: set
-// KUBECOST_API_ENDPOINT then.
+// Names are cut to 63 characters without a trailing '-' (the charts' trunc 63 | trimSuffix "-").
+// A fullnameOverride is not guessed: set KUBECOST_API_ENDPOINT then.
 func Candidates(namespace, release string) []Candidate {
 	namespace, release = cmp.Or(namespace, "kubecost"), cmp.Or(release, "kubecost")
 	svc := func(name string) string {
@@ -69,11 +63,9 @@ func Candidates(namespace, release string) []Candidate {
 	return out
 }
 
-// DiscoverOptions configures Discover: the client settings of the run, so
-// the probe goes through the same TLS, credentials and time limits.
+// DiscoverOptions configures Discover with the run's client settings (TLS, credentials, limits).
 type DiscoverOptions struct {
-	// Path is the allocation path asked of each candidate,
-	// e.g. "/model/allocation".
+	// Path is the allocation path asked of each candidate, e.g. "/model/allocation".
 	Path           string
 	ConnectTimeout time.Duration // default 10s
 	ReadTimeout    time.Duration // response headers; default 60s
@@ -84,14 +76,11 @@ type DiscoverOptions struct {
 	Now            func() time.Time // default time.Now: dates the probe's window
 }
 
-// Discover asks each candidate in turn for a small allocation query (the
-// cluster totals of the day before now, accumulated) and returns the
-// base URL of the first that answers as the Allocation API: a JSON
-// object, or a 401/403 (the API is there and wants credentials: the run
-// then fails naming the setting), or a 5xx (the API is there and failing:
-// the run's retries deal with it). A 404, an HTML page (a UI or a login
-// page) or no connection at all moves on to the next. When none answers,
-// the error names every URL tried and what it returned.
+// Discover asks each candidate in turn for yesterday's accumulated cluster totals and returns
+// the base URL of the first that answers as the Allocation API: a JSON object, a 401/403 (the
+// run then fails naming the credentials setting) or a 5xx (the run's retries deal with it). A
+// 404, an HTML page (a UI or a login page) or no connection moves on to the next. When none
+// answers, the error names every URL tried and what it returned.
 func Discover(ctx context.Context, candidates []Candidate, o DiscoverOptions) (string, error) {
 	log := cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
 	now := o.Now
@@ -134,8 +123,8 @@ func Discover(ctx context.Context, candidates []Candidate, o DiscoverOptions) (s
 		len(tried), strings.Join(tried, "; "))
 }
 
-// probe sends one request and says whether the Allocation API answered,
-// and with what, in words fit for a log line (secrets hidden).
+// probe sends one request and says whether the Allocation API answered, and with what, in
+// words fit for a log line (secrets hidden).
 func probe(ctx context.Context, hc *http.Client, o DiscoverOptions, target string) (bool, string) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {

@@ -6,28 +6,24 @@ import (
 	"math/bits"
 )
 
-// maxFrac is the most decimals eiselLemire takes: Kubecost's shortest
-// float formatting writes at most 17 significant digits, and a number
-// below 1e-7 in exponent form, which goes to strconv.
+// maxFrac is the most decimals eiselLemire takes: Kubecost's shortest float formatting writes at
+// most 17 significant digits, and a number below 1e-7 in exponent form (strconv's).
 const maxFrac = 40
 
-// pow128 is 10^-k as a 128-bit mantissa hi:lo with its top bit set,
-// rounded down, and the binary exponent e of its leading bit: 10^-k lies
-// in [hi:lo × 2^(e-127), (hi:lo+1) × 2^(e-127)).
+// pow128 is 10^-k as a 128-bit mantissa hi:lo with its top bit set, rounded down, and its leading
+// bit's binary exponent e: 10^-k lies in [hi:lo × 2^(e-127), (hi:lo+1) × 2^(e-127)).
 type pow128 struct {
 	hi, lo uint64
 	e      int
 }
 
-// negPow10s computes 10^-k for k = 0..maxFrac exactly with math/big; a
-// scanner computes it once, at its first long number.
+// negPow10s computes 10^-k for k = 0..maxFrac exactly with math/big, once per scanner.
 func negPow10s() *[maxFrac + 1]pow128 {
 	var t [maxFrac + 1]pow128
 	ten := big.NewInt(10)
 	for k := range t {
 		d := new(big.Int).Exp(ten, big.NewInt(int64(k)), nil) // 10^k
-		// 10^-k = 1/d; its leading bit is 2^e with e = -bitlen(d) or
-		// -bitlen(d)+1 when d is a power of two (k = 0).
+		// 10^-k = 1/d has leading bit 2^e, e = -bitlen(d), or 0 for d = 1.
 		e := -d.BitLen()
 		if k == 0 {
 			e = 0
@@ -41,18 +37,15 @@ func negPow10s() *[maxFrac + 1]pow128 {
 	return &t
 }
 
-// eiselLemire converts man × 10^-frac to the nearest float64, with the
-// algorithm of Daniel Lemire ("Number Parsing at a Gigabyte per Second",
-// 2021) for the exponents a plain decimal has. It reports false in the
-// rare cases the 128-bit product cannot decide the rounding; the caller
-// then asks strconv. man must not be 0.
+// eiselLemire converts man × 10^-frac (man not 0) to the nearest float64 with Daniel Lemire's
+// algorithm ("Number Parsing at a Gigabyte per Second", 2021). It reports false in the rare
+// cases the 128-bit product cannot decide the rounding; the caller then asks strconv.
 func eiselLemire(t *[maxFrac + 1]pow128, man uint64, frac int, neg bool) (float64, bool) {
 	p := &t[frac]
 	lz := bits.LeadingZeros64(man)
 	man <<= uint(lz)
-	// The top 128 bits of the 192-bit product man × (hi:lo), first from
-	// hi alone; lo matters only when a carry out of the low bits could
-	// reach the bits kept.
+	// The top 128 bits of the 192-bit product man × (hi:lo), from hi alone unless a carry out
+	// of the low bits could reach the bits kept.
 	xHi, xLo := bits.Mul64(man, p.hi)
 	if xHi&0x1FF == 0x1FF && xLo+man < man {
 		yHi, yLo := bits.Mul64(man, p.lo)
@@ -90,15 +83,9 @@ func eiselLemire(t *[maxFrac + 1]pow128, man uint64, frac int, neg bool) (float6
 	return math.Float64frombits(b), true
 }
 
-// float reads a number value in one pass, checking and converting it, when
-// it lies whole in the window. ok is false when the next value is not a
-// plain number or comes near the window's end; the caller then takes the
-// general path (value and numberOf), which reads and checks it as usual.
-//
-// A mantissa below 2^53 with at most 22 decimals is converted exactly by
-// one division (both operands are exact in a float64, so IEEE rounds the
-// quotient correctly): that takes the 16-digit numbers Kubecost's shortest
-// float formatting often writes.
+// float reads and converts a number value in one pass when it lies whole in the window. ok is
+// false when the next value is not a plain number or comes near the window's end; the caller
+// then takes the general path (value and numberOf).
 func (s *scanner) float() (float64, bool) {
 	b := s.b[s.i:]
 	if len(b) < 64 {
@@ -127,10 +114,9 @@ func (s *scanner) float() (float64, bool) {
 	return parseFloat(b[:n]), true
 }
 
-// decimal reads the plain decimal b starts with, -?(0|[1-9][0-9]*)(\.[0-9]+)?:
-// its digits as the mantissa m (exact when their count nd is at most 19),
-// frac of them after the point, and n, its length. ok is false when b does
-// not start with one.
+// decimal reads the plain decimal b starts with, -?(0|[1-9][0-9]*)(\.[0-9]+)?: its digits as
+// mantissa m (exact when their count nd is at most 19), frac of them after the point, and its
+// length n. ok is false when b does not start with one.
 func decimal(b []byte) (m uint64, nd, frac, n int, ok bool) {
 	i := 0
 	if len(b) > 0 && b[0] == '-' {
@@ -161,11 +147,9 @@ func decimal(b []byte) (m uint64, nd, frac, n int, ok bool) {
 	return m, nd, frac, i, true
 }
 
-// exactDecimal is m × 10^-frac when both m and 10^frac are exact in a
-// float64 (m < 2^53, frac ≤ 22): one division then rounds correctly (the
-// classic fast path that strconv also takes, minus its general-purpose
-// setup). Kubecost's many zeros, minutes, byte counts and short decimals
-// take this path.
+// exactDecimal is m × 10^-frac when m and 10^frac are exact in a float64 (m < 2^53, frac ≤ 22):
+// one division then rounds correctly (strconv's fast path, minus its setup). Kubecost's many
+// zeros, minutes, byte counts, short and 16-digit decimals take it.
 func exactDecimal(m uint64, frac int, neg bool) (float64, bool) {
 	if m >= 1<<53 || frac >= len(pow10) {
 		return 0, false

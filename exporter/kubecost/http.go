@@ -25,8 +25,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// endpointHint tells a user what to check when the URL answers with
-// something that is not the Allocation API.
+// endpointHint is what to check when the URL answers with something else than the Allocation API.
 const endpointHint = "check KUBECOST_API_ENDPOINT (and KUBECOST_API_FLAVOR/KUBECOST_API_PATH): it must point at the " +
 	"Kubecost frontend, port 9090 (Kubecost 3.x: http://kubecost-frontend.kubecost:9090; 1.x/2.x: " +
 	"http://kubecost-cost-analyzer.kubecost:9090), or be unset to find it; " +
@@ -37,20 +36,16 @@ var errStalled = errors.New("stalled")
 // errAborted cancels a request whose body the decoder gave up on.
 var errAborted = errors.New("response abandoned after a decode error")
 
-// attemptError is a failed request. retry says whether the same request
-// may succeed later; retryAfter is the server's Retry-After, if any. big
-// says the failure may come from the size of the window (server errors,
-// timeouts, bodies cut short), so a smaller window may succeed where
-// retries did not; a refused connection or a 429 is not helped by that.
+// attemptError is a failed request. retry says the same request may succeed later; retryAfter
+// is the server's Retry-After, if any. big says the window's size may be the cause (server
+// errors, timeouts, bodies cut short), so a smaller one may succeed (not so a refused connection
+// or a 429).
 type attemptError struct {
 	err        error
 	retry      bool
 	big        bool
 	retryAfter time.Duration
-	// gateway says a proxy answered for the server (502, 504): Kubecost
-	// 3.x's frontend nginx cuts an answer slower than its
-	// proxy_read_timeout with a 504, so the same window asked again takes
-	// as long again; see gatewayCut.
+	// gateway says a proxy answered for the server (502, 504); see gatewayHint.
 	gateway bool
 }
 
@@ -65,12 +60,11 @@ func permanent(format string, a ...any) *attemptError {
 	return &attemptError{err: fmt.Errorf(format, a...)}
 }
 
-// attempt sends one request for w and decodes its body into j.check. It
-// returns the number of allocations written, also on failure.
+// attempt sends one request for w and decodes its body into j.check. It returns the number of
+// allocations written, also on failure.
 func (c *Client) attempt(ctx context.Context, j *job, w window, st *Stats) (int, error) {
-	// A Kubecost that stops sending mid-body would otherwise hang the job:
-	// after connecting, ReadTimeout bounds the wait for headers and every
-	// pause in the body.
+	// After connecting, ReadTimeout bounds the wait for headers and every pause in the body: a
+	// Kubecost that stops sending mid-body would otherwise hang the job.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := time.AfterFunc(c.opts.ConnectTimeout+c.opts.ReadTimeout, func() { cancel(errStalled) })
@@ -92,7 +86,7 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, st *Stats) (int,
 	idle.Reset(c.opts.ReadTimeout)
 	body := &bodyReader{r: resp.Body, idle: idle, timeout: c.opts.ReadTimeout}
 	defer func() {
-		// Drain a little so the connection can be reused, then close.
+		// Drain a little so the connection can be reused.
 		_, _ = io.CopyN(io.Discard, body, 64<<10)
 		_ = resp.Body.Close()
 		st.Bytes += body.n
@@ -122,17 +116,14 @@ func (c *Client) attempt(ctx context.Context, j *job, w window, st *Stats) (int,
 	return n, c.decodeError(ctx, err, body.n)
 }
 
-// decodeError classifies an error of decoding a 200 body that had read
-// bytes so far: retried, split or final.
+// decodeError classifies an error of decoding a 200 body after bytes: retried, split or final.
 func (c *Client) decodeError(ctx context.Context, err error, bytes int64) error {
 	var se *sinkError
 	var ae *apiError
 	switch {
 	case errors.As(err, &se):
 		if errors.Is(se.err, ErrOtherAnswer) {
-			// A stale answer (kubecost/kubecost#4508) is right a moment
-			// later: retried, but not split, as a smaller window is no
-			// cure for it.
+			// A stale answer (kubecost/kubecost#4508) is right a moment later: retried, not split.
 			return &attemptError{err: se.err, retry: true}
 		}
 		return se.err
@@ -181,19 +172,16 @@ func (c *Client) requestError(ctx context.Context, err error) error {
 		return transient("%s: timed out: %w (CONNECTION_TIMEOUT=%v, KUBECOST_ALLOCATION_API_READ_TIMEOUT=%v)",
 			target, err, c.opts.ConnectTimeout, c.opts.ReadTimeout)
 	}
-	// A connection closed while Kubecost computes the answer is what an
-	// OOM-killed Kubecost looks like.
+	// A connection closed while Kubecost computes is what an OOM-killed Kubecost looks like.
 	return transient("%s: %w", target, err)
 }
 
-// isA reports whether err's tree holds an error of type E.
 func isA[E error](err error) bool {
 	_, ok := errors.AsType[E](err)
 	return ok
 }
 
-// statusError describes a non-200 response, with the API's own message
-// when the body is JSON.
+// statusError describes a non-200 response, with the API's own message when the body is JSON.
 func (c *Client) statusError(resp *http.Response, body io.Reader) error {
 	b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
 	msg := ""
@@ -230,8 +218,8 @@ func statusAttemptError(err error, code int, after time.Duration) *attemptError 
 	}
 }
 
-// checkJSON rejects bodies that are not a JSON object: HTML login pages of
-// a proxy, or the UI's index.html when the endpoint names the UI port.
+// checkJSON rejects bodies that are not a JSON object: a proxy's HTML login page, or the UI's
+// index.html when the endpoint names the UI port.
 func (c *Client) checkJSON(resp *http.Response, br *bufio.Reader) error {
 	for {
 		b, err := br.ReadByte()
@@ -265,9 +253,8 @@ func contentType(resp *http.Response) string {
 // snippet is the start of a body, fit for a log line.
 func snippet(b []byte) string { return sanitize(string(b[:min(len(b), 120)]), 80) }
 
-// sanitize makes s printable on one line: invalid UTF-8 is dropped,
-// control characters and runs of spaces become one space, and it is cut
-// to at most n runes.
+// sanitize makes s printable on one line: invalid UTF-8 dropped, control characters and runs
+// of spaces made one space, cut to at most n runes.
 func sanitize(s string, n int) string {
 	var out strings.Builder
 	space := false
@@ -306,9 +293,8 @@ func retryAfter(h string, now time.Time) time.Duration {
 	return 0
 }
 
-// backoff is the delay before retry number attempt (from 1): the server's
-// Retry-After if it sent one, else an exponential delay with jitter, so
-// that days fetched in parallel do not retry in lockstep.
+// backoff is the delay before retry number attempt (from 1): the server's Retry-After, else
+// an exponential delay with jitter, so days fetched in parallel do not retry in lockstep.
 func (c *Client) backoff(attempt int, after time.Duration) time.Duration {
 	if after > 0 {
 		return min(after, c.opts.RetryAfterMax)
@@ -320,7 +306,6 @@ func (c *Client) backoff(attempt int, after time.Duration) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// sleep waits for d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -332,15 +317,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// redactURL is s as errors show it: without its query, which only
-// lengthens them, and with its credentials hidden.
+// redactURL is s as errors show it: credentials hidden, without the query that only lengthens them.
 func redactURL(s string) string {
 	s, _, _ = strings.Cut(s, "?")
 	return exporter.Redact(s)
 }
 
-// bodyReader counts body bytes and pushes back the stall timer whenever
-// data arrives.
+// bodyReader counts body bytes and pushes back the stall timer whenever data arrives.
 type bodyReader struct {
 	r       io.Reader
 	n       int64
@@ -357,22 +340,16 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// A proxy in front of Kubecost has a time limit of its own. Kubecost
-// 3.x's frontend (chart kubecost/kubecost v3.0.0 to v3.2.1,
-// templates/frontend/frontend-configmap.yaml, `location /model/`) proxies
-// the API to the aggregator with proxy_read_timeout set to
-// frontend.timeoutSeconds, 300 s by default (values.yaml), and answers a
-// slower aggregator with 504 (its custom_504.html page); an aggregator
-// that drops the connection (OOM-killed) is answered with 502. Neither
-// says the day is wrong: the window was too big to compute in time. So an
-// hourly window the proxy cut is split at once, as the run loop does for
-// a window that keeps failing on a slow server, instead of being asked
-// again whole, which would wait out the proxy's limit once more per retry
-// (KUBECOST_MAX_RETRIES × 300 s) before splitting anyway.
+// A proxy in front of Kubecost has a time limit of its own. Kubecost 3.x's frontend (chart
+// kubecost/kubecost v3.0.0 to v3.2.1, templates/frontend/frontend-configmap.yaml,
+// `location /model/`) proxies the API to the aggregator with proxy_read_timeout set to
+// frontend.timeoutSeconds, 300 s by default (values.yaml), and answers a slower aggregator with
+// 504 (custom_504.html), one that drops the connection (OOM-killed) with 502: the window was too
+// big to compute in time. So the run loop splits an hourly window a proxy cut at once, rather
+// than wait out the proxy's limit once more per retry (KUBECOST_MAX_RETRIES × 300 s).
 
-// gatewayHint is added to the error of a daily window a proxy kept
-// cutting: a daily query cannot be split, so the user must either make
-// the query cheaper or give the proxy more time.
+// gatewayHint is added to the error of a daily window a proxy kept cutting: a daily query
+// cannot be split, so the user must make it cheaper or give the proxy more time.
 func gatewayHint(err *attemptError) string {
 	if !err.gateway {
 		return ""
@@ -382,9 +359,7 @@ func gatewayHint(err *attemptError) string {
 		"port 9004 directly (KUBECOST_API_ENDPOINT=http://<release>-aggregator.<namespace>:9004 with KUBECOST_API_FLAVOR=cost-model)"
 }
 
-// setHeaders puts on req the headers every Kubecost request carries,
-// discovery's probes included: the user's (KUBECOST_HTTP_HEADERS_FILE)
-// and the bearer token.
+// setHeaders puts on req the headers of every Kubecost request, discovery's probes included.
 func setHeaders(req *http.Request, h http.Header, bearer string) {
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "kubecost-s3-exporter/"+exporter.Version)
@@ -396,16 +371,13 @@ func setHeaders(req *http.Request, h http.Header, bearer string) {
 	}
 }
 
-// secrets are the strings no error of the client may show: the values
-// of the configured headers and the bearer token. A server that echoes
-// the key it refused ("invalid API key abc...") would otherwise put the
-// credential into the run's log.
+// secrets are the header values and the bearer token, which no error may show: a server
+// echoing the key it refused ("invalid API key abc...") would put it into the run's log.
 func secrets(h http.Header, bearer string) []string {
 	out := append(slices.Concat(slices.Collect(maps.Values(h))...), bearer)
 	return slices.DeleteFunc(out, func(v string) bool { return v == "" })
 }
 
-// hideSecrets replaces every secret in s with exporter's redaction mark.
 func hideSecrets(s string, secrets []string) string {
 	for _, v := range secrets {
 		s = strings.ReplaceAll(s, v, exporter.Redacted)

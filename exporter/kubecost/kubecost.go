@@ -1,19 +1,14 @@
-// Package kubecost is the client of the Kubecost (or OpenCost) Allocation
-// API. It streams each response one allocation at a time into an
-// exporter.RecordSink, so an hourly day of a large cluster never sits in
-// memory, and it survives a struggling Kubecost: requests are retried with
+// Package kubecost is the client of the Kubecost (or OpenCost) Allocation API. It streams each
+// response one allocation at a time into an exporter.RecordSink, so a large cluster's hourly day
+// never sits in memory, and it survives a struggling Kubecost: requests are retried with
 // backoff, and hourly windows that keep failing are split into smaller ones.
 //
-// The response is read as encoding/json reads it, value for value: member
-// names are compared after their escapes are decoded, and a string with
-// invalid UTF-8 or a lone surrogate escape is stored with U+FFFD in their
-// place, in every string column, map key and value and name, rather than
-// failing the day (a stray byte in one label is not worth a lost day, and
-// Parquet strings must be valid UTF-8). A number written as a string is
-// read only when the string is a JSON number (or NaN or an infinity, which
-// become 0 or null). One string or number longer than MAX_VALUE_BYTES
-// (Options.MaxValueBytes) fails the day, naming the allocation, so one
-// runaway value cannot take the pod's memory.
+// The response is read as encoding/json reads it: member names compare after their escapes are
+// decoded; invalid UTF-8 or a lone surrogate escape becomes U+FFFD in every string, rather than
+// failing the day (a stray byte in one label is not worth a lost day, and Parquet strings must
+// be valid UTF-8); a number written as a string is read only when it is a JSON number, NaN or an
+// infinity (which become 0 or null). One string or number longer than MAX_VALUE_BYTES
+// (Options.MaxValueBytes) fails the day, naming the allocation, so it cannot take the pod's memory.
 package kubecost
 
 import (
@@ -41,57 +36,50 @@ var _ exporter.AllocationSource = (*Client)(nil)
 // well-formed but held no allocation at all.
 var ErrNoData = errors.New("the server returned no allocations")
 
-// ErrFilterIgnored is returned by ClusterSource.FetchDay when the response
-// holds rows of another cluster than the one asked for, after retries: it
-// is also ErrOtherAnswer and exporter.ErrServerUnsupported.
+// ErrFilterIgnored is returned by ClusterSource.FetchDay when, after retries, the response holds
+// rows of another cluster than the one asked for; it is also ErrOtherAnswer and
+// exporter.ErrServerUnsupported.
 var ErrFilterIgnored = errors.New("the server ignored the cluster filter")
 
 // Options configures a Client.
 type Options struct {
 	URL       string // full Allocation API URL, e.g. http://kubecost-cost-analyzer.kubecost:9090/model/allocation
 	Aggregate string // explicit aggregate parameter, e.g. "cluster,node,namespace,pod,container"
-	// Flavor is the server's API (see Flavor): it decides the names of the
-	// idle and sharing parameters. "" means FlavorKubecost.
+	// Flavor is the server's API (see Flavor); "" means FlavorKubecost.
 	Flavor   Flavor
 	Step     time.Duration // 24h (daily rows) or 1h (hourly rows)
 	Paginate bool          // hourly step only: one request per hour instead of one per day
-	// Retries is how often a window is asked again after a transient
-	// failure. An hourly window that still fails is then split in halves,
-	// and a half that fails is split again at once, down to one hour.
+	// Retries is how often a window is asked again after a transient failure; an hourly window
+	// that still fails is then split in halves, and a failing half again at once, down to one hour.
 	Retries int
 
 	ConnectTimeout time.Duration // TCP connect and TLS handshake; default 10s
 	ReadTimeout    time.Duration // response headers, and the longest pause while reading a body; default 60s
 	TLS            *tls.Config   // nil: Go's defaults
 	BearerToken    string        // sent as "Authorization: Bearer ..."; never logged
-	// Headers are sent on every request (KUBECOST_HTTP_HEADERS_FILE):
-	// the credentials of an SSO-enabled Kubecost. Their values are never
-	// logged and are hidden in every error.
+	// Headers are sent on every request (KUBECOST_HTTP_HEADERS_FILE): an SSO-enabled Kubecost's
+	// credentials. Their values are never logged and are hidden in every error.
 	Headers http.Header
 
 	Projection *schema.Projection // required: label slots and derived properties
 	Logger     *slog.Logger       // nil: discard
 
-	// BackoffBase and BackoffMax bound the jittered exponential backoff
-	// between retries; defaults 1s and 30s. RetryAfterMax caps a server's
-	// Retry-After; default 60s.
+	// BackoffBase and BackoffMax (defaults 1s, 30s) bound the jittered exponential backoff
+	// between retries; RetryAfterMax (default 60s) caps a server's Retry-After.
 	BackoffBase, BackoffMax, RetryAfterMax time.Duration
-	// Observer, when set, is told the outcome of every request, so a run
-	// can report them as metrics without this package knowing how.
+	// Observer, when set, is told every request's outcome, for the run's metrics.
 	Observer Observer
-	// ClusterFilter is how the queries of a ClusterSource name their
-	// cluster; "" means FilterV2.
+	// ClusterFilter is how a ClusterSource's queries name their cluster; "" means FilterV2.
 	ClusterFilter ClusterFilter
-	// MaxValueBytes caps one string or number of a response (its JSON
-	// text); a larger one fails the day. 0 means DefaultMaxValueBytes.
+	// MaxValueBytes caps one string or number's JSON text; a larger one fails the day.
+	// 0 means DefaultMaxValueBytes.
 	MaxValueBytes int
 }
 
 // Outcome is what became of one request.
 type Outcome string
 
-// Request outcomes. A failed request is retried, split, or given up on
-// (failed); a request that returned a whole body is ok.
+// Request outcomes: a failed request is retried, split or failed; a whole body is ok.
 const (
 	OutcomeOK      Outcome = "ok"
 	OutcomeRetried Outcome = "retried"
@@ -104,18 +92,15 @@ func Outcomes() []Outcome {
 	return []Outcome{OutcomeOK, OutcomeRetried, OutcomeSplit, OutcomeFailed}
 }
 
-// Observer receives request outcomes. It must be safe for concurrent use:
-// days are fetched in parallel.
+// Observer receives request outcomes; days are fetched in parallel, so it must be concurrency-safe.
 type Observer interface {
 	ObserveRequest(Outcome)
 }
 
 const (
-	// minSplit is the smallest window a failing hourly window is split
-	// into: Kubecost's hourly sets cannot be cut finer.
+	// minSplit is the smallest split of a failing window: Kubecost's hourly sets cannot be cut finer.
 	minSplit = time.Hour
-	// maxRestarts bounds how often a day is refetched from its start after
-	// a response failed midway.
+	// maxRestarts bounds how often a day is refetched from its start after a response failed midway.
 	maxRestarts = 10
 )
 
@@ -151,8 +136,7 @@ type Client struct {
 	mu    sync.Mutex
 	total Stats
 	seq   atomic.Int64 // request ids for logs
-	// checkIdle says once per Client (one Client per run) what the rows
-	// of a day reveal about how the server treats idle.
+	// checkIdle's warnings, once per Client (one Client per run).
 	noIdleWarn, mergedIdleWarn sync.Once
 	secrets                    []string // header values and token, hidden in errors
 }
@@ -207,15 +191,13 @@ func New(opts Options) (*Client, error) {
 		ForceAttemptHTTP2:     true,
 		MaxIdleConnsPerHost:   8,
 		IdleConnTimeout:       90 * time.Second,
-		// A day is hundreds of MB in chunks of a few KiB; net/http's 4 KiB
-		// default buffer would read each chunk's header, and the start of
-		// its data, with a system call of its own.
+		// A day is hundreds of MB in chunks of a few KiB; with net/http's 4 KiB default
+		// buffer each chunk's header, and the start of its data, costs a system call.
 		ReadBufferSize: 64 << 10,
 	}}
 	c.decoders.New = func() any { return newDecoder(opts.Projection) }
 	if srv.limit != "" {
-		// Once per run (one Client per run): the archive differs from a
-		// Kubecost one, and the user should know why.
+		// Once per run: the archive differs from a Kubecost one, and the user should know why.
 		c.log.Info("API flavour limitation", "flavor", string(opts.Flavor), "limitation", srv.limit)
 	}
 	return c, nil
@@ -234,10 +216,9 @@ func (c *Client) Stats() Stats {
 	return c.total
 }
 
-// window is a query window [start, end) and how often it has been retried.
-// A window cut from a failed one is split again at its first failure: the
-// full-size window already spent its retries, and a half is both a retry
-// and a cheaper query.
+// window is a query window [start, end) and how often it has been retried. A half of a failed
+// window is split again at its first failure: the full-size window already spent its retries,
+// and a half is both a retry and a cheaper query.
 type window struct {
 	start, end time.Time
 	attempts   int
@@ -249,8 +230,7 @@ func (w window) String() string {
 	return w.start.UTC().Format(time.RFC3339) + "," + w.end.UTC().Format(time.RFC3339)
 }
 
-// job is one logical fetch: a plan of windows that together make up the
-// answer, all queried with the same parameters.
+// job is one logical fetch: a plan of windows, queried with the same parameters.
 type job struct {
 	plan      []window
 	aggregate string
@@ -260,14 +240,12 @@ type job struct {
 	split     bool   // windows may be split on failure (hourly FetchDay)
 	cluster   string // "" or the one cluster the query asks for (federated)
 	dec       *decoder
-	// check is the sink run writes to: it fails a response that answers
-	// another query before its rows reach the sink behind it.
+	// check is the sink run writes to: it fails a response that answers another query.
 	check *answerCheck
 }
 
-// AvailableDays returns the UTC midnights in [from, to) for which Kubecost
-// has a non-empty allocation set, in ascending order, each with the sum of
-// totalCost over the day's allocations.
+// AvailableDays returns the UTC midnights in [from, to) for which Kubecost has a non-empty
+// allocation set, in ascending order, each with the sum of its allocations' totalCost.
 func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]exporter.DayTotal, error) {
 	days, err := c.availability(ctx, from, to)
 	if err != nil {
@@ -282,12 +260,9 @@ func (c *Client) AvailableDays(ctx context.Context, from, to time.Time) ([]expor
 	return dayTotals(all), nil
 }
 
-// ClusterDays is AvailableDays per cluster, for a federated Kubecost: one
-// query answers for every cluster, keyed by Kubecost's cluster id
-// (properties.cluster), each day's total being that cluster's alone, its
-// idle included where the server splits idle by cluster (server.avail). An
-// idle row merged across clusters belongs to none of them: it is never
-// reported as a cluster.
+// ClusterDays is AvailableDays per cluster of a federated Kubecost, from one query, keyed by
+// cluster id (properties.cluster); a day's total includes the cluster's idle where the server
+// splits idle by cluster (server.avail). Idle merged across clusters is reported for none.
 func (c *Client) ClusterDays(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
 	days, err := c.availability(ctx, from, to)
 	if err != nil {
@@ -302,9 +277,8 @@ func (c *Client) ClusterDays(ctx context.Context, from, to time.Time) (map[strin
 	return out, nil
 }
 
-// mergedIdle is the daySet key of idle rows of no cluster: a key no
-// Kubecost cluster id can be (ids are Prometheus label values, never
-// holding a NUL byte).
+// mergedIdle is the daySet key of idle rows of no cluster: no cluster id can be it (ids are
+// Prometheus label values, never holding a NUL byte).
 const mergedIdle = "\x00idle"
 
 func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet, error) {
@@ -320,8 +294,7 @@ func (c *Client) availability(ctx context.Context, from, to time.Time) (*daySet,
 		avail:     true,
 		dec:       newDecoder(c.bare),
 	}
-	// The plan trusts this answer's days and totals: it must be one row
-	// per cluster and day, not a stale answer of a finer aggregation.
+	// The plan trusts these days and totals: one row per cluster and day, not a stale finer answer.
 	j.check = newAnswerCheck(days, c.srv.name, j.aggregate)
 	j.check.perSet, j.check.seen = true, map[string]struct{}{}
 	st, err := c.run(ctx, j)
@@ -341,11 +314,9 @@ func dayTotals(byDay map[int64]float64) []exporter.DayTotal {
 	return out
 }
 
-// totalCost is the index of the totalCost column in Record.Num.
 var totalCost = schema.DoubleIndex("totalCost")
 
-// daySet collects the days of the allocations of an aggregate=cluster
-// query, summing their totalCost per cluster: the day's total is what
+// daySet sums an aggregate=cluster answer's totalCost per cluster and day: the day's total
 // tells a later run that Kubecost reconciled the day again.
 type daySet struct {
 	from, to time.Time
@@ -383,8 +354,7 @@ func (c *Client) FetchDayStats(ctx context.Context, day time.Time, sink exporter
 	return c.fetchDay(ctx, day, "", &c.decoders, sink)
 }
 
-// fetchDay fetches day into sink, asking for one cluster's rows only when
-// cluster is set, with a decoder from pool.
+// fetchDay fetches day into sink with a decoder from pool, only cluster's rows if it is set.
 func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, pool *sync.Pool, sink exporter.RecordSink) (Stats, error) {
 	day = exporter.Midnight(day)
 	j := &job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true, split: c.opts.Step == time.Hour, cluster: cluster}
@@ -397,8 +367,7 @@ func (c *Client) fetchDay(ctx context.Context, day time.Time, cluster string, po
 		j.plan = []window{{start: day, end: day.Add(24 * time.Hour)}}
 	}
 	d := pool.Get().(*decoder)
-	// The interner forgets every string, so a pooled decoder holds at most
-	// one day's.
+	// The interner forgets every string: a pooled decoder holds at most one day's.
 	defer func() { clear(d.p.strs); pool.Put(d) }()
 	j.dec = d
 	j.check = newAnswerCheck(sink, c.srv.name, j.aggregate)
@@ -424,11 +393,9 @@ func (c *Client) record(st Stats) {
 	c.mu.Unlock()
 }
 
-// run fetches every window of j's plan in order into j.check. A window that
-// keeps failing is retried, then split when j allows it. When a response
-// fails after some of its allocations reached the sink, the sink is reset
-// and the plan restarts from its first window: only the whole day can be
-// discarded, so the windows before it are fetched again.
+// run fetches j's plan in order into j.check. A window that keeps failing is retried, then
+// split when j allows it. A response that fails after some of its rows reached the sink resets
+// the sink and restarts the plan: only the whole day can be discarded.
 func (c *Client) run(ctx context.Context, j *job) (Stats, error) {
 	var st Stats
 	var n int64 // allocations in the current pass
@@ -455,8 +422,7 @@ func (c *Client) run(ctx context.Context, j *job) (Stats, error) {
 		canSplit := j.split && ae.big && w.end.Sub(w.start) >= 2*minSplit
 		switch {
 		case canSplit && (dirty || w.halved || ae.gateway || w.attempts >= c.opts.Retries):
-			// Big hourly windows are what make Kubecost time out or run out
-			// of memory; halves are cheaper than more full-size retries.
+			// Big hourly windows make Kubecost time out or run out of memory; halves are cheaper retries.
 			halves := c.halve(*w)
 			c.log.Warn("kubecost window failed, splitting it", "window", w.String(),
 				"into", []string{halves[0].String(), halves[1].String()}, "reason", ae.Error())
@@ -522,16 +488,14 @@ func (c *Client) halve(w window) []window {
 	return []window{{start: w.start, end: mid, halved: true}, {start: mid, end: w.end, halved: true}}
 }
 
-// DayQuery is the query of FetchDay without its window, canonically
-// encoded: what decides which rows a day file holds. It goes into the
-// config fingerprint.
+// DayQuery is FetchDay's query without its window, canonically encoded: it decides which rows
+// a day file holds, and goes into the config fingerprint.
 func (c *Client) DayQuery() string {
 	q := c.params(&job{aggregate: c.opts.Aggregate, step: c.opts.Step, full: true})
 	q.Del("window")
 	return q.Encode()
 }
 
-// query renders the request URL of w.
 func (c *Client) query(j *job, w window) string {
 	q := c.params(j)
 	q.Set("window", w.String())
@@ -540,8 +504,7 @@ func (c *Client) query(j *job, w window) string {
 	return u.String()
 }
 
-// params are the query parameters of j's requests but the window. The
-// user's URL may carry its own query parameters; ours win.
+// params are j's query parameters but the window; they win over the user's URL's own.
 func (c *Client) params(j *job) url.Values {
 	q := c.url.Query()
 	q.Set("aggregate", j.aggregate)

@@ -37,15 +37,12 @@ type parser struct {
 	unq    []byte               // scratch for strings with escapes
 	extras []schema.ExtraColumn // schema.Extras, looked up once
 
-	// The previous allocation's values, by slot: consecutive allocations
-	// mostly share cluster, node, namespace and node labels, and comparing
-	// with the last value is cheaper than hashing into the interner.
-	// Labels and annotations compare with the previous allocation's map
-	// entries instead (stringMap).
+	// The previous allocation's values, by slot: consecutive allocations mostly share cluster,
+	// node, namespace and node labels, and a compare is cheaper than hashing into the interner
+	// (labels and annotations: see stringMap).
 	lastProps [schema.NumProps]string
 
-	// fallback window of set i: [start+i*step, start+(i+1)*step), used when
-	// an allocation carries no window at all.
+	// fallback window of set i, [start+i*step, start+(i+1)*step), for an allocation without one.
 	start, step int64
 }
 
@@ -88,9 +85,8 @@ func newParser(p *schema.Projection) *parser {
 	}
 }
 
-// allocation fills p.rec from the allocation object at the scanner, of set
-// number set, whose decoded key in the set is key (the name when "name" is
-// missing). The caller checks the scanner's error before using p.rec.
+// allocation fills p.rec from the allocation object at the scanner, of set number set, whose
+// decoded key is key (the name when "name" is missing). The caller checks the scanner's error.
 func (p *parser) allocation(key []byte, set int64) {
 	r := p.rec
 	p.proj.Reset(r)
@@ -172,9 +168,8 @@ func (p *parser) properties() {
 	}
 }
 
-// labelSet keeps every label (or annotation) in all, for the map column,
-// and fills the slots the projection asks for (LABELS and the node labels
-// of the derived properties). A slot shares the map entry's string.
+// labelSet keeps every label (or annotation) in all, for the map column, and fills the slots
+// the projection asks for (LABELS, derived properties' node labels) with the entry's string.
 func (p *parser) labelSet(slots *keyCache, dst []string, all *schema.Nested) {
 	s := &p.sc
 	if !s.enter('{') {
@@ -211,16 +206,14 @@ func (p *parser) window(start, end *int64, has *uint8) {
 	}
 }
 
-// time reads an RFC 3339 timestamp into *ms and sets bit in *has. Other
-// shapes and unparsable strings leave both untouched.
+// time reads an RFC 3339 timestamp into *ms and sets bit in *has; else both stay untouched.
 func (p *parser) time(ms *int64, has *uint8, bit uint8) {
 	if t, ok := parseTime(p.str()); ok {
 		*ms, *has = t, *has|bit
 	}
 }
 
-// str reads a string value; other kinds read as "". The bytes are valid
-// until the next read.
+// str reads a string value, valid until the next read; other kinds read as "".
 func (p *parser) str() []byte {
 	v := p.sc.value()
 	if v[0] != '"' {
@@ -229,8 +222,7 @@ func (p *parser) str() []byte {
 	return p.sc.text(v, &p.unq)
 }
 
-// scalar reads a string, number or boolean as its text; null and
-// composites read as "".
+// scalar reads a string, number or boolean as its text; null and composites read as "".
 func (p *parser) scalar() []byte {
 	v := p.sc.value()
 	switch v[0] {
@@ -250,12 +242,10 @@ func (p *parser) number() float64 {
 	return numberOf(p.sc.value(), &p.unq)
 }
 
-// keyCache maps member names to small ints through a cache in front of
-// resolve (a map lookup). Its hash reads six bytes and the length instead
-// of the whole name, and each name has two candidate entries, so a lookup
-// is mostly one string compare. Distinct names are few (fields, label
-// keys), so the cache fills once and then only hits; a name that finds
-// both entries taken keeps asking resolve, which is merely slower.
+// keyCache maps member names to small ints through a cache in front of resolve (a map lookup).
+// Its hash reads six bytes and the length, and a name has two candidate entries, so a lookup is
+// mostly one string compare. Distinct names are few (fields, label keys): the cache fills once,
+// then hits; a name finding both entries taken keeps asking resolve, merely slower.
 type keyCache struct {
 	ents    [512]keyEntry
 	resolve func([]byte) int // must not retain its argument
@@ -267,8 +257,7 @@ type keyEntry struct {
 	set bool
 }
 
-// cacheGet is c's value of name b, a string or bytes: generic, so a
-// string key needs no conversion to bytes.
+// cacheGet is c's value of name b; generic, so a string key needs no conversion to bytes.
 func cacheGet[T string | []byte](c *keyCache, b T) int {
 	n := len(b)
 	h := uint32(n) * 0x9e3779b1
@@ -293,18 +282,15 @@ func cacheGet[T string | []byte](c *keyCache, b T) int {
 	return v
 }
 
-// internMax bounds the interner: past it, new values are allocated each
-// time instead of cached, so a day with many distinct names costs garbage,
-// not memory that grows with the day. The values that repeat most
-// (cluster, node, namespace, node labels) are met early and stay cached;
-// allocation names, unique within an hour, rarely profit. 4k entries keep
-// the interner a small part of the live heap at no measurable CPU cost
-// (docs/performance.md, "Fewer, smaller buffers").
+// internMax bounds the interner: past it, new values are allocated, not cached, so many distinct
+// names cost garbage, not memory growing with the day. The values that repeat most (cluster,
+// node, namespace, node labels) come early and stay cached; allocation names, unique within an
+// hour, rarely profit. 4k entries keep the interner a small part of the live heap at no
+// measurable CPU cost (docs/performance.md, "Fewer, smaller buffers").
 const internMax = 1 << 12
 
-// interner returns one string per distinct value: names, namespaces and
-// label values repeat across a day's allocations, so most cost no
-// allocation. It stops growing at internMax entries.
+// interner returns one string per distinct value (names, namespaces and label values repeat
+// across a day), up to internMax entries.
 type interner map[string]string
 
 func (in interner) get(b []byte) string {
@@ -328,8 +314,7 @@ const (
 	propExtra  = -16
 )
 
-// extra reads the value of appended column x into p.rec.X[x]. A null, or a
-// value of another shape than the column's, leaves the column null.
+// extra reads appended column x into p.rec.X[x]; a null or a value of another shape leaves it null.
 func (p *parser) extra(x int) {
 	n := &p.rec.X[x]
 	s := &p.sc
@@ -339,8 +324,7 @@ func (p *parser) extra(x int) {
 		if v[0] == 'n' || v[0] == '{' || v[0] == '[' || v[0] == 't' || v[0] == 'f' {
 			return
 		}
-		// A string that is not a number leaves the column null: 0 would
-		// claim a value Kubecost did not have.
+		// Not a number: null, as 0 would claim a value Kubecost did not have.
 		n.Num, n.Set = numberText(v, &p.unq)
 	case schema.StringMap:
 		if !s.enter('{') {
@@ -385,10 +369,9 @@ func (p *parser) extra(x int) {
 	}
 }
 
-// stringMap appends the members of the object just entered to n.KV. The
-// entries of the previous allocation are still in the slice's storage, and
-// consecutive allocations mostly share keys and values (the node's labels,
-// the controller's), so a match there saves hashing into the interner.
+// stringMap appends the members of the object just entered to n.KV. The previous allocation's
+// entries are still in the slice's storage, and consecutive allocations mostly share them (the
+// node's labels, the controller's), so a match there saves hashing into the interner.
 func (p *parser) stringMap(n *schema.Nested) {
 	s := &p.sc
 	prev := n.KV[:cap(n.KV)]
@@ -412,8 +395,7 @@ func (p *parser) stringMap(n *schema.Nested) {
 	}
 }
 
-// structFields reads the members of the object just entered into e, by
-// the field names of column x; other members are skipped.
+// structFields reads the members of the object just entered into e, by column x's field names.
 func (p *parser) structFields(x int, e *schema.Entry) {
 	s := &p.sc
 	fields := p.extras[x].Fields
@@ -445,9 +427,8 @@ func (p *parser) structFields(x int, e *schema.Entry) {
 	}
 }
 
-// parseTime parses an RFC 3339 timestamp into Unix milliseconds without
-// allocating: YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM). Odd shapes fall back to
-// the time package.
+// parseTime parses an RFC 3339 timestamp, YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM), into Unix
+// milliseconds without allocating; odd shapes fall back to the time package.
 func parseTime(b []byte) (int64, bool) {
 	if len(b) >= 20 && b[4] == '-' && b[7] == '-' && (b[10] == 'T' || b[10] == 't' || b[10] == ' ') && b[13] == ':' && b[16] == ':' {
 		y, ok1 := digits(b[0:4])

@@ -5,25 +5,20 @@ import (
 	"sync"
 )
 
-// readAhead reads the body on its own goroutine, a few buffers ahead of
-// the scanner. Copying the body out of the kernel is about a sixth of the
-// decoder's CPU time, and the decoder's goroutine is the exporter's
-// slowest stage; with the reads elsewhere, the second core does them
-// while the first parses (docs/performance.md, "One pass").
+// readAhead reads the body on its own goroutine, a few buffers ahead of the scanner: copying
+// the body out of the kernel is about a sixth of the decoder's CPU, and the decoder's goroutine
+// is the exporter's slowest stage, so the second core reads while the first parses
+// (docs/performance.md, "One pass").
 //
-// The goroutine fills a whole buffer before handing it over: the body
-// arrives in pieces of a few KiB, and a handoff per piece would wake one
-// goroutine's thread or the other's thousands of times a day. But a
-// decoder with nothing left takes what the buffer being filled holds so
-// far, at once: it must never wait for a Read while bytes it could parse
-// are in memory. Otherwise a body that stalls (or that the server stops
-// sending after a syntax error) would hold back bytes already received,
-// and with them the error they show.
+// The goroutine hands over whole buffers: the body arrives in pieces of a few KiB, and a
+// handoff per piece would wake a thread thousands of times a day. But a decoder with nothing
+// left takes at once what the buffer being filled holds: otherwise a body that stalls (or that
+// the server stops sending after a syntax error) would hold back bytes already received, and
+// the error they show.
 //
-// Everything it holds is reused from one response to the next. stop
-// returns only once the goroutine is done with the source, so the caller
-// may reuse or close it; a caller whose source can block must first make
-// its pending Read return (decoder.abort).
+// Its buffers are reused across responses. stop returns only once the goroutine is done with
+// the source, so the caller may reuse or close it; a caller whose source can block must first
+// make its pending Read return (decoder.abort).
 type readAhead struct {
 	bufs [aheadBufs][]byte
 	full chan aheadChunk
@@ -36,8 +31,8 @@ type readAhead struct {
 	idx int    // its buffer, -1 when none is held
 	err error  // the source's error, after its last chunk
 
-	// The buffer being filled, shared under mu: the goroutine writes
-	// bufs[fill][n:], the decoder may take bufs[fill][taken:n].
+	// The buffer being filled, under mu: the goroutine writes bufs[fill][n:], the decoder may take
+	// bufs[fill][taken:n].
 	mu      sync.Mutex
 	fill    int // -1 when none
 	n       int
@@ -51,8 +46,8 @@ const (
 	aheadSize = 256 << 10
 )
 
-// aheadChunk hands buffer idx to the decoder: bytes [from, n) are new
-// (the decoder took [0, from) while it was being filled), err follows.
+// aheadChunk hands buffer idx to the decoder: bytes [from, n) are new (the decoder took
+// [0, from) while it was filled), err follows.
 type aheadChunk struct {
 	idx, from, n int
 	err          error
@@ -69,7 +64,6 @@ func newReadAhead() *readAhead {
 	}
 }
 
-// start begins reading src.
 func (a *readAhead) start(src io.Reader) {
 	a.cur, a.idx, a.err, a.busy = nil, -1, nil, true
 	a.fill, a.n, a.taken, a.waiting = -1, 0, 0, false
@@ -136,9 +130,8 @@ func (a *readAhead) Read(p []byte) (int, error) {
 			a.free <- a.idx
 			a.idx = -1
 		}
-		// A buffer handed over comes first; checked under mu, because the
-		// goroutine hands a buffer over before it starts filling the next
-		// one, whose bytes must not be taken before the rest of this one.
+		// A buffer handed over comes first, checked under mu: the goroutine hands it over before
+		// filling the next one, whose bytes must not be taken before the rest of this one.
 		a.mu.Lock()
 		select {
 		case c := <-a.full:
@@ -147,8 +140,7 @@ func (a *readAhead) Read(p []byte) (int, error) {
 			continue
 		default:
 		}
-		// Nothing handed over: take what the buffer being filled holds,
-		// or wait for the goroutine to read more.
+		// Nothing handed over: take what the buffer being filled holds, or wait for more.
 		if a.fill >= 0 && a.n > a.taken {
 			a.cur = a.bufs[a.fill][a.taken:a.n]
 			a.taken = a.n
@@ -171,8 +163,7 @@ func (a *readAhead) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// stop ends the reading goroutine and waits for it, then takes back every
-// buffer for the next response.
+// stop ends the reading goroutine, waits for it, and takes back every buffer.
 func (a *readAhead) stop() {
 	if !a.busy {
 		return

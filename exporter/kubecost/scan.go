@@ -7,37 +7,25 @@ import (
 	"io"
 )
 
-// scanner reads a response body once, checking JSON's grammar as it goes,
-// and hands the parser the names and values it asks for. Reading,
-// checking and parsing are one pass over the bytes: the pass that used to
-// check the body first (jsontext's ReadValue) cost about as much CPU as
-// tokenizing it, and the body is the largest thing the exporter touches.
+// scanner reads a response body once, checking JSON's grammar as it goes, and hands the parser
+// the names and values it asks for: one pass, as a separate check first (jsontext's ReadValue)
+// cost about as much CPU as tokenizing, and the body is the largest thing the exporter touches.
 //
-// What it checks is what jsontext checks with AllowInvalidUTF8 and
-// AllowDuplicateNames (scan_test.go's FuzzScanner holds it to that):
-// objects, arrays, commas and colons; number syntax; the literals true,
-// false and null; strings closed, without raw control characters and with
-// valid escapes; nesting at most maxDepth deep; nothing but white space
-// after the response. A body cut anywhere is io.ErrUnexpectedEOF.
+// It checks what jsontext checks with AllowInvalidUTF8 and AllowDuplicateNames (scan_test.go's
+// FuzzScanner holds it to that): objects, arrays, commas and colons; number syntax; true, false
+// and null; strings closed, without raw control characters and with valid escapes; nesting at
+// most maxDepth; only white space after the response. A body cut anywhere is io.ErrUnexpectedEOF.
 //
-// The body is read into a window that is refilled as the scanner moves.
-// A name or value a method returns is valid until the next call: a refill
-// moves the window's bytes, and it keeps only what the current token (or
-// pin) still needs. Callers use each result before scanning further.
+// The body is read into a window refilled as the scanner moves, keeping only what the current
+// token (or pin) needs, so a returned name or value is valid until the next call. Member names
+// are returned decoded ("\u0074otalCost" is totalCost, as to encoding/json; see jsonString).
 //
-// Member names are returned decoded, so a name written with escapes
-// ("\u0074otalCost") is the same name as its plain spelling, as it is to
-// encoding/json; strings decode as the package doc says (jsonString).
+// A string, number or literal the parser keeps may be at most max bytes of JSON text: the window
+// grows to hold such a token whole, so one huge label would take several times its size in
+// memory (errValueTooLarge). Skipped values are walked, never held, so they need no cap.
 //
-// One string, number or literal the parser keeps (a value or a member
-// name) may be at most max bytes of JSON text: the window grows to hold
-// such a token whole, and without a cap one huge label value would take
-// several times its size in memory. A larger one is errValueTooLarge.
-// Values the parser skips are walked, never held, so they need no cap.
-//
-// Once an error is recorded every method returns at once, with "the end"
-// (member and elem report false, value returns null), so the parser's
-// loops unwind without checking after each call; the caller checks err.
+// Once an error is recorded every method returns "the end" at once (member and elem false, value
+// null), so the parser's loops unwind without checks; the caller checks err.
 type scanner struct {
 	b     []byte               // the window: b[i:] is unread
 	i     int                  // next byte
@@ -55,21 +43,17 @@ type scanner struct {
 }
 
 const (
-	// scanWindow is how much the scanner reads at a time: large reads
-	// are fewer system calls; a refill moves at most one token's bytes.
+	// scanWindow is the scanner's read size: fewer system calls; a refill moves at most one token.
 	scanWindow = 256 << 10
 	// maxDepth is jsontext's nesting limit.
 	maxDepth = 10000
 )
 
-// DefaultMaxValueBytes is the default cap on one string or number token
-// (MAX_VALUE_BYTES), counted in bytes of JSON text, as the scanner holds
-// them. Kubernetes allows 256 KiB for all of an object's annotations
-// together, and JSON may write every byte of a value as a \uXXXX escape,
-// six bytes each: a legal annotation can be 1.5 MiB on the wire. The cap
-// is above that, so no value Kubernetes can produce fails a day, while a
-// runaway one costs a few MiB, not GiB. (Counting decoded bytes instead
-// would need the scanner to decode while it scans, on its hot path.)
+// DefaultMaxValueBytes is the default cap on one string or number token (MAX_VALUE_BYTES), in
+// bytes of JSON text as the scanner holds them (counting decoded bytes would mean decoding on the
+// hot path). Kubernetes allows 256 KiB for all of an object's annotations, and a \uXXXX escape
+// per byte makes that 1.5 MiB on the wire: above it, no legal value fails a day, while a runaway
+// one costs a few MiB, not GiB.
 const DefaultMaxValueBytes = 2 << 20
 
 // errSyntax marks the scanner's own grammar errors.
@@ -80,7 +64,7 @@ var errValueTooLarge = errors.New("value too large")
 
 var nullText = []byte("null")
 
-// reset starts reading src, reusing the window's storage.
+// reset starts reading src, reusing the window.
 func (s *scanner) reset(src io.Reader) {
 	if cap(s.b) < scanWindow || cap(s.b) > 4*scanWindow {
 		// A window grown by one huge token must not stay that size.
@@ -97,8 +81,7 @@ func (s *scanner) tooLarge() {
 	}
 }
 
-// more reads more bytes into the window, keeping b[min(i, pin):]. It
-// reports false at the end of the body or on an error.
+// more reads into the window, keeping b[min(i, pin):]; false at the body's end or on an error.
 func (s *scanner) more() bool {
 	if s.eof || s.err != nil {
 		return false
@@ -140,8 +123,7 @@ func (s *scanner) more() bool {
 	}
 }
 
-// fail records a syntax error at the current byte (or the end) unless an
-// error is already recorded.
+// fail records a syntax error at the current byte (or the end) unless one is recorded.
 func (s *scanner) fail(want string) {
 	if s.err != nil {
 		return
@@ -153,8 +135,7 @@ func (s *scanner) fail(want string) {
 	s.err = fmt.Errorf("%w: invalid character %q at offset %d: want %s", errSyntax, s.b[s.i], s.off+int64(s.i), want)
 }
 
-// ws skips white space and reports whether a byte follows. Kubecost writes
-// none, but a proxy that re-indents the body must not break the parser.
+// ws skips white space and reports whether a byte follows: Kubecost writes none, a proxy might.
 func (s *scanner) ws() bool {
 	for {
 		for s.i < len(s.b) {
@@ -193,9 +174,8 @@ func (s *scanner) peekSlow() byte {
 	return s.b[s.i]
 }
 
-// enter consumes the opening byte ('{' or '[') of an object or array if
-// the next value starts with it. Otherwise it skips the value and reports
-// false.
+// enter consumes the opening '{' or '[' if the next value starts with it; else it skips the
+// value and reports false.
 func (s *scanner) enter(open byte) bool {
 	if s.peek() == open {
 		return s.open()
@@ -214,9 +194,8 @@ func (s *scanner) open() bool {
 	return true
 }
 
-// next moves to the next item of the container entered last: past the
-// comma that must separate it from the one before, or past the container's
-// closing byte, when it reports false.
+// next moves to the next item of the container entered last, past its comma, or, reporting
+// false, past the closing byte.
 func (s *scanner) next(close byte) bool {
 	c := s.peek()
 	if s.first {
@@ -241,10 +220,9 @@ func (s *scanner) next(close byte) bool {
 	return c != 0
 }
 
-// member returns the decoded name of the next member of the current
-// object and moves past its colon, or reports false and consumes the '}'
-// at the end of the object. The name is valid until the scanner's next
-// call: any read may move the window (copy it before peeking).
+// member returns the decoded name of the current object's next member and moves past its colon,
+// or reports false and consumes the '}'. The name is valid until the next call (copy it before
+// peeking).
 func (s *scanner) member() ([]byte, bool) {
 	if !s.next('}') {
 		return nil, false
@@ -281,14 +259,11 @@ func (s *scanner) member() ([]byte, bool) {
 	return jsonString(quoted, &s.names), true
 }
 
-// elem moves to the next element of the array entered last, or reports
-// false and consumes the ']' at its end.
+// elem moves to the next element of the array entered last, or reports false past its ']'.
 func (s *scanner) elem() bool { return s.next(']') }
 
-// value returns the raw text of the next value when it is a string, a
-// number or a literal, or null after an error. An object or array is
-// skipped and reads as null: no caller keeps one, and walking it rather
-// than holding it keeps memory bounded.
+// value returns the raw text of the next string, number or literal, or null after an error. An
+// object or array is walked, not held, and reads as null: no caller keeps one.
 func (s *scanner) value() []byte {
 	if c := s.peek(); c == '{' || c == '[' || c == 0 {
 		s.skip()
@@ -348,8 +323,7 @@ func (s *scanner) literal(lit string) {
 	s.i += len(lit)
 }
 
-// number moves past a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-// What follows it is the caller's to check.
+// number moves past -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?; the caller checks what follows.
 func (s *scanner) number() {
 	if s.at() == '-' {
 		s.i++
@@ -405,8 +379,7 @@ func (s *scanner) digits() {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// composite moves past the object or array at the current byte, checking
-// everything in it.
+// composite moves past the object or array at the current byte, checking all of it.
 func (s *scanner) composite() {
 	closer := s.b[s.i] + 2 // '{'+2 is '}', '['+2 is ']'
 	if !s.open() {

@@ -12,8 +12,7 @@ import (
 // The scanner's strings: moving past them, checking their escapes, and
 // decoding them as encoding/json does.
 
-// text returns the contents of the string v that value has just returned,
-// decoded (see jsonString), copying into *scratch only when it must.
+// text returns the decoded contents of the string v that value just returned (see jsonString).
 func (s *scanner) text(v []byte, scratch *[]byte) []byte {
 	if s.plain {
 		return v[1 : len(v)-1]
@@ -21,18 +20,15 @@ func (s *scanner) text(v []byte, scratch *[]byte) []byte {
 	return jsonString(v, scratch)
 }
 
-// jsonString returns the contents of the raw JSON string quoted (quotes
-// included, grammar already checked) as encoding/json decodes it: escapes
-// resolved, and each invalid UTF-8 byte and each lone surrogate escape
-// replaced with U+FFFD. It copies into *scratch only when quoted has an
-// escape or a byte that is not valid UTF-8.
+// jsonString returns the contents of the raw JSON string quoted (quotes included, grammar
+// checked) as encoding/json decodes it: escapes resolved, each invalid UTF-8 byte and lone
+// surrogate escape replaced with U+FFFD. It copies into *scratch only when it must.
 func jsonString(quoted []byte, scratch *[]byte) []byte {
 	raw := quoted[1 : len(quoted)-1]
 	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return raw
 	}
-	// jsontext replaces what it cannot decode and reports it at the end;
-	// its output is then complete, and is what encoding/json stores.
+	// jsontext replaces what it cannot decode and reports it at the end: its output is complete.
 	u, _ := jsontext.AppendUnquote((*scratch)[:0], quoted)
 	*scratch = u
 	return u
@@ -44,13 +40,10 @@ const (
 	highs = 0x8080808080808080
 )
 
-// str moves past the string that starts at the current '"'. Eight bytes
-// at a time, it looks for the bytes that need a closer look: the closing
-// quote, a backslash, a control character.
-//
-// On the way it notes in s.plain whether the string is plain ASCII without
-// escapes, the common case, which then needs no decoding or UTF-8 check
-// (text, name): an OR per eight bytes instead of a second pass.
+// str moves past the string at the current '"', looking eight bytes at a time for a closing
+// quote, a backslash or a control character. It notes in s.plain whether the string is ASCII
+// without escapes, the common case, which then needs no decoding or UTF-8 check (text, name):
+// an OR per eight bytes instead of a second pass.
 func (s *scanner) str() {
 	b, i := s.b, s.i+1
 	var hi uint64 // the bytes passed, ORed: a high bit means non-ASCII
