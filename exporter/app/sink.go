@@ -24,7 +24,7 @@ type EncoderFactory func(w io.Writer) (Encoder, error)
 // Batches decouple the decoder (Write's caller) from the encoder goroutine, so decoding and
 // encoding use both cores; batchLen×(batches+1) records bound memory however large the day.
 // A handoff can wake the other thread, tens of microseconds on a VM: 512 records (5 MB more
-// than 256 at 24k) beat 256 and 64, and 1024 little more for 16 MB more
+// than 256 at 24k) beat 256 and 64; 1024 was little faster again for 16 MB more
 // (docs/performance.md, "One pass, and fewer wake-ups").
 const (
 	batchLen = 512

@@ -1,10 +1,10 @@
 // Package cli is the exporter's command line (cmd/ only calls Main): the subcommands, the
 // exit codes (CONTRACT §5) and the redacting logger. Every subcommand reads its settings
-// through config's tables, so a bad value is one line and exit 2 wherever it is given. run
-// wires the parts from a validated config (run.go: one app.Cluster per member, a single
-// cluster being a fleet of one) and reports the outcome (outcome.go: one Pushgateway group
-// per cluster, then the summary line, always last). cfg.Federated() is asked only where the
-// user sees a difference: what Kubecost is asked and what is logged.
+// through config's tables, so a bad value is one line and exit 2 wherever it is given. For
+// run it wires the parts from a validated config (run.go: one app.Cluster per member, a
+// single cluster being a fleet of one) and reports the outcome (outcome.go: one Pushgateway
+// group per cluster, then the summary line, always last). cfg.Federated() is asked only
+// where the user sees a difference: what Kubecost is asked and what is logged.
 package cli
 
 import (

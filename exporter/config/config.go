@@ -48,9 +48,9 @@ type Config struct {
 	Retries           int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 	MaxValueBytes     int     `env:"MAX_VALUE_BYTES" default:"2097152" desc:"the most bytes of one string or number in a Kubecost response, as JSON text, 4096-1073741824; a larger value fails the day (default 2 MiB: a value of 256 KiB, what Kubernetes allows for all of an object's annotations, is 1.5 MiB when every byte is written as a six-byte unicode escape)"`
 
-	// How the first export takes every day the server holds: exporter/window.go. 400 days is
-	// above any retention the Kubecost 3.x chart ships (kubecost/values.yaml,
-	// aggregator.retention1d: 91 at v3.0.0 to v3.2.1; values-eks-cost-monitoring.yaml: 16 from v3.2.0).
+	// How the first export takes every day the server holds: exporter/window.go. 400 days is above
+	// any retention the Kubecost 3.x chart ships (kubecost/values.yaml, aggregator.retention1d: 91
+	// at every tag v3.0.0 to v3.2.1; values-eks-cost-monitoring.yaml: 16 from v3.2.0).
 	BackfillAllAvailable Flag `env:"BACKFILL_ALL_AVAILABLE" default:"false" desc:"also export every settled day Kubecost still holds within BACKFILL_MAX_DAYS that is missing, oldest first (the chart's install/upgrade export Job sets it; same as run --all-available)"`
 	BackfillMaxDays      int  `env:"BACKFILL_MAX_DAYS" default:"400" desc:"how far back, in days, BACKFILL_ALL_AVAILABLE and the continuation of an unfinished backfill look, 3-3650; at most BACKFILL_PERIOD_DAYS keeps every run to its window"`
 

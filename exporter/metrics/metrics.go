@@ -106,7 +106,7 @@ func Registry(r Run) *prometheus.Registry {
 	if n, ok := MissingDays(sum.Plan, sum.Done); ok && sum.Planned {
 		gauge("archive_missing_days", "Days of the backfill window missing from the archive after the last run that planned.", float64(n))
 		if n == 0 {
-			// Kept by later pushes that lack it: the hole alert counts runs since it.
+			// Kept by later pushes that lack it: the hole alert counts runs since the archive was whole.
 			gauge("last_archive_complete_timestamp_seconds", "Unix time at which the last run that left no day of the window missing ended.", unix(r.End))
 		}
 	}
