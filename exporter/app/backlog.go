@@ -9,25 +9,18 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Budget bounds one run, so that a large first backfill (500 clusters ×
-// 91 days is hours against a real aggregator) is done by several runs of
-// a bounded pod rather than one endless one. The days are exported oldest
-// first, so those the server drops first are done first, and the next
-// run goes on where this one stopped: its plan finds them missing.
+// Budget bounds one run, so that a large first backfill (500 clusters × 91 days is hours
+// against a real aggregator) is done by several runs of a bounded pod. Oldest days go first,
+// as the server drops them first; the next run's plan finds the rest missing.
 type Budget struct {
-	// Time is how long the run may start new days (RUN_BUDGET), counted
-	// from the run's start; days in flight finish. 0: no limit.
-	Time time.Duration
-	// ClusterDays is how many cluster-days the run may start
-	// (MAX_CLUSTER_DAYS_PER_RUN). 0: no limit.
-	ClusterDays int
+	Time        time.Duration // RUN_BUDGET, from the run's start
+	ClusterDays int           // MAX_CLUSTER_DAYS_PER_RUN
 	// Now reads the clock Time is measured with; nil: time.Now.
 	Now func() time.Time
 }
 
-// budgetCheck says, before the started+1-th task, why the run must stop
-// there, or "" to go on. The first task always starts (exportTasks), so
-// every run makes progress whatever its budget.
+// budgetCheck says, before the started+1-th task, why the run must stop there, or "". The
+// first task always starts (exportTasks), so every run makes progress whatever its budget.
 func (o *Options) budgetCheck() func(started int) string {
 	b := o.Budget
 	if b.Time <= 0 && b.ClusterDays <= 0 {
@@ -64,20 +57,16 @@ func (s Summary) Remaining() int {
 	return s.perCluster(func(c ClusterResult) int { return len(c.Remaining) })
 }
 
-// Progressed reports whether the run shrank c's backlog: it stopped at its
-// budget with days of c still to do, after writing at least one day, and
-// none of c's days failed. Oldest days go first across the clusters, so a
-// cluster whose days wait behind other clusters' older ones is progressing
-// too. A backlog that does not shrink (every day failing, or a budget
-// spent without a day written) is not progress.
+// Progressed reports whether the run shrank c's backlog: it stopped at its budget with days
+// of c left, after writing at least one day (of any cluster: oldest days go first across
+// clusters), and none of c's days failed.
 func (s Summary) Progressed(c ClusterResult) bool {
 	written, _, _ := s.Written()
 	return s.Stop != "" && len(c.Remaining) > 0 && written > 0 && c.PlanErr == nil && len(c.Failed()) == 0
 }
 
-// LookBack is the first day whose stored objects a run lists, and the
-// first the report asks Kubecost about: MaxDays back when the run may
-// reach into the backlog, else the window's.
+// LookBack is the first day whose stored objects a run lists, and the first the report asks
+// Kubecost about: MaxDays back when the run may reach into the backlog, else the window's.
 func (o *Options) LookBack(now time.Time) time.Time {
 	days := o.BackfillDays
 	if o.Backlog.Active(days) {
@@ -87,11 +76,9 @@ func (o *Options) LookBack(now time.Time) time.Time {
 	return first
 }
 
-// extendAvailability asks Kubecost, once for every cluster, for the days
-// before the window that a cluster's backlog reaches (an earlier budgeted
-// backfill left a gap), and adds them to avail. An archive without such a
-// gap costs no query. When Kubecost cannot answer, the window is planned
-// alone: the gap waits for the next run.
+// extendAvailability asks Kubecost, once for every cluster, for the days before the window
+// that a backlog reaches (a gap an earlier budgeted backfill left; none costs no query) and
+// adds them to avail. When Kubecost cannot answer, the gap waits for the next run.
 func (o *Options) extendAvailability(ctx context.Context, jobs []job, listings map[string][]string, avail map[string][]exporter.DayTotal, now, first time.Time) {
 	if o.Backlog.AllAvailable || !o.Backlog.Active(o.BackfillDays) {
 		return

@@ -8,19 +8,16 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// staleUploadAge is how old an unfinished upload of a cluster must be
-// before a run aborts it: far longer than any upload of one day takes, so
-// a concurrent run's upload in progress is never touched.
+// staleUploadAge is the age at which a run aborts an unfinished upload: far longer than a
+// day's upload takes, so a concurrent run's upload is never touched.
 const staleUploadAge = time.Hour
 
-// abortStale removes the unfinished uploads of j's day files that a
-// killed run left behind, started before olderThan. It is housekeeping: a failure (a policy without
-// s3:ListBucketMultipartUploads, say) is logged and the run goes on.
+// abortStale removes the unfinished uploads of j's day files a killed run left, started
+// before olderThan. A failure (no s3:ListBucketMultipartUploads, say) is only logged.
 //
-// It lists the partition prefix, which S3 answers with every upload under
-// it, and then each day file of the window by its exact key, because some
-// S3-compatible servers (MinIO) list uploads only for an exact key. The
-// second pass costs one cheap LIST per day and finds nothing more on S3.
+// It lists the partition prefix (S3 answers every upload under it), then each day file of
+// the window by exact key, as some S3-compatible servers (MinIO) list uploads only for an
+// exact key: one cheap LIST per day that finds nothing more on S3.
 func abortStale(ctx context.Context, j job, olderThan, first, last time.Time) {
 	jan, ok := j.store.(exporter.UploadJanitor)
 	if !ok {
@@ -47,9 +44,8 @@ func abortStale(ctx context.Context, j job, olderThan, first, last time.Time) {
 	}
 }
 
-// removeLeftovers deletes the extra objects of days that stay as they are:
-// the old-codec file of a codec switch whose delete failed or never ran.
-// A failure is only logged; the next run tries again.
+// removeLeftovers deletes the extra objects of days that stay as they are: the old-codec file
+// of a codec switch whose delete failed or never ran. A failure is only logged.
 func removeLeftovers(ctx context.Context, j job, plan exporter.Plan) {
 	for _, d := range plan.Cleanups() {
 		if err := deleteKeys(ctx, j, d.Delete); err != nil {

@@ -22,18 +22,12 @@ type task struct {
 	cluster int // index of the cluster in the run
 }
 
-// exportTasks exports the tasks in order with at most concurrency at once.
-// A failed day does not stop the others: each uploaded day is progress the
-// next run keeps.
+// exportTasks exports the tasks in order with at most concurrency at once. A failed day does
+// not stop the others (each uploaded day is progress the next run keeps), except with
+// exporter.ErrServerUnsupported: every other day would fail the same, so each carries it.
 //
-// A day that fails with exporter.ErrServerUnsupported stops the run: every
-// other day would fail the same way, so they are not tried, and each
-// carries that error.
-//
-// Before handing out each task but the first, it asks budget whether the
-// run may go on; once it says why not, the tasks from there on are left
-// for the next run: the results cover the tasks started, and stop is the
-// budget's reason ("" when every task was started).
+// Before each task but the first it asks budget whether to go on; once it says why not
+// (stop), the rest are left for the next run, and the results cover the tasks started.
 func exportTasks(ctx context.Context, tasks []task, concurrency int, budget func(started int) string) (results []DayResult, stop string) {
 	results = make([]DayResult, len(tasks))
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -58,8 +52,7 @@ func exportTasks(ctx context.Context, tasks []task, concurrency int, budget func
 			results[i] = DayResult{Cluster: t.ID, Day: t.dp.Day, Key: t.dp.Key, Reason: t.dp.Reason, Err: context.Cause(ctx)}
 			continue
 		}
-		// A cancelled run's days fail above; only a live one is left to
-		// the next run by its budget.
+		// A cancelled run's days fail above; only a live one's are left by its budget.
 		if i > 0 && budget != nil {
 			if stop = budget(i); stop != "" {
 				started = i
@@ -111,9 +104,8 @@ func exportDay(ctx context.Context, j job, dp exporter.DayPlan, n, total int) (r
 		return res
 	}
 	meta := dayMetadata(j, dp, rows)
-	// A new day is created only if absent; a replacement only over the
-	// version seen when planning. Either way a run that planned against an
-	// older state never overwrites newer work.
+	// Create only if absent, replace only the version planned over: a run that planned
+	// against an older state never overwrites newer work.
 	cond := exporter.CreateOnly
 	if dp.ETag != "" {
 		cond = exporter.ReplaceOnly(dp.ETag)
@@ -128,9 +120,8 @@ func exportDay(ctx context.Context, j job, dp exporter.DayPlan, n, total int) (r
 	}
 	res.Rows, res.Bytes = rows, size
 	log.Info("day written", "reason", string(dp.Reason), "rows", rows, "bytes", size, "duration", time.Since(start).Round(time.Millisecond).String())
-	// Only now that the new object is whole may the old ones go: a crash
-	// or a failed delete leaves one extra file, which the next run removes.
-	// The day is written either way.
+	// Only now that the new object is whole may the old ones go: a crash or a failed delete
+	// leaves one extra file, which the next run removes.
 	if err := deleteKeys(ctx, j, dp.Delete); err != nil {
 		res.CleanupErr = err
 		log.Warn("day written, but the file it replaces could not be deleted; the next run removes it", "error", err.Error())
@@ -138,8 +129,7 @@ func exportDay(ctx context.Context, j job, dp exporter.DayPlan, n, total int) (r
 	return res
 }
 
-// spoolDay fetches day d into f as a whole Parquet file and rewinds f for
-// the upload. It returns the rows and the file's size.
+// spoolDay fetches day d into f as a whole Parquet file and rewinds f for the upload.
 func spoolDay(ctx context.Context, j job, d time.Time, f *os.File) (rows, size int64, err error) {
 	sink, err := newDaySink(f, j.Projection, j.NewEncoder)
 	if err != nil {
@@ -164,8 +154,8 @@ func spoolDay(ctx context.Context, j job, d time.Time, f *os.File) (rows, size i
 	return rows, size, nil
 }
 
-// dayMetadata is the user metadata of the object holding dp's day: the
-// cluster's own metadata, how the file was made, and what planning saw.
+// dayMetadata is the user metadata of dp's object: the cluster's own, how the file was made,
+// and what planning saw.
 func dayMetadata(j job, dp exporter.DayPlan, rows int64) map[string]string {
 	meta := maps.Clone(j.Metadata)
 	if meta == nil {

@@ -12,23 +12,21 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Reexport is how a run treats days that are already stored. Each
-// cluster's config fingerprint (Cluster.Fingerprint) is written into every
-// object it writes and compared with every one it has stored.
+// Reexport is how a run treats days already stored, whose objects carry the config
+// fingerprint (Cluster.Fingerprint) they were written with.
 type Reexport struct {
 	OnConfigChange bool    // REEXPORT_ON_CONFIG_CHANGE
 	DriftTolerance float64 // DRIFT_TOLERANCE, relative
 	Legacy         bool    // REEXPORT_LEGACY
 }
 
-// headConcurrency bounds the HeadObject calls of planning: enough to hide
-// S3's latency for a window of days, few enough not to be throttled.
+// headConcurrency bounds planning's HeadObject calls: enough to hide S3's latency for a
+// window of days, few enough not to be throttled.
 const headConcurrency = 8
 
-// planAll plans every cluster from Kubecost's days, listing each
-// account/region prefix once: every cluster of a prefix shares the
-// listing. A cluster that cannot be planned (its prefix denied, say) gets
-// each of its available days as a failed day, so the next run resumes them.
+// planAll plans every cluster from Kubecost's days, listing each account/region prefix once
+// for all its clusters. A cluster that cannot be planned (its prefix denied, say) gets each
+// of its available days as a failed day, so the next run resumes them.
 func planAll(ctx context.Context, o *Options, jobs []job, avail map[string][]exporter.DayTotal, sum *Summary, now, first, last time.Time) {
 	look := o.LookBack(now)
 	listings := map[string][]string{}
@@ -67,11 +65,9 @@ func planAll(ctx context.Context, o *Options, jobs []job, avail map[string][]exp
 	}
 }
 
-// ofRun reports whether a key of prefix may be a day file of one of the
-// run's clusters (<YYYY-MM-DD>_<cluster>.<codec>.parquet; cluster names
-// hold no dot): a listing reaching a year back keeps only those, so its
-// memory grows with the run's own days, not with everything under the
-// prefix. planFrom parses each kept key in full.
+// ofRun reports whether a key of prefix may be a day file of the run's clusters
+// (<YYYY-MM-DD>_<cluster>.<codec>.parquet; cluster names hold no dot), so that a listing a
+// year back grows with the run's days, not everything under the prefix. planFrom parses each.
 func ofRun(jobs []job, prefix string) func(string) bool {
 	names := map[string]bool{}
 	for _, j := range jobs {
@@ -90,9 +86,7 @@ func ofRun(jobs []job, prefix string) func(string) bool {
 	}
 }
 
-// listPartition lists the keys of layout's account and region from the
-// month of first on that keep accepts: every cluster of that prefix
-// shares the listing.
+// listPartition lists the keys keep accepts of layout's account and region, from first's month.
 func listPartition(ctx context.Context, store exporter.ObjectStore, layout exporter.Layout, first time.Time, keep func(string) bool) ([]string, error) {
 	var keys []string
 	prefix := layout.PartitionPrefix()
@@ -108,15 +102,12 @@ func listPartition(ctx context.Context, store exporter.ObjectStore, layout expor
 	return keys, nil
 }
 
-// planFrom plans j's cluster from in (the run's clock and window and
-// Kubecost's days for the cluster) and the keys listed from look on. Only
-// the window's objects are read further (HEAD): before the window a day
-// is exported only when missing, which the listing alone tells.
+// planFrom plans j's cluster from in and the keys listed from look on. Only the window's
+// objects are HEAD: before the window a day is exported only when missing, as listed.
 func planFrom(ctx context.Context, j job, in exporter.PlanInput, look, first, last time.Time, listed []string) (exporter.Plan, error) {
 	var stored, older []exporter.StoredObject
 	for _, k := range listed {
-		// Only this cluster's keys, and only days the run looks at, are
-		// looked at further: other clusters' objects are none of our business.
+		// Only this cluster's keys, of days the run looks at.
 		d, c, ok := j.Layout.ParseKey(k)
 		switch {
 		case !ok || d.Before(look) || d.After(last):
@@ -135,8 +126,8 @@ func planFrom(ctx context.Context, j job, in exporter.PlanInput, look, first, la
 	return exporter.PlanDays(in), nil
 }
 
-// headAll fills in the attributes of every object, headConcurrency at a
-// time. An object deleted since the listing is dropped.
+// headAll fills in every object's attributes, headConcurrency at a time, dropping those
+// deleted since the listing.
 func headAll(ctx context.Context, store exporter.ObjectStore, objs []exporter.StoredObject) ([]exporter.StoredObject, error) {
 	errs := make([]error, len(objs))
 	gone := make([]bool, len(objs))
@@ -171,8 +162,8 @@ func headAll(ctx context.Context, store exporter.ObjectStore, objs []exporter.St
 	return out, nil
 }
 
-// logPlan logs one summary line and one line per available day with its
-// reason, so that every decision can be read back from the logs.
+// logPlan logs a summary line and one line per available day with its reason, so that every
+// decision can be read back from the logs.
 func logPlan(log *slog.Logger, plan exporter.Plan, fingerprint string) {
 	exports := plan.Exports()
 	toExport := make([]string, len(exports))

@@ -1,9 +1,7 @@
-// Package app runs one export: plan the missing days of a set of clusters,
-// then fetch, encode and upload each day. A single cluster (CLUSTER_ID) is
-// a set of one; a federated Kubecost (CLUSTER_ARNS, CLUSTER_MAP_FILE) is a
-// set of many, and both take the same path. The package sees Kubecost and
-// the bucket only through the domain interfaces, so tests can run it
-// against the simulator and any store.
+// Package app runs one export: plan the missing days of a set of clusters (one for
+// CLUSTER_ID, many for a federated Kubecost, on the same path), then fetch, encode and upload
+// each day. It sees Kubecost and the bucket only through the domain interfaces, so tests run
+// it against the simulator and any store.
 package app
 
 import (
@@ -19,13 +17,10 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// Cluster is one cluster of a run: where its days come from and where and
-// how they are written.
+// Cluster is one cluster of a run: where its days come from and where and how they are written.
 type Cluster struct {
-	// ID is the key of the cluster's days in the answer of
-	// Options.Available: Kubecost's name for the cluster
-	// (properties.cluster) in a fleet, "" for a single cluster, whose
-	// availability function (SourceDays) answers for it alone.
+	// ID keys the cluster's days in Options.Available's answer: Kubecost's name for it
+	// (properties.cluster) in a fleet, "" for a single cluster (SourceDays).
 	ID          string
 	ARN         string                    // its EKS cluster ARN
 	Source      exporter.AllocationSource // its days; in a federated run, each fetched with the cluster filter
@@ -34,20 +29,16 @@ type Cluster struct {
 	NewEncoder  EncoderFactory
 	Fingerprint string            // its config fingerprint (exporter.Fingerprint; the ARN is part of it)
 	Metadata    map[string]string // added to its objects' metadata
-	// Logger writes the cluster's lines; nil: the run's. The wiring adds
-	// the Kubecost id in a fleet, so that its clusters' lines can be told
-	// apart, and nothing for a single cluster, whose lines keep their fields.
+	// Logger writes the cluster's lines; nil: the run's. In a fleet the wiring adds the
+	// Kubecost id, so that its clusters' lines can be told apart.
 	Logger *slog.Logger
 }
 
-// Availability is the run's availability query: per Cluster.ID, the days
-// in [from, to) with data and that cluster's day totals. A federated
-// Kubecost answers for every cluster at once; a single cluster is a fleet
-// of one whose answer is keyed "" (SourceDays).
+// Availability is the run's availability query: per Cluster.ID, the days in [from, to) with
+// data and their totals. A federated Kubecost answers for every cluster at once.
 type Availability func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error)
 
-// SourceDays is the availability of a run of one cluster: src's days,
-// under the id "" of a cluster asked without a cluster filter.
+// SourceDays is the availability of a run of one cluster: src's days, under the id "".
 func SourceDays(src exporter.AllocationSource) Availability {
 	return func(ctx context.Context, from, to time.Time) (map[string][]exporter.DayTotal, error) {
 		days, err := src.AvailableDays(ctx, from, to)
@@ -61,12 +52,10 @@ func SourceDays(src exporter.AllocationSource) Availability {
 // Options wires one run: its clusters and what they share.
 type Options struct {
 	Clusters []Cluster
-	// Available answers for every cluster at once, so that a fleet costs
-	// one query and clusters Kubecost has but the run lacks can be named.
-	// Required; a single cluster's is SourceDays(its Source).
+	// Available (required) answers for every cluster at once, so that a fleet costs one query
+	// and clusters Kubecost has but the run lacks can be named.
 	Available Availability
-	// FailOnUnmapped makes clusters that Available reports but the run
-	// lacks an error (after the others are exported), not a warning.
+	// FailOnUnmapped makes unmapped clusters an error (after the others are exported).
 	FailOnUnmapped bool
 
 	Store        exporter.ObjectStore
@@ -78,17 +67,15 @@ type Options struct {
 	DryRun       bool
 	Reexport     Reexport         // what to do with days already stored
 	Now          func() time.Time // nil: time.Now
-	// WallClock dates the clean-up of abandoned uploads, which compares
-	// with the server's clock rather than the plan's; nil: time.Now.
+	// WallClock dates the clean-up of abandoned uploads, against the server's clock rather
+	// than the plan's; nil: time.Now.
 	WallClock func() time.Time
 	Logger    *slog.Logger // nil: discard
 
-	// Backlog reaches past the backfill window for days Kubecost still
-	// holds: all of them (the first export), or the gaps an earlier
-	// budgeted run left (see exporter.BacklogFrom).
+	// Backlog reaches past the window for days Kubecost still holds: all of them (the first
+	// export), or the gaps an earlier budgeted run left (exporter.BacklogFrom).
 	Backlog exporter.Backlog
-	// Budget stops the run early, oldest days done, the rest left for the
-	// next run; the zero value has no limit.
+	// Budget stops the run early, the rest left for the next run; the zero value has no limit.
 	Budget Budget
 
 	budgetStart time.Time // when Run started, by Budget's clock
@@ -119,7 +106,6 @@ type job struct {
 	log    *slog.Logger
 }
 
-// jobs pairs every cluster with what it needs of the run.
 func (o *Options) jobs() []job {
 	out := make([]job, len(o.Clusters))
 	for i, c := range o.Clusters {
@@ -133,19 +119,16 @@ func (o *Options) jobs() []job {
 	return out
 }
 
-// Run plans and exports every cluster. One cluster's failure, in planning
-// or in a day, does not stop the others; the error then wraps
-// ErrDaysFailed. It wraps ErrUnmappedClusters with FailOnUnmapped when a
-// cluster is unmapped, and is the cause itself when nothing could be
-// planned (Kubecost unreachable, say).
+// Run plans and exports every cluster. One cluster's failure does not stop the others; the
+// error then wraps ErrDaysFailed, or ErrUnmappedClusters (FailOnUnmapped), or is the cause
+// itself when nothing could be planned (Kubecost unreachable, say).
 func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	o = o.withDefaults()
 	start := time.Now()
 	log := o.Logger
 	defer func() { sum.Duration = time.Since(start) }()
 
-	// One reading of the clock: a run that straddles midnight must plan
-	// against the same window it asked Kubecost about.
+	// One reading of the clock: a run straddling midnight plans the window it asked about.
 	now := o.Now()
 	first, last := exporter.Window(now, o.BackfillDays, o.Settle)
 	o.budgetStart = o.Budget.Now()
@@ -195,10 +178,9 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	return sum, o.runErr(sum)
 }
 
-// exportAll removes the leftovers of earlier runs and exports the planned
-// days of every cluster, oldest day first across the clusters, so that a
-// run cut short leaves the newest days, which Kubecost keeps longest, for
-// the next one.
+// exportAll removes earlier runs' leftovers and exports every cluster's planned days, oldest
+// first across clusters, so that a run cut short leaves the newest days, which Kubecost keeps
+// longest, for the next one.
 func (o *Options) exportAll(ctx context.Context, jobs []job, sum Summary) Summary {
 	var tasks []task
 	for i, j := range jobs {
@@ -213,7 +195,7 @@ func (o *Options) exportAll(ctx context.Context, jobs []job, sum Summary) Summar
 		}
 		return sum
 	}
-	// In day order, so each cluster's results and remaining days are too.
+	// Each cluster's results and remaining days are in day order too.
 	slices.SortStableFunc(tasks, func(a, b task) int { return a.dp.Day.Compare(b.dp.Day) })
 	results, stop := exportTasks(ctx, tasks, o.Concurrency, o.budgetCheck())
 	for i, r := range results {
@@ -239,9 +221,8 @@ func (o *Options) runErr(sum Summary) error {
 	return errors.Join(errs...)
 }
 
-// unmapped returns the ids with days that no cluster of the run has,
-// sorted. An empty id is no cluster: it is where Kubecost puts rows whose
-// clusters disagree, such as idle merged across clusters.
+// unmapped returns, sorted, the ids with days that no cluster of the run has. The empty id
+// is where Kubecost puts rows whose clusters disagree (idle merged across clusters).
 func unmapped(clusters []Cluster, byCluster map[string][]exporter.DayTotal) []string {
 	var out []string
 	for id, days := range byCluster {
@@ -253,9 +234,8 @@ func unmapped(clusters []Cluster, byCluster map[string][]exporter.DayTotal) []st
 	return out
 }
 
-// warnMapping names, once each, the clusters Kubecost has that the run
-// lacks, and the run's clusters Kubecost has nothing for (in a fleet, a
-// mistyped id looks exactly like this: its line names the id).
+// warnMapping names, once each, the clusters Kubecost has that the run lacks, and the run's
+// clusters Kubecost has nothing for (what a mistyped id looks like).
 func warnMapping(log *slog.Logger, jobs []job, unmapped []string, byCluster map[string][]exporter.DayTotal, first, last time.Time) {
 	for _, id := range unmapped {
 		log.Warn("Kubecost reports a cluster that the cluster map lacks: skipped; add it to CLUSTER_ARNS or CLUSTER_MAP_FILE to export it",

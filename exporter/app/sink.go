@@ -21,23 +21,18 @@ type Encoder interface {
 // EncoderFactory starts a Parquet file on w.
 type EncoderFactory func(w io.Writer) (Encoder, error)
 
-// Batches decouple the decoder (the caller of Write) from the encoder
-// goroutine so that JSON decoding and Parquet encoding use both cores.
-// batchLen×(batches+1) records are all that is ever buffered, which keeps
-// memory constant however large the day is. Every handoff can wake the
-// other side's thread, which on a virtual machine costs tens of
-// microseconds: 512 records (about 5 MB more than 256 at 24k) measured
-// faster than 256 and 64, and 1024 little faster again for 16 MB more
+// Batches decouple the decoder (Write's caller) from the encoder goroutine, so decoding and
+// encoding use both cores; batchLen×(batches+1) records bound memory however large the day.
+// A handoff can wake the other thread, tens of microseconds on a VM: 512 records (5 MB more
+// than 256 at 24k) beat 256 and 64; 1024 was little faster again for 16 MB more
 // (docs/performance.md, "One pass, and fewer wake-ups").
 const (
 	batchLen = 512
 	batches  = 3
 )
 
-// daySink spools one day's Parquet file to a temp file. The file, not
-// memory, absorbs the day; it is uploaded only once it is complete, which
-// lets the object metadata carry the row count and keeps partial data out
-// of the bucket.
+// daySink spools one day's Parquet file to a temp file, not memory, uploaded only once
+// complete: the metadata can carry the row count, and partial data stays out of the bucket.
 type daySink struct {
 	proj       *schema.Projection
 	newEncoder EncoderFactory
@@ -103,8 +98,7 @@ func (s *daySink) start() error {
 			}
 			free <- b[:cap(b)]
 		}
-		// Close also after a failed Write: it releases what the encoder
-		// holds (temp files of page buffers) and keeps the first error.
+		// Close also after a failed Write, to release the encoder's page spool files.
 		if cerr := enc.Close(); err == nil {
 			err = cerr
 		}
@@ -114,8 +108,7 @@ func (s *daySink) start() error {
 	return nil
 }
 
-// Write copies r into the current batch; it blocks when the encoder is
-// behind, which is the back-pressure that bounds memory.
+// Write copies r into the current batch, blocking when the encoder is behind (back-pressure).
 func (s *daySink) Write(r *schema.Record) error {
 	s.batch[s.n].CopyFrom(r)
 	s.n++
@@ -128,8 +121,7 @@ func (s *daySink) Write(r *schema.Record) error {
 func (s *daySink) flush() error {
 	s.work <- s.batch[:s.n]
 	s.batch, s.n = <-s.free, 0
-	// Stop the decoder early when the encoder failed (disk full, say)
-	// rather than decoding the rest of a day that cannot be written.
+	// Stop the decoder early when the encoder failed (disk full, say).
 	if err := s.failed.Load(); err != nil {
 		return fmt.Errorf("encode: %w", *err)
 	}
@@ -159,9 +151,8 @@ func (s *daySink) Close() (int64, error) {
 	return s.rows, nil
 }
 
-// abort stops the encoder after the rows written so far. The encoder still
-// closes the file (which releases its page spool), so the file is a valid
-// Parquet file of part of the day; the caller discards it unread.
+// abort stops the encoder after the rows so far; it still closes the file (releasing its
+// page spool), a valid Parquet file of part of the day that the caller discards.
 func (s *daySink) abort() {
 	if s.started {
 		close(s.work)

@@ -17,28 +17,20 @@ type DayResult struct {
 	Rows     int64
 	Bytes    int64
 	Duration time.Duration
-	// Lost is set when another run wrote the day first (a failed
-	// precondition): the day is done, but not by this run.
-	Lost bool
-	// Err is why the day was not written; nil when it was.
-	Err error
-	// CleanupErr is set when the day was written but the file it replaces
-	// under another codec could not be deleted. The day still counts as
-	// written; the next run removes the leftover.
+	Lost     bool  // another run wrote the day first (a failed precondition)
+	Err      error // why the day was not written
+	// CleanupErr: the day was written (and counts so) but the file it replaces under another
+	// codec could not be deleted; the next run removes it.
 	CleanupErr error
 }
 
 // ClusterResult is what happened to one cluster of the run.
 type ClusterResult struct {
-	ID, ARN string
-	Plan    exporter.Plan
-	Days    []DayResult // in day order
-	// PlanErr is why the cluster could not be planned; its available days
-	// are then failed days, which the next run retries.
-	PlanErr error
-	// Remaining are the planned days the run left to the next one because
-	// it reached its budget (Options.Budget), oldest first.
-	Remaining []time.Time
+	ID, ARN   string
+	Plan      exporter.Plan
+	Days      []DayResult // in day order
+	PlanErr   error       // its available days are then failed days, which the next run retries
+	Remaining []time.Time // planned days the budget left to the next run, oldest first
 }
 
 // Written counts the cluster's days uploaded by this run.
@@ -61,17 +53,11 @@ func (c ClusterResult) Failed() []DayResult {
 // Summary is the outcome of a run; its fields are the run's last log line.
 type Summary struct {
 	Clusters []ClusterResult // in the order of Options.Clusters
-	// Unmapped are the cluster ids Kubecost has days for in the window
-	// that no cluster of the run has: skipped, never exported under a
-	// wrong name.
-	Unmapped []string
+	Unmapped []string        // ids Kubecost has days for that the run lacks: skipped, never misnamed
 	Duration time.Duration
-	// Stop says which budget ended the run before every planned day was
-	// started; "" when none did.
-	Stop string
+	Stop     string // which budget ended the run before every planned day started, or ""
 }
 
-// days is every day result of every cluster.
 func (s Summary) days() []DayResult {
 	var out []DayResult
 	for _, c := range s.Clusters {
@@ -80,7 +66,6 @@ func (s Summary) days() []DayResult {
 	return out
 }
 
-// perCluster sums n over every cluster.
 func (s Summary) perCluster(n func(ClusterResult) int) int {
 	total := 0
 	for _, c := range s.Clusters {
@@ -135,31 +120,24 @@ func (s Summary) Failed() []DayResult {
 }
 
 var (
-	// ErrDaysFailed is returned when at least one day could not be exported.
-	// Days that succeeded stay uploaded; the next run retries the rest.
+	// ErrDaysFailed is returned when a day could not be exported; the next run retries it.
 	ErrDaysFailed = errors.New("some days failed")
-	// ErrCleanupFailed is returned when a day was written but the file it
-	// replaces under another codec could not be deleted: until the next run
-	// removes it, queries see the day twice.
+	// ErrCleanupFailed is returned when a replaced file could not be deleted: until the next
+	// run removes it, queries see the day twice.
 	ErrCleanupFailed = errors.New("replaced files could not be deleted")
-	// ErrUnmappedClusters is returned with Options.FailOnUnmapped when
-	// Kubecost reported clusters that the run does not know.
+	// ErrUnmappedClusters is returned with Options.FailOnUnmapped for unmapped clusters.
 	ErrUnmappedClusters = errors.New("kubecost reports clusters that the cluster map lacks")
 )
 
-// Stopped reports whether err, returned by Run, stopped the run as a whole
-// (Kubecost unreachable before planning, say) rather than summing up what
-// happened to the clusters: failed days, failed clean-ups or unmapped
-// clusters, each already logged where it happened.
+// Stopped reports whether Run's err stopped the run as a whole (Kubecost unreachable before
+// planning, say) rather than summing up failed days, clean-ups or unmapped clusters, each
+// already logged where it happened.
 func Stopped(err error) bool {
 	return err != nil && !errors.Is(err, ErrDaysFailed) && !errors.Is(err, ErrUnmappedClusters) && !errors.Is(err, ErrCleanupFailed)
 }
 
-// Planned reports whether a cluster whose part of the run ended with err
-// got as far as a plan. A run that stopped before planning (Kubecost
-// unreachable, a start-up failure, a panic) or a cluster whose own planning
-// failed (a denied listing) has only the window in its plan; failed or
-// unfinished days and a failed clean-up come after the plan.
+// Planned reports whether a cluster whose part of the run ended with err got as far as a
+// plan, rather than only the window (a run stopped before planning, or a denied listing).
 func Planned(err error) bool {
 	return err == nil || errors.Is(err, ErrDaysFailed) || errors.Is(err, ErrCleanupFailed)
 }

@@ -1,14 +1,10 @@
-// Package cli is the exporter's command line; cmd/ only calls Main. It
-// holds the subcommands (run, schema, summary, report, version), the exit
-// codes (CONTRACT §5) and the redacting logger. Every subcommand reads its
-// settings through config's tables (config.Load, LoadReport, LoadSchema),
-// so a bad value is one line and exit 2 wherever it is given. For run it
-// wires the parts from a validated config (run.go: the store, the Kubecost
-// client, one app.Cluster per member, a single cluster being a fleet of
-// one) and reports the outcome (outcome.go: one Pushgateway group per
-// cluster, then the summary line, always last). cfg.Federated() is asked
-// only where the user sees a difference: what Kubecost is asked and what
-// is logged.
+// Package cli is the exporter's command line (cmd/ only calls Main): the subcommands, the
+// exit codes (CONTRACT §5) and the redacting logger. Every subcommand reads its settings
+// through config's tables, so a bad value is one line and exit 2 wherever it is given. For
+// run it wires the parts from a validated config (run.go: one app.Cluster per member, a
+// single cluster being a fleet of one) and reports the outcome (outcome.go: one Pushgateway
+// group per cluster, then the summary line, always last). cfg.Federated() is asked only
+// where the user sees a difference: what Kubecost is asked and what is logged.
 package cli
 
 import (
@@ -21,13 +17,10 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// GCPercent is the GOGC the command runs with unless GOGC is set; main
-// applies it. A day's live heap is small and the pipeline allocates little,
-// so frequent GC cycles are cheap, while Go's default of 100 lets the heap
-// grow to twice the live heap: that headroom was most of the peak RSS. A
-// soft memory limit would have to grow with CONCURRENCY and makes the GC
-// spin when set too low; a percentage cannot. Measurements: the GOGC table
-// in docs/performance.md.
+// GCPercent is the GOGC main applies unless GOGC is set. A day's live heap is small and the
+// pipeline allocates little, so frequent GC is cheap, while Go's default of 100 lets the heap
+// double: that headroom was most of the peak RSS. A soft memory limit would have to grow with
+// CONCURRENCY and makes the GC spin when too low. Measurements: docs/performance.md (GOGC).
 const GCPercent = 25
 
 // Exit statuses of CONTRACT §5.
@@ -37,8 +30,7 @@ const (
 	ExitConfig  = 2
 )
 
-// Main runs the command with args (without the program name) and returns
-// the exit status.
+// Main runs the command with args (without the program name) and returns the exit status.
 func Main(ctx context.Context, args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -71,9 +63,8 @@ func Main(ctx context.Context, args []string, lookup func(string) (string, bool)
 	return RunWith(ctx, lookup, stderr, Hooks{})
 }
 
-// allAvailable is lookup with BACKFILL_ALL_AVAILABLE=true, for
-// `run --all-available`: the flag and the variable are one setting, read
-// and validated on the configuration's one path.
+// allAvailable is lookup with BACKFILL_ALL_AVAILABLE=true, for `run --all-available`: the
+// flag and the variable are one setting, read and validated on one path.
 func allAvailable(lookup func(string) (string, bool)) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if name == "BACKFILL_ALL_AVAILABLE" {

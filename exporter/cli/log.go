@@ -11,8 +11,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// newLogger returns the run's logger: JSON in a pod (one event per line for
-// log shippers), text on a terminal, unless LOG_FORMAT says otherwise.
+// newLogger returns the run's logger: JSON in a pod (one event per line for log shippers),
+// text on a terminal, unless LOG_FORMAT says otherwise.
 func newLogger(w io.Writer, format, level string) *slog.Logger {
 	var lvl slog.Level
 	_ = lvl.UnmarshalText([]byte(level))
@@ -30,11 +30,9 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 	return slog.New(redactHandler{h})
 }
 
-// redactHandler strips credentials from every URL in a log line (the
-// message and every string or error value), wherever it comes from:
-// our own attributes, wrapped errors of net/http, the AWS SDK's logger.
-// Doing it at the one place all output passes through is what makes
-// "credentials never appear in any output" hold for code written later.
+// redactHandler strips credentials from every URL in a log line (message, string and error
+// values), whether from our attributes, net/http's errors or the AWS SDK's logger: the one
+// place all output passes through keeps "credentials never appear" true for later code.
 type redactHandler struct{ slog.Handler }
 
 func (h redactHandler) Handle(ctx context.Context, r slog.Record) error {
@@ -53,8 +51,7 @@ func (h redactHandler) WithGroup(name string) slog.Handler {
 	return redactHandler{h.Handler.WithGroup(name)}
 }
 
-// redactAttr is the handlers' ReplaceAttr: it sees every attribute of a
-// record, also inside groups.
+// redactAttr is the handlers' ReplaceAttr: it sees every attribute, also inside groups.
 func redactAttr(_ []string, a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
@@ -81,9 +78,8 @@ func redactAttr(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// readableDuration prints d the way a person reads it ("7.2s", "350ms"),
-// to the precision that matters at its size. slog's JSON handler would
-// print nanoseconds (7236304895), which nobody reads at a glance.
+// readableDuration prints d as a person reads it ("7.2s", "350ms"), to the precision that
+// matters at its size, not slog JSON's nanoseconds (7236304895).
 func readableDuration(d time.Duration) string {
 	switch a := d.Abs(); {
 	case a >= time.Minute:

@@ -16,20 +16,16 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/metrics"
 )
 
-// finish reports the run: metrics first, then the summary, so that the
-// summary is the last line whatever the push does (a push failure logs
-// its own warning, and the summary says how the push went).
+// finish reports the run: metrics, then the summary, the last line whatever the push does (a
+// failed push logs its own warning, and the summary says so).
 func finish(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *kubecost.Counter) {
 	sum.Duration = time.Since(start)
 	pushed := pushMetrics(ctx, cfg, log, start, runID, sum, err, reqs)
-	// What is logged differs: a fleet's summary adds its clusters, and
-	// names each failed day with its cluster.
 	summarize(log, cfg.Federated(), sum, err, pushed)
 }
 
-// pushMetrics pushes one group per cluster when a Pushgateway is
-// configured, and says how it went: "" (none configured), "ok" or
-// "failed". A failed push never changes the exit status.
+// pushMetrics pushes one group per cluster to a configured Pushgateway and says how it went:
+// "" (none configured), "ok" or "failed". A failed push never changes the exit status.
 func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, start time.Time, runID string, sum app.Summary, err error, reqs *kubecost.Counter) string {
 	if cfg.PushgatewayURL == "" {
 		return ""
@@ -51,8 +47,7 @@ func pushMetrics(ctx context.Context, cfg *config.Config, log *slog.Logger, star
 	return outcome
 }
 
-// clusterMetrics is what the metrics count of one cluster's part of the
-// run, which ended with err (clusterErr).
+// clusterMetrics counts one cluster's part of the run, which ended with err (clusterErr).
 func clusterMetrics(c app.ClusterResult, err error) metrics.Cluster {
 	written, rows, bytes := c.Written()
 	m := metrics.Cluster{Plan: c.Plan, Written: written, Failed: len(c.Failed()), Rows: rows, Bytes: bytes, Planned: app.Planned(err),
@@ -65,11 +60,9 @@ func clusterMetrics(c app.ClusterResult, err error) metrics.Cluster {
 	return m
 }
 
-// clusterErr is what the run's outcome means for one cluster: its own
-// failed days or failed planning, else any error that stopped the run
-// before the cluster could be planned (Kubecost unreachable, a start-up
-// failure). Another cluster's failure or an unmapped cluster is not this
-// cluster's failure.
+// clusterErr is the run's outcome for one cluster: its own failed days or planning, else an
+// error that stopped the run before it was planned (Kubecost unreachable, start-up). Another
+// cluster's failure or an unmapped cluster is not this one's.
 func clusterErr(c app.ClusterResult, runErr error) error {
 	switch {
 	case c.PlanErr != nil:
@@ -86,13 +79,12 @@ func clusterErr(c app.ClusterResult, runErr error) error {
 	return nil
 }
 
-// maxSummaryLine is how long the summary line may get: log views show
-// about that much of a line. The full errors are in the ERROR lines
-// before it, so the summary's error gets what the counts leave.
+// maxSummaryLine is about what log views show of a line; the full errors are in the ERROR
+// lines before it, so the summary's error gets what the counts leave.
 const maxSummaryLine = 300
 
-// errorRoom is the room left for the summary's error after attrs, the
-// time, the level and the message, as the JSON handler writes them.
+// errorRoom is the room left for the summary's error after attrs, time, level and message,
+// as the JSON handler writes them.
 func errorRoom(attrs []any) int {
 	n := len(`{"time":"2006-01-02T15:04:05.999999999Z","level":"ERROR","msg":"run summary: failed","error":""}`)
 	for i := 0; i+1 < len(attrs); i += 2 {
@@ -104,10 +96,9 @@ func errorRoom(attrs []any) int {
 	return max(maxSummaryLine-n, 40)
 }
 
-// summarize writes the run's last line (CONTRACT §5): the days planned,
-// written and failed over every cluster, rows, bytes and duration, and
-// for a federated run the clusters, the unmapped ones and the failed
-// cluster-days ("<id>/<YYYY-MM-DD>"), which the next run resumes.
+// summarize writes the run's last line (CONTRACT §5): days planned, written and failed over
+// every cluster, rows, bytes and duration; for a federated run also the clusters, the
+// unmapped ones and the failed cluster-days ("<id>/<YYYY-MM-DD>") the next run resumes.
 func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pushed string) {
 	days, rows, bytes := sum.Written()
 	failed := sum.Failed()
@@ -145,8 +136,7 @@ func summarize(log *slog.Logger, federated bool, sum app.Summary, err error, pus
 	log.Info("run summary: ok", attrs...)
 }
 
-// dayName names a failed day "<YYYY-MM-DD>", or in a fleet
-// "<id>/<YYYY-MM-DD>".
+// dayName names a failed day "<YYYY-MM-DD>", or in a fleet "<id>/<YYYY-MM-DD>".
 func dayName(d app.DayResult, federated bool) string {
 	name := d.Day.UTC().Format(time.DateOnly)
 	if federated {
@@ -155,11 +145,10 @@ func dayName(d app.DayResult, federated bool) string {
 	return name
 }
 
-// briefError is the summary's account of a failure: the first failed day
-// and its reason, or the error that stopped the run.
+// briefError is the summary's account of a failure: the first failed day and its reason
+// (days_failed gives the count), or the error that stopped the run.
 func briefError(sum app.Summary, federated bool, err error, room int) string {
 	if failed := sum.Failed(); errors.Is(err, app.ErrDaysFailed) && len(failed) > 0 {
-		// days_failed gives the count; the first failure stands for all.
 		first := dayName(failed[0], federated)
 		return first + ": " + reason(failed[0].Err, room-len(first)-2)
 	}
@@ -169,10 +158,8 @@ func briefError(sum app.Summary, federated bool, err error, room int) string {
 	return reason(err, room)
 }
 
-// reason is the short form of err within n bytes: a store error's own
-// brief message (the failing call, status and attempts, without the long
-// key), else err with its middle cut so that what failed (the start) and
-// the innermost cause (the end) both stay.
+// reason is err within n bytes: a store error's Brief (call, status and attempts, without
+// the long key), else err with its middle cut (clip).
 func reason(err error, n int) string {
 	var b interface{ Brief() string }
 	if errors.As(err, &b) {
@@ -181,10 +168,9 @@ func reason(err error, n int) string {
 	return clip(exporter.Redact(err.Error()), exporter.Redact(exporter.Innermost(err).Error()), n)
 }
 
-// clip shortens s to about n bytes by cutting out its middle: the start
-// says what was being done, and the end kept is cause, the innermost
-// error's text, wherever it stands in s (hints are often appended after
-// it), else the last part of s.
+// clip shortens s to about n bytes by cutting out its middle: the start says what was being
+// done, the end kept is cause (the innermost error's text) wherever it stands in s (hints
+// often follow it), else the last part of s.
 func clip(s, cause string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	cause = strings.Join(strings.Fields(cause), " ")
@@ -201,8 +187,7 @@ func clip(s, cause string, n int) string {
 	return strings.ToValidUTF8(s[:head], "") + gap + strings.ToValidUTF8(tail, "")
 }
 
-// maxListed bounds the ids the summary line names; the ERROR and WARN
-// lines before it name every one.
+// maxListed bounds the ids the summary line names; the ERROR and WARN lines name every one.
 const maxListed = 2
 
 // byCluster names each cluster's first failed day and how many more:

@@ -18,10 +18,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/report"
 )
 
-// reportCmd writes the HTML report of an archive in a directory or in S3.
-// It only lists and reads objects. Its settings go through the run's
-// configuration path (config.LoadReport): a bad flag or variable exits 2
-// with one line naming it.
+// reportCmd writes the HTML report of an archive in a directory or in S3, only listing and
+// reading objects.
 func reportCmd(ctx context.Context, args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	rc, err := config.LoadReport(args, lookup, stderr)
 	if err != nil {
@@ -33,8 +31,7 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 		KubecostRetentionDays: rc.RetentionDays, Currency: rc.Currency, Logger: log}
 	run := runConfig(lookup, log)
 	if run != nil {
-		// The archive is the report's: its flags win over the run's
-		// variables (-prefix scopes the run's clusters, -bucket, -region).
+		// The report's flags win over the run's variables (-prefix scopes the run's clusters).
 		run.Settings = rc.Settings
 	}
 	arch, err := destination.Open(ctx, &rc.Settings, destination.Env{
@@ -50,8 +47,7 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 		log.Warn(w)
 	}
 	if b := rc.Bill.Dest; b != nil {
-		// The bill is opened as the archive is, read-only, with the
-		// archive's identity unless BILL_ROLE_ARN names its own.
+		// Read-only, with the archive's identity unless BILL_ROLE_ARN names its own.
 		bill, err := destination.Open(ctx, b, destination.Env{Lookup: lookup, Session: "report", ReadOnly: true, Logger: log, Shared: arch.AWS})
 		if err != nil {
 			fmt.Fprintf(stderr, "report: the bill at %s: %v\n", rc.Bill.Source(), err)
@@ -82,8 +78,8 @@ func reportCmd(ctx context.Context, args []string, lookup func(string) (string, 
 	return ExitOK
 }
 
-// configError reports a subcommand's configuration error as the run does
-// (CONTRACT §5: one line, exit 2); -h is help, not an error.
+// configError reports a subcommand's configuration error as the run does (CONTRACT §5: one
+// line, exit 2); -h is help, not an error.
 func configError(stderr io.Writer, command string, err error) int {
 	if config.IsHelp(err) {
 		return ExitOK
@@ -96,9 +92,8 @@ func configError(stderr io.Writer, command string, err error) int {
 	return ExitConfig
 }
 
-// writeReport writes to a temp file and renames it, so a reader never
-// opens half a page. Errors name path, the file the user asked for, not
-// the temp file.
+// writeReport writes to a temp file and renames it, so a reader never opens half a page.
+// Errors name path, not the temp file.
 func writeReport(path string, d *report.Data) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
 	if err == nil {
@@ -119,8 +114,7 @@ func writeReport(path string, d *report.Data) error {
 	return nil
 }
 
-// pathErr drops the temp file's name from an *os.PathError or
-// *os.LinkError, keeping the cause ("no such file or directory").
+// pathErr drops the temp file's name from an *os.PathError or *os.LinkError, keeping the cause.
 func pathErr(err error) error {
 	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
@@ -131,12 +125,11 @@ func pathErr(err error) error {
 	return err
 }
 
-// runConfig is the run's configuration when the report runs with the
-// run's own environment, else nil, which the report says in one line.
+// runConfig is the run's configuration when the report runs in the run's environment, else nil.
 func runConfig(lookup func(string) (string, bool), log *slog.Logger) *config.Config {
 	cfg, err := config.Load(lookup)
 	if err != nil {
-		// Usual for a report of a copied archive: one line, the reason at debug.
+		// Usual for a copied archive: one line, the reason at debug.
 		log.Info("the environment is not a run's: every cluster of the archive is read, and -kubecost-retention-days (default 15) says which days Kubecost holds")
 		log.Debug("why the run's configuration does not load", "error", exporter.Redact(err.Error()))
 		return nil
@@ -144,11 +137,10 @@ func runConfig(lookup func(string) (string, bool), log *slog.Logger) *config.Con
 	return cfg
 }
 
-// runView fills in what the run's configuration says about the archive:
-// the run's clusters, whose partitions are all a run's role may list
-// (unless -cluster names others), and, unless -kubecost-retention-days is
-// given, which days Kubecost holds for each. arch is the report's opened
-// archive, whose AWS identity reads Kubecost's secrets.
+// runView fills in what the run's configuration says: the run's clusters, whose partitions
+// are all a run's role may list (unless -cluster names others), and, unless
+// -kubecost-retention-days is given, which days Kubecost holds for each. arch's AWS identity
+// reads Kubecost's secrets.
 func runView(ctx context.Context, rc *config.Report, cfg *config.Config, arch *destination.Archive, log *slog.Logger, o *report.Options) {
 	if rc.Clusters == "" {
 		for _, m := range cfg.Members() {
@@ -160,13 +152,10 @@ func runView(ctx context.Context, rc *config.Report, cfg *config.Config, arch *d
 	}
 }
 
-// kubecostDays asks Kubecost which days it holds for each cluster, with
-// the run's own wiring (wire: the same client, discovery, secrets and
-// availability query, but not a second opening of the archive), over the
-// days the run looks back on. The report
-// then calls an unarchived day "missing" exactly when the run would
-// export it, whatever retention the server keeps (Kubecost 3.x keeps 91
-// days by default, 2.x 15). nil when Kubecost cannot be asked.
+// kubecostDays asks Kubecost which days it holds for each cluster over the run's look-back,
+// with the run's wiring (wire, without reopening the archive), so that an unarchived day is
+// "missing" exactly when the run would export it, whatever the server's retention (Kubecost
+// 3.x: 91 days by default, 2.x: 15). nil when Kubecost cannot be asked.
 func kubecostDays(ctx context.Context, cfg *config.Config, arch *destination.Archive, log *slog.Logger, today time.Time) map[report.ClusterRef]map[time.Time]bool {
 	opts, err := wire(ctx, cfg, arch, log, &kubecost.Counter{}, Hooks{})
 	if err == nil {

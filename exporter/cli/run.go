@@ -20,22 +20,18 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// Hooks lets the end-to-end tests and the benchmark fix the clock, so the
-// simulator and the plan agree on which days exist; run passes none.
+// Hooks lets the end-to-end tests and the benchmark fix the clock, so the simulator and the
+// plan agree on which days exist; run passes none.
 type Hooks struct {
 	Now func() time.Time
-	// WallClock dates the clean-up of abandoned uploads (see app.Options);
-	// the fault tests move it an hour on instead of waiting.
+	// WallClock dates the clean-up of abandoned uploads (app.Options); fault tests move it on.
 	WallClock func() time.Time
-	// Candidates replaces kubecost.Candidates for discovery: tests cannot
-	// resolve the cluster DNS names it returns.
+	// Candidates replaces kubecost.Candidates: tests cannot resolve the cluster DNS names.
 	Candidates func(namespace, release string) []kubecost.Candidate
 }
 
-// RunWith is the `run` subcommand with injectable hooks. A single cluster
-// (CLUSTER_ID) and a federated Kubecost (CLUSTER_ARNS, CLUSTER_MAP_FILE)
-// take the same path: a run of one cluster or of many. Whatever happens,
-// the run's last line is its summary.
+// RunWith is the `run` subcommand with injectable hooks. One cluster and a federated Kubecost
+// take the same path; whatever happens, the run's last line is its summary.
 func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, h Hooks) (code int) {
 	start := time.Now()
 	cfg, err := config.Load(lookup)
@@ -51,8 +47,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	runID := metrics.RunID(lookup, start)
 	reqs := &kubecost.Counter{}
 	sum := app.Summary{Clusters: clusterResults(cfg)}
-	// A panic still ends with a summary, after the stack is logged, so
-	// that the last line keeps its promise.
+	// A panic still ends with a summary, after the stack is logged.
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -61,8 +56,7 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 			code = ExitRuntime
 		}
 	}()
-	// AWS is touched only when something needs it, so OUTPUT_DIR runs work
-	// without credentials.
+	// AWS is touched only when needed, so OUTPUT_DIR runs work without credentials.
 	home := cfg.Home()
 	arch, err := destination.Open(ctx, &cfg.Settings, destination.Env{
 		Lookup: lookup, Session: home.Name, Home: home.Account, AWS: cfg.SecretsInAWS(), Logger: log,
@@ -88,9 +82,8 @@ func RunWith(ctx context.Context, lookup func(string) (string, bool), stderr io.
 	return ExitOK
 }
 
-// pushConfigError reports a configuration error (exit 2) as a failed run
-// when PUSHGATEWAY_URL itself is valid, so the alerts see it; the groups
-// are those of the clusters the environment still names. Only a failed
+// pushConfigError reports a configuration error as a failed run of each cluster the
+// environment still names when PUSHGATEWAY_URL is valid, so the alerts see it. Only a failed
 // push prints, after the one configuration line.
 func pushConfigError(ctx context.Context, lookup func(string) (string, bool), stderr io.Writer, start time.Time, err error) {
 	raw, _ := lookup("PUSHGATEWAY_URL")
@@ -99,16 +92,14 @@ func pushConfigError(ctx context.Context, lookup func(string) (string, bool), st
 		return
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	// No client was built: every request count is zero, and days without
-	// idle were not counted.
+	// No client was built: request counts are zero, days without idle uncounted.
 	r := metrics.Run{Start: start, End: time.Now(), Err: err, RunID: metrics.RunID(lookup, start), Requests: new(kubecost.Counter).Counts()}
 	for _, name := range config.NamedClusters(lookup) {
 		_ = metrics.Pusher{URL: u, Cluster: name, Logger: log}.Push(ctx, r)
 	}
 }
 
-// clusterResults is the run's clusters before anything happened to them,
-// what a run that cannot start reports for each.
+// clusterResults is the run's clusters as a run that cannot start reports them.
 func clusterResults(cfg *config.Config) []app.ClusterResult {
 	var out []app.ClusterResult
 	for _, m := range cfg.Members() {
@@ -117,14 +108,12 @@ func clusterResults(cfg *config.Config) []app.ClusterResult {
 	return out
 }
 
-// wire builds a run from a validated config and its opened archive: every cluster of
-// cfg.Members() with its own projection (eksClusterName and clusterid from
-// its ARN), keys and fingerprint, all sharing one store, one Kubecost
-// client and one availability query. A single cluster is a fleet of one.
+// wire builds a run from a validated config and its opened archive: every member with its
+// own projection (eksClusterName and clusterid from its ARN), keys and fingerprint, all
+// sharing one store, one Kubecost client and one availability query.
 func wire(ctx context.Context, cfg *config.Config, arch *destination.Archive, log *slog.Logger, obs kubecost.Observer, h Hooks) (app.Options, error) {
 	members := cfg.Members()
-	// The client projects the rows of a query without a cluster filter:
-	// only a single cluster's query is one.
+	// The client projects the rows of a query without a cluster filter: a single cluster's.
 	clientProj := schema.NewProjection("", "", cfg.LabelKeys(), cfg.AnnotationKeys())
 	if !cfg.Federated() {
 		clientProj = schema.NewProjection(members[0].ARN, members[0].Name, cfg.LabelKeys(), cfg.AnnotationKeys())
@@ -159,10 +148,9 @@ func wire(ctx context.Context, cfg *config.Config, arch *destination.Archive, lo
 			DriftTolerance: float64(cfg.DriftTolerance), Legacy: bool(cfg.ReexportLegacy),
 		},
 	}
-	// What Kubecost is asked differs, on purpose: CLUSTER_ID's cluster is
-	// asked without a cluster filter, as CCA asks, so its queries and files
-	// stay CCA's; a map's clusters are asked one by one with the filter of
-	// their id, and one query answers the availability of them all.
+	// CLUSTER_ID's cluster is asked without a cluster filter, as CCA asks, so its queries and
+	// files stay CCA's; a map's clusters are asked one by one with their id's filter, and one
+	// query answers the availability of them all.
 	o.Available = app.SourceDays(client)
 	if cfg.Federated() {
 		o.Available = client.ClusterDays
@@ -188,9 +176,8 @@ func wire(ctx context.Context, cfg *config.Config, arch *destination.Archive, lo
 	return o, nil
 }
 
-// startAttrs are the fields of the run's first line. What is logged
-// differs: a single cluster is named by its ARN, a fleet by its
-// "<id>=<name>" pairs and its cluster filter.
+// startAttrs are the fields of the run's first line: a single cluster is named by its ARN, a
+// fleet by its "<id>=<name>" pairs and its cluster filter.
 func startAttrs(cfg *config.Config) []any {
 	members := cfg.Members()
 	attrs := []any{"version", exporter.Version}
@@ -206,15 +193,13 @@ func startAttrs(cfg *config.Config) []any {
 	attrs = append(attrs, "kubecost", exporter.Redact(cfg.AllocationURL()), "aggregate", cfg.AggregateParam(), "granularity", cfg.Granularity,
 		"destination", cfg.Name())
 	if !cfg.IsDir() {
-		// Only a bucket has an owner to check.
 		attrs = append(attrs, "bucket_owner", cfg.BucketOwner())
 	}
 	return append(attrs, "codec", exporter.Codec(cfg.Compression), "labels", cfg.LabelKeys(), "annotations", cfg.AnnotationKeys(),
 		"settings", cfg.Sources())
 }
 
-// fingerprint is the config fingerprint of a cluster: everything in cfg
-// that changes its files' bytes or meaning.
+// fingerprint is a cluster's config fingerprint: what in cfg changes its files' bytes or meaning.
 func fingerprint(cfg *config.Config, src *kubecost.Client, clusterARN string) string {
 	return exporter.Fingerprint(exporter.FingerprintInput{
 		ClusterID: clusterARN, Labels: cfg.LabelKeys(), Annotations: cfg.AnnotationKeys(),
@@ -223,10 +208,8 @@ func fingerprint(cfg *config.Config, src *kubecost.Client, clusterARN string) st
 	})
 }
 
-// kubecostAuth resolves the Kubecost TLS config and bearer token; the
-// secrets come from Secrets Manager through id (set whenever a secret is
-// configured). The CA bundle stays in memory and is used only by the
-// Kubecost client.
+// kubecostAuth resolves the Kubecost TLS config and bearer token, secrets through id (set
+// whenever one is configured). The CA bundle stays in memory, for the Kubecost client only.
 func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity) (tlsCfg *tls.Config, token string, err error) {
 	region := cfg.SecretsRegion(cfg.CASecretRegion)
 	if cfg.CASecretName != "" || !bool(cfg.TLSVerify) {
@@ -252,10 +235,9 @@ func kubecostAuth(ctx context.Context, cfg *config.Config, id *awsauth.Identity)
 	return tlsCfg, token, err
 }
 
-// discover finds Kubecost when KUBECOST_API_ENDPOINT is unset, with the
-// run's TLS, credentials and time limits, and sets the endpoint in cfg to
-// the base URL that answered, so that everything after (the client, the
-// start line) sees one endpoint. A set endpoint is used as it is.
+// discover finds Kubecost when KUBECOST_API_ENDPOINT is unset, with the run's TLS,
+// credentials and time limits, and sets cfg's endpoint to the base URL that answered, so that
+// the client and the start line see one endpoint.
 func discover(ctx context.Context, cfg *config.Config, tlsCfg *tls.Config, token string, log *slog.Logger, h Hooks) error {
 	if !cfg.Discovering() {
 		return nil

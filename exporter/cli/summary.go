@@ -15,9 +15,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/report"
 )
 
-// summaryCmd prints, for the Parquet files under the given paths, the
-// files, their rows and the total cost per namespace. It lets an operator
-// (and `make demo`) see what an OUTPUT_DIR export holds without Athena.
+// summaryCmd prints the Parquet files under the paths, their rows and the cost per
+// namespace, so that an operator (and `make demo`) sees an OUTPUT_DIR export without Athena.
 func summaryCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "usage: kubecost-s3-exporter summary DIR_OR_FILE...")
@@ -66,9 +65,8 @@ func summaryCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return ExitOK
 }
 
-// sumFile adds a file's totalCost per namespace into byNS, with the
-// report's reader, so both commands name (Idle, __unallocated__) and sum
-// the namespaces alike.
+// sumFile adds a file's totalCost per namespace into byNS with the report's reader, so both
+// commands name (Idle, __unallocated__) and sum namespaces alike.
 func sumFile(ctx context.Context, path string, byNS map[string]float64) (rows int64, total float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {

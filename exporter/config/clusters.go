@@ -13,14 +13,11 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
-// Federated Kubecost: one primary serves the allocations of many clusters,
-// each named by Kubecost's free-form cluster id (properties.cluster). The
-// exporter needs each id's EKS ARN, which gives that cluster's keys and its
-// eksClusterName/clusterid columns. The map comes inline (CLUSTER_ARNS) or
-// from a file mounted from a ConfigMap (CLUSTER_MAP_FILE).
+// Federated Kubecost: one primary serves many clusters, each named by a free-form cluster id
+// (properties.cluster). Each id's EKS ARN, from CLUSTER_ARNS or CLUSTER_MAP_FILE (a
+// ConfigMap), gives that cluster's keys and eksClusterName/clusterid columns.
 
-// Member is one cluster of a federated Kubecost: its Kubecost cluster id
-// and what its ARN says.
+// Member is one cluster of a federated Kubecost: its Kubecost cluster id and its ARN's parts.
 type Member struct {
 	ID string // Kubecost's cluster id, as properties.cluster reports it
 	Cluster
@@ -31,17 +28,14 @@ func (c *Config) Layout(m Member) exporter.Layout {
 	return exporter.Layout{Prefix: c.S3Prefix, Account: m.Account, Region: m.Region, Cluster: m.Name}
 }
 
-// maxMapFile bounds CLUSTER_MAP_FILE: a map of thousands of clusters is a
-// few hundred KiB; anything larger is the wrong file.
+// maxMapFile bounds CLUSTER_MAP_FILE: thousands of clusters are a few hundred KiB.
 const maxMapFile = 4 << 20
 
-// Federated reports whether the config names a map of clusters instead
-// of CLUSTER_ID.
+// Federated reports whether the config names a map of clusters instead of CLUSTER_ID.
 func (c *Config) Federated() bool { return c.ClusterARNs != "" || c.ClusterMapFile != "" }
 
-// Members returns the clusters of the run: the mapped clusters sorted by
-// id, or CLUSTER_ID's cluster alone, without an id, so that a single
-// cluster is a fleet of one. Call it only on a validated Config.
+// Members returns the mapped clusters sorted by id, or CLUSTER_ID's alone without an id (a
+// fleet of one). Call it only on a validated Config.
 func (c *Config) Members() []Member {
 	if !c.Federated() {
 		return []Member{{Cluster: c.Cluster()}}
@@ -64,8 +58,8 @@ func (c *Config) Home() Cluster {
 	return c.Cluster()
 }
 
-// mapEntries returns the (id, ARN) pairs of CLUSTER_ARNS or of the map
-// file, in the order written (the file's in id order), unvalidated.
+// mapEntries returns the unvalidated (id, ARN) pairs of CLUSTER_ARNS (as written) or of the
+// map file (by id).
 func (c *Config) mapEntries() ([][2]string, error) {
 	if c.ClusterARNs != "" {
 		return parseInlineMap(c.ClusterARNs)
@@ -79,9 +73,7 @@ func (c *Config) mapEntries() ([][2]string, error) {
 	return parseMapFile(c.mapFile)
 }
 
-// parseInlineMap reads CLUSTER_ARNS: comma-separated
-// <Kubecost cluster id>=<EKS cluster ARN> pairs (its one grammar, which
-// NamedClusters reads too).
+// parseInlineMap reads CLUSTER_ARNS (its one grammar, which NamedClusters reads too).
 func parseInlineMap(s string) ([][2]string, error) {
 	var out [][2]string
 	for _, item := range SplitList(s) {
@@ -94,11 +86,9 @@ func parseInlineMap(s string) ([][2]string, error) {
 	return out, nil
 }
 
-// NamedClusters names the clusters that the environment names even when
-// the configuration is invalid, so that a configuration error can still
-// be reported per cluster: CLUSTER_ID's name and those of CLUSTER_ARNS'
-// pairs with a valid EKS cluster ARN, each once; [""] (one group without a
-// cluster) when none does (a bad ARN, or a map in a file, not read for this).
+// NamedClusters names the clusters the environment names even when the configuration is
+// invalid, so that its error is still reported per cluster: CLUSTER_ID's and CLUSTER_ARNS'
+// with a valid ARN, each once; [""] when none (a bad ARN, or a map file, not read for this).
 func NamedClusters(lookup func(string) (string, bool)) []string {
 	var arns []string
 	if v, ok := lookup("CLUSTER_ID"); ok {
@@ -141,9 +131,8 @@ func parseMapFile(b []byte) ([][2]string, error) {
 	return out, nil
 }
 
-// checkMap validates the map in v (CLUSTER_ARNS or CLUSTER_MAP_FILE):
-// every id usable in a query, every ARN an EKS cluster ARN, no id or ARN
-// twice, and one partition, since one set of credentials writes them all.
+// checkMap validates the map in v: every id usable in a query, every ARN an EKS cluster ARN,
+// no id or ARN twice, and one partition, since one set of credentials writes them all.
 func checkMap(c *Config, v string, bad badFunc) {
 	entries, err := c.mapEntries()
 	if err != nil {

@@ -15,23 +15,16 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 )
 
-// The subcommands other than run read their settings through the same
-// table as the run: a struct whose tags name each setting's variable
-// (env) and flag (flag), its default and its help (desc); decode parses
-// it, a rule table validates it, and help is made from it. A flag wins
-// over its variable; a bad value of either is one FieldError naming it as
-// the user set it, which the command line turns into exit status 2.
+// The other subcommands read their settings through the run's kind of table (see decode): a
+// flag wins over its variable; a bad value of either is one FieldError naming it as the user
+// set it, which the command line turns into exit status 2.
 
-// Report is the configuration of the report command. Its Window is the
-// run's (the same variables, bounds and defaults), so that its calendar
-// classifies days as the exporter plans them: newer days are pending.
+// Report is the configuration of the report command; its Window is the run's (see Window).
 type Report struct {
-	// The archive, as the run names it: the same variables, the same
-	// object-store file, opened the same way (destination.Open).
+	// The archive, as the run names and opens it (destination.Open).
 	destination.Settings
 
-	// ClusterID is the run's CLUSTER_ID, read only for its region, so that
-	// the run's own environment opens its archive.
+	// Read only for its region, so that the run's own environment opens its archive.
 	ClusterID string `env:"CLUSTER_ID" desc:"the run's cluster ARN: its region is the default of -region"`
 	From      string `flag:"from" desc:"first day, YYYY-MM-DD (default: the oldest stored day)"`
 	To        string `flag:"to" desc:"last day, YYYY-MM-DD (default: the newest stored day)"`
@@ -43,25 +36,22 @@ type Report struct {
 	Today         string `flag:"today" desc:"when the calendar is drawn, YYYY-MM-DD or RFC 3339 (default: now); for reproducible reports"`
 	Out           string `flag:"o" default:"report.html" desc:"output file"`
 
-	// The bill to compare with: a location of the destination's, loaded
-	// (Load) and checked (BillRules) like the archive.
+	// The bill to compare with, loaded (Load) and checked (BillRules) like the archive.
 	destination.Bill
 
 	Logging
 
-	// FromDay, ToDay and TodayTime are From, To and Today parsed.
+	// From, To and Today parsed.
 	FromDay, ToDay, TodayTime time.Time
 }
 
-// Load reads what the archive's settings name, then makes the bill's
-// location settings of its own, before any rule runs.
+// Load reads what the archive's settings name, then the bill's, before any rule runs.
 func (r *Report) Load(lookup func(string) (string, bool)) {
 	r.Settings.Load(lookup)
 	r.Bill.Load(&r.Settings, lookup)
 }
 
-// reportScope is what the report tells the destination's rules: its
-// cluster's region.
+// reportScope tells the destination's rules the report's cluster region.
 func reportScope(r *Report) destination.Scope {
 	return destination.Scope{Region: parseCluster(r.ClusterID).Region}
 }
@@ -116,9 +106,8 @@ func LoadSchema(args []string, lookup func(string) (string, bool), help io.Write
 	})
 }
 
-// load parses the flags of command into a T, then decodes and validates
-// it like the run's Config. help receives the usage for -h and the flag
-// package's own errors (an unknown flag).
+// load parses command's flags into a T, then decodes and validates it like the run's Config.
+// help receives the usage for -h and the flag package's errors (an unknown flag).
 func load[T any](command string, args []string, lookup func(string) (string, bool), help io.Writer, rules []rule[T]) (*T, error) {
 	var c T
 	t := reflect.TypeOf(c)
@@ -158,9 +147,8 @@ func load[T any](command string, args []string, lookup func(string) (string, boo
 	if d, ok := any(&c).(interface {
 		Load(func(string) (string, bool))
 	}); ok {
-		// The flags answer for their variables, so that the destination's
-		// file is held to what the command line says (-bucket against
-		// config.bucket), as to the variables.
+		// The flags answer for their variables, so that the destination's file is held to
+		// the command line (-bucket against config.bucket) as to the variables.
 		d.Load(func(name string) (string, bool) {
 			if raw, ok := byFlag[name]; ok {
 				return raw, true
@@ -177,8 +165,7 @@ func load[T any](command string, args []string, lookup func(string) (string, boo
 // IsHelp reports whether err, from a Load function, asked for help.
 func IsHelp(err error) bool { return errors.Is(err, flag.ErrHelp) }
 
-// CommandUsage writes a subcommand's help from its table: every flag with
-// its variable and default.
+// CommandUsage writes a subcommand's help: every flag with its variable and default.
 func CommandUsage(w io.Writer, command string, t reflect.Type) {
 	fmt.Fprintf(w, "Usage: kubecost-s3-exporter %s [flags]\n\nA flag wins over its variable:\n\n", command)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

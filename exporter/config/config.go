@@ -19,18 +19,15 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/destination"
 )
 
-// Config is the whole configuration. The env tags are the contract's
-// variable names; `default` and `desc` also feed --help and the docs.
-// docs/architecture.md says how to add a variable.
+// Config is the whole configuration: env tags are the contract's variable names; `default`
+// and `desc` feed --help and the docs (docs/architecture.md: adding a variable).
 type Config struct {
-	// The destination's settings (S3_BUCKET_NAME, OUTPUT_DIR,
-	// OBJECT_STORE_CONFIG_FILE, ...) are its package's, as every command
-	// that opens the archive reads them.
+	// The destination's settings (S3_BUCKET_NAME, OUTPUT_DIR, ...) are its package's, as
+	// every command that opens the archive reads them.
 	destination.Settings
 
 	ClusterID string `env:"CLUSTER_ID" req:"unless CLUSTER_ARNS or CLUSTER_MAP_FILE" desc:"EKS cluster ARN arn:<partition>:eks:<region>:<account>:cluster/<name>"`
-	// Federated Kubecost: one exporter on the primary exports every mapped
-	// cluster under that cluster's own keys (see clusters.go).
+	// Federated: the primary's exporter exports each mapped cluster under its own keys (clusters.go).
 	ClusterARNs    string `env:"CLUSTER_ARNS" desc:"federated Kubecost: comma-separated <Kubecost cluster id>=<EKS cluster ARN> pairs, instead of CLUSTER_ID"`
 	ClusterMapFile string `env:"CLUSTER_MAP_FILE" desc:"federated Kubecost: YAML or JSON file mapping each Kubecost cluster id to its EKS cluster ARN, instead of CLUSTER_ID"`
 	FailOnUnmapped Flag   `env:"FAIL_ON_UNMAPPED_CLUSTERS" default:"false" desc:"federated: exit 1 when Kubecost reports clusters the map lacks (the mapped ones are still exported); default: warn and skip them"`
@@ -41,7 +38,6 @@ type Config struct {
 	KubecostRelease     string `env:"KUBECOST_RELEASE" default:"kubecost" desc:"with KUBECOST_API_ENDPOINT unset: Kubecost's Helm release name"`
 	KubecostAPIFlavor   string `env:"KUBECOST_API_FLAVOR" default:"kubecost" desc:"kubecost (/model/allocation), cost-model (/allocation) or opencost (/allocation/compute)"`
 	KubecostAPIPath     string `env:"KUBECOST_API_PATH" desc:"overrides the allocation path implied by KUBECOST_API_FLAVOR"`
-	// BACKFILL_PERIOD_DAYS and SETTLE_HOURS, shared with the report.
 	Window
 	Aggregation       string  `env:"AGGREGATION" default:"container" desc:"container, pod, namespace, controller, controllerKind, node or cluster"`
 	Granularity       string  `env:"GRANULARITY" default:"daily" desc:"daily (step 1d) or hourly (step 1h); one file per day either way"`
@@ -52,11 +48,9 @@ type Config struct {
 	Retries           int     `env:"KUBECOST_MAX_RETRIES" default:"4" desc:"retries per Kubecost request on 5xx, timeouts and truncated bodies, 0-20"`
 	MaxValueBytes     int     `env:"MAX_VALUE_BYTES" default:"2097152" desc:"the most bytes of one string or number in a Kubecost response, as JSON text, 4096-1073741824; a larger value fails the day (default 2 MiB: a value of 256 KiB, what Kubernetes allows for all of an object's annotations, is 1.5 MiB when every byte is written as a six-byte unicode escape)"`
 
-	// The first export takes every day the server still holds, not only
-	// the window; window.go in package exporter says how. 400 days is more
-	// than a year, above any retention the Kubecost 3.x chart ships
-	// (kubecost/values.yaml, aggregator.retention1d: 91 at every tag v3.0.0
-	// to v3.2.1; values-eks-cost-monitoring.yaml: 16 from v3.2.0).
+	// How the first export takes every day the server holds: exporter/window.go. 400 days is above
+	// any retention the Kubecost 3.x chart ships (kubecost/values.yaml, aggregator.retention1d: 91
+	// at every tag v3.0.0 to v3.2.1; values-eks-cost-monitoring.yaml: 16 from v3.2.0).
 	BackfillAllAvailable Flag `env:"BACKFILL_ALL_AVAILABLE" default:"false" desc:"also export every settled day Kubecost still holds within BACKFILL_MAX_DAYS that is missing, oldest first (the chart's install/upgrade export Job sets it; same as run --all-available)"`
 	BackfillMaxDays      int  `env:"BACKFILL_MAX_DAYS" default:"400" desc:"how far back, in days, BACKFILL_ALL_AVAILABLE and the continuation of an unfinished backfill look, 3-3650; at most BACKFILL_PERIOD_DAYS keeps every run to its window"`
 
@@ -73,33 +67,27 @@ type Config struct {
 	DryRun      Flag   `env:"DRY_RUN" default:"false" desc:"plan and log, but fetch and write nothing"`
 	ForceDates  string `env:"FORCE_DATES" desc:"comma-separated YYYY-MM-DD days to export again even if present"`
 
-	// A budget ends a long backfill cleanly (exit 0) before the pod's
-	// deadline; the next run goes on from the oldest day left.
+	// A budget ends a long backfill cleanly (exit 0) before the pod's deadline.
 	MaxClusterDaysPerRun int      `env:"MAX_CLUSTER_DAYS_PER_RUN" default:"0" desc:"the most cluster-days one run starts, 0-1000000 (0: no limit); the rest are left, oldest first, for the next run"`
 	RunBudget            Duration `env:"RUN_BUDGET" default:"0" desc:"how long one run may start new days, e.g. 50m or 2h30m, at most 168h (0: no limit); days in flight finish, the rest are left for the next run"`
 
 	ReexportOnConfigChange Flag  `env:"REEXPORT_ON_CONFIG_CHANGE" default:"true" desc:"re-export stored days of the window made with another config (labels, codec, ...)"`
 	DriftTolerance         Ratio `env:"DRIFT_TOLERANCE" default:"0.1%" desc:"re-export a stored day when Kubecost's day total moved by more than this (0.1% or 0.001)"`
 	ReexportLegacy         Flag  `env:"REEXPORT_LEGACY" default:"false" desc:"also replace stored days without this exporter's metadata (written by CCA or by hand)"`
-	// LOG_LEVEL and LOG_FORMAT, shared with the report.
 	Logging
 
 	PushgatewayURL string `env:"PUSHGATEWAY_URL" desc:"Prometheus Pushgateway base URL; each run pushes its metrics there at the end"`
 
-	// mapFile is what Load read from CLUSTER_MAP_FILE, so that Validate
-	// stays free of I/O; mapFileErr is why it could not be read.
+	// CLUSTER_MAP_FILE and KUBECOST_HTTP_HEADERS_FILE (exporter/headers.go) as Load read
+	// them, so that Validate stays free of I/O; the *Err fields say why they could not be.
 	mapFile    []byte
 	mapFileErr error
-	// headers is KUBECOST_HTTP_HEADERS_FILE as Load read and parsed it;
-	// headersErr is why it could not be (see headers.go).
 	headers    http.Header
 	headersErr error
 }
 
-// Window is the backfill window, which the report shares so that its
-// calendar classifies days as the run plans them: the same variables,
-// defaults and rules (windowRules). Its flags are the report's; the run
-// has none.
+// Window is the backfill window, shared with the report (variables, defaults, windowRules) so
+// that its calendar classifies days as the run plans them. Its flags are the report's.
 type Window struct {
 	BackfillPeriodDays int `env:"BACKFILL_PERIOD_DAYS" flag:"backfill-days" default:"15" desc:"days to look back, integer >= 3"`
 	SettleHours        int `env:"SETTLE_HOURS" flag:"settle-hours" default:"48" desc:"a day is exported once it ended at least this many hours ago (CCA: 48), 0-720"`
@@ -152,9 +140,8 @@ func (r *Ratio) Decode(v string) error {
 // destination's S3_REQUEST_TIMEOUT is one too.
 type Seconds = exporter.Seconds
 
-// Duration is a span written with whole hours, minutes and seconds
-// ("50m", "2h30m", "90s"), or 0 for none, at most 168h. The units are
-// those the chart's schema can check with one pattern.
+// Duration is a span of whole hours, minutes and seconds ("2h30m"), or 0 for none, at most
+// 168h: the units the chart's schema can check with one pattern.
 type Duration time.Duration
 
 // Decode parses v.
@@ -170,12 +157,9 @@ func (d *Duration) Decode(v string) error {
 
 var durationRE = regexp.MustCompile(`^(0|([0-9]+h)?([0-9]+m)?([0-9]+s)?)$`)
 
-// Load reads the environment through lookup and validates it. It never
-// touches the process environment, so concurrent loads (parallel tests, the
-// AWS SDK reading its own variables) cannot see each other's values.
-// Variables set to an empty string count as unset, because Helm and
-// Terraform render optional values that way and users expect the default
-// then.
+// Load reads the environment through lookup, never the process's (so concurrent loads, as
+// parallel tests or the AWS SDK, cannot see each other's values), and validates it. A
+// variable set to blanks counts as unset: Helm and Terraform render optional values that way.
 func Load(lookup func(string) (string, bool)) (*Config, error) {
 	var c Config
 	if errs := decode(envSource(lookup), &c); len(errs) > 0 {
@@ -197,13 +181,11 @@ func Load(lookup func(string) (string, bool)) (*Config, error) {
 // decoder is a type that parses its own variable, such as Flag or Seconds.
 type decoder interface{ Decode(string) error }
 
-// source finds the value of one field of a configuration struct: the name
-// the user set it under (an environment variable or a -flag) and the
-// value; ok is false when the user did not set it.
+// source finds one field's value and the name the user set it under (a variable or a
+// -flag); ok is false when the user did not set it.
 type source func(f reflect.StructField) (name, raw string, ok bool)
 
-// envSource reads the environment variable of the env tag. Variables set
-// to blanks count as unset.
+// envSource reads the variable of the env tag; blanks count as unset.
 func envSource(lookup func(string) (string, bool)) source {
 	return func(f reflect.StructField) (string, string, bool) {
 		name := f.Tag.Get("env")
@@ -215,11 +197,9 @@ func envSource(lookup func(string) (string, bool)) source {
 	}
 }
 
-// decode fills the configuration struct dst points to by its tags, the
-// one declarative table of every command: env names the variable, flag
-// the command-line flag (the docs and the help generators read both),
-// default applies when the user set neither. It returns one error per
-// setting that does not parse as its type, named as the user set it.
+// decode fills the struct dst points to by its tags, every command's one table: env and
+// flag name the setting (the docs and help read both), default applies when neither is set.
+// It returns one error per setting that does not parse, named as the user set it.
 func decode(src source, dst any) exporter.FieldErrors {
 	var errs exporter.FieldErrors
 	v := reflect.ValueOf(dst).Elem()
@@ -279,10 +259,9 @@ type Var struct {
 	Flag                string // the command-line flag without its dash; "" for the run's variables
 }
 
-// Vars lists every variable of the run in declaration order. The run has
-// no flags: the flags of embedded settings are the other commands'. The
-// AWS SDK's variables (AWS_REGION) are AWS's to document, and EKS sets
-// them in the pod: the run's table, and so the chart, leaves them out.
+// Vars lists every variable of the run in declaration order, without flags (those of
+// embedded settings are the other commands'). The AWS SDK's variables (AWS_REGION) are AWS's
+// to document, and EKS sets them in the pod: the run's table, and so the chart, omits them.
 func Vars() []Var {
 	var vars []Var
 	for _, v := range varsOf(reflect.TypeOf(Config{})) {
@@ -294,9 +273,8 @@ func Vars() []Var {
 	return vars
 }
 
-// settingFields are the settings of a configuration struct in
-// declaration order, those of an embedded package's settings (the
-// destination's) in its place: every field with an env or flag tag.
+// settingFields are a struct's fields with an env or flag tag in declaration order, an
+// embedded struct's (the destination's) in its place.
 func settingFields(t reflect.Type) []reflect.StructField {
 	var out []reflect.StructField
 	for _, f := range reflect.VisibleFields(t) {
@@ -322,9 +300,8 @@ func varsOf(t reflect.Type) []Var {
 	return out
 }
 
-// Usage writes the --help text: every variable with its default. The
-// columns are as wide as their widest cell, so a long default (CLUSTER_ID's
-// condition) does not push its description out of line.
+// Usage writes the --help text: every variable with its default, in columns as wide as their
+// widest cell, so a long default (CLUSTER_ID's condition) keeps descriptions in line.
 func Usage(w io.Writer) {
 	fmt.Fprintf(w, "Configuration is read from the environment:\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -356,10 +333,9 @@ func parseCluster(arn string) Cluster {
 
 func isClusterARN(arn string) bool { _, ok := exporter.ParseClusterARN(arn); return ok }
 
-// BucketOwner is the account every S3 call names as ExpectedBucketOwner
-// (destination.Settings.BucketOwner), the cluster's by default.
-// Validation requires S3_EXPECTED_BUCKET_OWNER when the clusters are in
-// several accounts, so Home's is the one account there is.
+// BucketOwner is the account S3 calls name as ExpectedBucketOwner, the cluster's by default.
+// With clusters in several accounts S3_EXPECTED_BUCKET_OWNER is required, so Home's is the
+// one account there is.
 func (c *Config) BucketOwner() string { return c.Settings.BucketOwner(c.Home().Account) }
 
 // LabelKeys returns the LABELS keys in order.
@@ -386,15 +362,13 @@ func (c *Config) AggregateParam() string {
 	return c.Aggregation
 }
 
-// AllocationURL is the full URL of the Allocation API, once the endpoint
-// is set or discovered.
+// AllocationURL is the full URL of the Allocation API, once the endpoint is set or discovered.
 func (c *Config) AllocationURL() string {
 	return strings.TrimRight(c.KubecostAPIEndpoint, "/") + c.AllocationPath()
 }
 
-// SecretsInAWS reports whether Kubecost's CA bundle or bearer token is a
-// Secrets Manager secret: AWS credentials are then needed even for a
-// directory archive.
+// SecretsInAWS reports whether Kubecost's CA bundle or bearer token is a Secrets Manager
+// secret: AWS credentials are then needed even for a directory archive.
 func (c *Config) SecretsInAWS() bool { return c.CASecretName != "" || c.BearerSecret != "" }
 
 // ForceDays parses FORCE_DATES. Call it only on a validated Config.

@@ -11,16 +11,12 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/kubecost"
 )
 
-// Finding Kubecost. With KUBECOST_API_ENDPOINT unset, the run asks the
-// places a Helm install of Kubecost answers (kubecost.Candidates, asked by
-// cli) under
-// KUBECOST_NAMESPACE and KUBECOST_RELEASE, Kubecost 3.x's frontend first:
-// a user who installed Kubecost today runs 3.x, whose chart has no
-// cost-analyzer service, the default this variable had before.
+// With KUBECOST_API_ENDPOINT unset, cli asks where a Helm install of Kubecost answers
+// (kubecost.Candidates), Kubecost 3.x's frontend first: a new install runs 3.x, whose chart
+// has no cost-analyzer service, the default this variable had before.
 
-// releaseRE is a Helm release name: Helm 3 accepts at most 53
-// characters of a DNS label, so that the chart's "-suffix" names fit. A
-// namespace is a DNS label (dnsLabelRE).
+// releaseRE is a Helm release name: Helm 3 accepts at most 53 characters of a DNS label, so
+// that the chart's "-suffix" names fit.
 var releaseRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,51}[a-z0-9])?$`)
 
 const (
@@ -50,8 +46,7 @@ func checkDiscovery(c *Config, bad badFunc) {
 	}
 }
 
-// readHeadersFile reads and parses KUBECOST_HTTP_HEADERS_FILE for Load,
-// so that Validate reports a bad file without I/O of its own.
+// readHeadersFile reads and parses KUBECOST_HTTP_HEADERS_FILE for Load.
 func readHeadersFile(path string) (http.Header, error) {
 	b, err := exporter.ReadFileMax(path, maxMapFile) // the same size cap: a headers file is a few lines
 	if err != nil {

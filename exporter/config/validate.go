@@ -33,9 +33,8 @@ func LogLevels() []string { return []string{"debug", "info", "warn", "error"} }
 // LogFormats are the accepted LOG_FORMAT values.
 func LogFormats() []string { return []string{"auto", "json", "text"} }
 
-// names are the values of another package's enumeration, for oneOf: the
-// Kubecost servers' (KUBECOST_API_FLAVOR, KUBECOST_CLUSTER_FILTER) are
-// package kubecost's, which knows what each server reads.
+// names are another package's enumeration values, for oneOf: package kubecost knows what
+// each server reads (KUBECOST_API_FLAVOR, KUBECOST_CLUSTER_FILTER).
 func names[S ~string](list []S) []string {
 	out := make([]string, len(list))
 	for i, v := range list {
@@ -44,21 +43,18 @@ func names[S ~string](list []S) []string {
 	return out
 }
 
-// rule checks one setting of a configuration struct T. Check calls bad
-// once per problem, with the value as the user wrote it and what is
-// accepted.
+// rule checks one setting of a configuration struct T, calling bad once per problem with
+// the value as the user wrote it and what is accepted.
 type rule[T any] struct {
 	Var   string
 	Check func(c *T, bad func(value, format string, args ...any))
 }
 
-// Validate checks every variable and returns one error per problem, in
-// rule order. It has no side effects, so it is safe to call at any time.
+// Validate checks every variable, without side effects.
 func (c *Config) Validate() exporter.FieldErrors { return validate(c, Rules(), nil) }
 
-// validate runs rules over c, every command's one validation: one error
-// per problem, in rule order. A rule's error names its setting as the user
-// set it (names: a variable given as a -flag), else by the rule's Var.
+// validate runs rules over c: one error per problem, in rule order, naming the setting as
+// the user set it (names: a variable given as a -flag), else by the rule's Var.
 func validate[T any](c *T, rules []rule[T], names map[string]string) exporter.FieldErrors {
 	var errs exporter.FieldErrors
 	for _, r := range rules {
@@ -104,9 +100,8 @@ const secretAccepted = "a secret name (1-512 of a-z A-Z 0-9 / _ + = . @ -) or a 
 // Rule checks one variable of the run.
 type Rule = rule[Config]
 
-// Rules lists the checks in declaration order, one entry per variable that
-// its type alone does not validate. The chart's parity test requires a
-// rejected case for each.
+// Rules lists the checks in declaration order, one per variable its type does not validate;
+// the chart's parity test requires a rejected case for each.
 func Rules() []Rule {
 	return slices.Concat(destinationRules(destination.Rules(), func(c *Config) (*destination.Settings, destination.Scope) {
 		return &c.Settings, destination.Scope{Partition: c.Home().Partition, Region: c.Home().Region, Accounts: c.accounts(), Clusters: true}
@@ -283,9 +278,8 @@ func (c *Config) Warnings() []string {
 	return w
 }
 
-// destinationRules are the destination's own rules over the settings a
-// command's configuration embeds (Settings, Bill), so every command checks
-// them alike.
+// destinationRules are the destination's rules over the settings a command embeds
+// (Settings, Bill), so every command checks them alike.
 func destinationRules[T, S any](rs []destination.Rule[S], of func(*T) (*S, destination.Scope)) []rule[T] {
 	var out []rule[T]
 	for _, r := range rs {

@@ -1,7 +1,6 @@
-// Package metrics turns the outcome of one run into Prometheus metrics and
-// pushes them to a Pushgateway. A CronJob's pod is gone before Prometheus
-// could scrape it, so the run pushes once, at its end. Each push builds a
-// fresh registry: nothing here touches client_golang's global registry.
+// Package metrics pushes the outcome of one run as Prometheus metrics to a Pushgateway, once
+// at its end, as a CronJob's pod is gone before Prometheus could scrape it. Each push builds
+// a fresh registry, never client_golang's global one.
 package metrics
 
 import (
@@ -17,9 +16,7 @@ import (
 // Namespace prefixes every metric name.
 const Namespace = "kubecost_s3_exporter"
 
-// Cluster is what one run did for one cluster, as its metrics count it.
-// The command fills it from the run's summary: the metrics need nothing
-// else of the run or of the Kubecost client.
+// Cluster is what one run did for one cluster, as the command fills it from the run's summary.
 type Cluster struct {
 	Plan    exporter.Plan // the window, Kubecost's days, the stored days, the days to export
 	Written int           // days this run wrote
@@ -27,46 +24,32 @@ type Cluster struct {
 	Rows    int64
 	Bytes   int64
 	Done    []time.Time // the days stored during the run (by it, or first by another run)
-	// Planned is whether the cluster got as far as a plan (app.Planned). A
-	// run that stopped before planning, or a cluster whose own planning
-	// failed, leaves only the window in Plan: it must push no
-	// archive_missing_days, which would read as "no hole" and reset the
-	// hole alert, so the last known count stays in the Pushgateway.
-	Planned bool
-	// Remaining counts the days the run left for the next one because it
-	// reached its budget (app.ClusterResult.Remaining).
-	Remaining int
+	// Planned (app.Planned): without a plan, Plan holds only the window, and an
+	// archive_missing_days pushed from it would read as "no hole" and reset the hole alert;
+	// none is pushed, so the last known count stays in the Pushgateway.
+	Planned   bool
+	Remaining int // days left for the next run by the budget (app.ClusterResult.Remaining)
 }
 
-// Run is what one run reports for one cluster: a run of several clusters
-// pushes one group per cluster, so dashboards and alerts stay per cluster.
+// Run is what one run reports for one cluster: one group per cluster, so dashboards and
+// alerts stay per cluster.
 type Run struct {
 	Start, End time.Time
 	Cluster    Cluster
 	Err        error // nil when the run succeeded for this cluster
-	// Requests counts the whole run's Kubecost requests by outcome, every
-	// outcome listed (kubecost.Counter.Counts): one series each.
-	Requests map[string]int64
-	// DaysWithoutIdle counts the days Kubecost returned with allocations
-	// but no idle row, though idle was asked for; nil: no client counted.
-	DaysWithoutIdle *int64
-	// RunID identifies the scheduled run (see RunID): every pod attempt of
-	// one Job pushes the same run label, so the alerts count runs.
-	RunID string
-	// Progressed: the run stopped at its budget and shrank this cluster's
-	// backlog (the command fills it from app.Summary.Progressed).
-	Progressed bool
+	// Requests counts the whole run's Kubecost requests by outcome, every outcome listed
+	// (kubecost.Counter.Counts): one series each.
+	Requests        map[string]int64
+	DaysWithoutIdle *int64 // days Kubecost returned without an idle row; nil: no client counted
+	RunID           string // the scheduled run (RunID), so the alerts count runs, not pods
+	Progressed      bool   // app.Summary.Progressed
 }
 
-// MissingDays counts the days of the backfill window that are not in the
-// archive after the run: neither stored before it nor written by it. Days
-// before the cluster's first known day (stored or offered by Kubecost) are
-// not counted, so a newly installed cluster does not look like a hole.
-// ok is false when the run never got as far as a plan.
-//
-// Before the window (a backlog, see exporter.BacklogFrom) only the days
-// Kubecost still offers count: a day it no longer holds cannot be
-// exported, and an old archive's gaps are not this run's holes.
+// MissingDays counts the window's days not in the archive after the run, from the cluster's
+// first known day (stored or offered by Kubecost) on, so that a new cluster does not look
+// like a hole; ok is false when the run never got as far as a plan. Before the window (a
+// backlog, exporter.BacklogFrom) only days Kubecost still offers count: a day it no longer
+// holds cannot be exported, and an old archive's gaps are not this run's holes.
 func MissingDays(p exporter.Plan, done []time.Time) (n int, ok bool) {
 	if p.First.IsZero() || p.Last.Before(p.First) {
 		return 0, false
@@ -114,9 +97,7 @@ func Registry(r Run) *prometheus.Registry {
 	success := 0.0
 	if r.Err == nil {
 		success = 1
-		// Only a successful run pushes this, and pushes add to the group
-		// rather than replace it, so a failed run leaves the time of the
-		// last success in place for the staleness alert.
+		// Pushes add to the group, so a failed run leaves this in place for the staleness alert.
 		gauge("last_success_timestamp_seconds", "Unix time at which the last successful run ended.", unix(r.End))
 	}
 	gauge("last_run_start_timestamp_seconds", "Unix time at which the last run started.", unix(r.Start))
@@ -131,21 +112,19 @@ func Registry(r Run) *prometheus.Registry {
 	if n, ok := MissingDays(sum.Plan, sum.Done); ok && sum.Planned {
 		gauge("archive_missing_days", "Days of the backfill window missing from the archive after the last run that planned.", float64(n))
 		if n == 0 {
-			// Like the success time, kept by later pushes that lack it: the
-			// hole alert counts the runs since the archive was last whole.
+			// Kept by later pushes that lack it: the hole alert counts runs since the archive was whole.
 			gauge("last_archive_complete_timestamp_seconds", "Unix time at which the last run that left no day of the window missing ended.", unix(r.End))
 		}
 	}
 	gauge("last_run_days_remaining", "Days of this cluster the last run left for the next one because it reached its budget "+
 		"(RUN_BUDGET, MAX_CLUSTER_DAYS_PER_RUN); they count in archive_missing_days too.", float64(sum.Remaining))
 	if r.Progressed {
-		// Kept by later pushes that lack it, like the complete time: the
-		// hole alert counts the runs since the backlog last shrank.
+		// Kept likewise: the hole alert counts runs since the backlog last shrank.
 		gauge("last_backlog_progress_timestamp_seconds", "Unix time at which the last run that stopped at its budget "+
 			"and shrank this cluster's backlog ended.", unix(r.End))
 	}
-	// One series per scheduled run: a pod retry pushes the same label, a
-	// new run replaces the family, so the previous run's series goes stale.
+	// One series per scheduled run: a pod retry pushes the same label, a new run replaces the
+	// family, so the previous run's series goes stale.
 	id := cmp.Or(r.RunID, r.Start.UTC().Format(time.RFC3339Nano))
 	vec("run_start_timestamp_seconds", "Unix time at which the latest pod attempt of the scheduled run (label run: the Job name) started.",
 		"run").WithLabelValues(id).Set(unix(r.Start))

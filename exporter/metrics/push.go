@@ -16,23 +16,21 @@ import (
 // Job is the Pushgateway job label of every push.
 const Job = "kubecost-s3-exporter"
 
-// Pusher sends a run's metrics to a Pushgateway under the grouping key
-// job=<Job>, cluster=<Cluster>, one group per cluster.
+// Pusher sends a run's metrics to a Pushgateway under the grouping key job=<Job>,
+// cluster=<Cluster>.
 type Pusher struct {
 	URL     string // Pushgateway base URL, e.g. http://pushgateway.monitoring:9091
 	Cluster string // EKS cluster name
-	// Timeout bounds the push; default 10s. The push runs even when the
-	// run's context was cancelled, so an interrupted run is still reported.
+	// Timeout bounds the push; default 10s. It runs even after the run's context was
+	// cancelled, so an interrupted run is still reported.
 	Timeout time.Duration
 	Client  *http.Client // nil: a client with Timeout
 	Logger  *slog.Logger // nil: discard
 }
 
-// Push sends r. It uses the Pushgateway's POST (add) method: metrics of the
-// same name replace the previous ones, others stay, which keeps
-// last_success_timestamp_seconds of the last good run when this one failed.
-// A failed push is logged once and returned; callers must not fail the run
-// for it.
+// Push sends r with the Pushgateway's POST (add): metrics of the same name replace the
+// previous ones, others stay (last_success_timestamp_seconds of the last good run). A failed
+// push is logged once and returned; callers must not fail the run for it.
 func (p Pusher) Push(ctx context.Context, r Run) error {
 	timeout := p.Timeout
 	if timeout <= 0 {
