@@ -2,17 +2,15 @@ package bill
 
 import "time"
 
-// Key is one row of the summary: a cluster's namespace on a UTC day. The
-// cluster is its ARN (what the archive's CLUSTER_ID holds) and the
-// account, region and name in it; two accounts' "prod" are two keys.
+// Key is one row of the summary: a cluster's namespace on a UTC day. The cluster is its ARN
+// (the archive's CLUSTER_ID) and the parts of it; two accounts' "prod" are two keys.
 type Key struct {
 	ClusterARN, Account, Region, Cluster string
 	Namespace                            string
 	Day                                  time.Time
 }
 
-// Costs are the sums of one key: per measure and kind, and the lines
-// summed.
+// Costs are the sums of one key per kind and measure, and the lines summed.
 type Costs struct {
 	ByKind [NumKinds][NumMeasures]float64
 	Lines  int64
@@ -31,9 +29,8 @@ func (c *Costs) Total(m Measure) float64 {
 type Summary struct {
 	Rows  map[Key]*Costs
 	Stats Stats
-	// Resources are the resource-level lines per resource-day and Parents
-	// SCAD's pod lines per parent instance-day (resource_aggregate.go);
-	// nil when there are none.
+	// Resources (resource-level lines per resource-day) and Parents (SCAD's pod lines per
+	// parent instance-day): resource_aggregate.go; nil when there are none.
 	Resources map[ResourceKey]*ResourceCost
 	Parents   map[ParentKey]*ParentCost
 }
@@ -50,24 +47,21 @@ type Stats struct {
 	RowGroupsUndecided int   // row groups without date statistics (read)
 }
 
-// Aggregator sums lines into a Summary. Its memory is bounded by the
-// number of distinct keys and distinct (cluster, namespace) resource id
-// prefixes, whatever the number of lines.
+// Aggregator sums lines into a Summary, in memory bounded by the distinct keys and (cluster,
+// namespace) id prefixes, whatever the number of lines.
 type Aggregator struct {
-	sum  Summary
-	pods map[string]*podSlot // by resource id (the reader passes a prefix)
-	// From and To, when set, are inclusive UTC days: lines outside are
-	// not summed.
-	from, to time.Time
-	strs     map[string]string // ReadFile's interned strings
-	batch    *batch            // ReadFile's decoding buffers
+	sum      Summary
+	pods     map[string]*podSlot // by resource id (the reader passes a prefix)
+	from, to time.Time           // inclusive UTC days, zero is open
+	strs     map[string]string   // ReadFile's interned strings
+	batch    *batch              // ReadFile's decoding buffers
 }
 
 type podSlot struct {
 	pod Pod
 	ok  bool
-	// The costs of the last day summed for this id: lines of a pod come
-	// hour after hour, so the key's map lookup is mostly skipped.
+	// The last day summed for this id: a pod's lines come hour after hour, so the key's map
+	// lookup is mostly skipped.
 	day   time.Time
 	costs *Costs
 }
@@ -78,9 +72,8 @@ func NewAggregator(from, to time.Time) *Aggregator {
 	return &Aggregator{sum: Summary{Rows: map[Key]*Costs{}}, pods: map[string]*podSlot{}, strs: map[string]string{}, from: from, to: to}
 }
 
-// Add sums one line when it is a pod line of a kind within the days, an
-// EC2 pod line with a parent instance also into Summary.Parents; it
-// reports whether it did.
+// Add sums a pod line of a kind within the days, an EC2 one with a parent also into
+// Summary.Parents; it reports whether it did.
 func (a *Aggregator) Add(l *Line) bool {
 	if !IsPodLine(l) {
 		return false
@@ -106,7 +99,6 @@ func (a *Aggregator) Add(l *Line) bool {
 		slot.day, slot.costs = day, c
 	}
 	for m, f := range measureFuncs {
-		// SUM ignores nulls.
 		if v := f(l); v.Valid {
 			c.ByKind[kind][m] += v.V
 		}

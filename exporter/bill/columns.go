@@ -1,8 +1,6 @@
 package bill
 
-// Pages of AWS's CUR 2.0 data dictionary
-// (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html)
-// that define the columns below.
+// Pages of the CUR 2.0 data dictionary that define the columns below.
 const (
 	DocBill        = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-bill.html"
 	DocIdentity    = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-identity.html"
@@ -14,20 +12,15 @@ const (
 	DocReservation = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-reservation.html"
 	DocSplit       = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-split-line-item.html"
 	DocSCAD        = "https://docs.aws.amazon.com/cur/latest/userguide/sca-eks.html"
-	// SCADView is AWS's own reading of these columns, which the rules of
-	// rules.go restate: the view scad_cca_summary_view of
-	// github.com/aws-solutions-library-samples/cloud-intelligence-dashboards-framework,
-	// dashboards/scad-containers-cost-allocation/scad-containers-cost-allocation.yaml
-	// at commit 9cecc158b81504344cf96b38d5918b6953b2e97d.
+	// SCADView is AWS's own reading of these columns, which rules.go restates (repository,
+	// commit, path and view in the string).
 	SCADView = "aws-solutions-library-samples/cloud-intelligence-dashboards-framework@9cecc158b81504344cf96b38d5918b6953b2e97d:dashboards/scad-containers-cost-allocation/scad-containers-cost-allocation.yaml (scad_cca_summary_view)"
 )
 
-// Types of the columns: Athena/Glue's name for it and the Parquet type the
-// fixture writes and the reader accepts. CUR 2.0 exports every field as its
-// own column, costs as doubles, dates as timestamps and resource_tags and
-// product as map<string,string>. The timestamp's unit and UTC flag are not
-// stated by the dictionary: the reader accepts milli-, micro- and
-// nanoseconds, UTC-adjusted or not, and reads the value as UTC either way.
+// Types of the columns, Athena/Glue's and the Parquet type the fixture writes: CUR 2.0 has
+// costs as doubles, dates as timestamps, resource_tags and product as map<string,string>. The
+// dictionary states no timestamp unit or UTC flag: the reader accepts milli-, micro- and
+// nanoseconds, UTC-adjusted or not, and reads UTC either way.
 const (
 	AthenaString    = "string"
 	AthenaDouble    = "double"
@@ -47,9 +40,8 @@ type Column struct {
 	Parquet string // Parquet physical (logical) type
 	Meaning string // what it holds, in the dictionary's words where short
 	Doc     string // the dictionary page that defines it
-	// Read is true for the columns the reader decodes; the others are
-	// written by the fixture because a real export has them (and the views
-	// may show them) but no rule needs them.
+	// Read: the reader decodes it; the others are written by the fixture because a real
+	// export has them (the views may show them), but no rule needs them.
 	Read bool
 }
 
@@ -98,8 +90,7 @@ func dbl(name, meaning, doc string, read bool) Column {
 	return Column{name, AthenaDouble, ParquetDouble, meaning, doc, read}
 }
 
-// Columns returns the CUR 2.0 columns this package knows, in the order the
-// fixture writes them. A fresh slice each call: callers may sort it.
+// Columns returns the CUR 2.0 columns known, in the fixture's order; a fresh slice each call.
 func Columns() []Column {
 	return []Column{
 		{"bill_billing_period_start_date", AthenaTimestamp, ParquetTimestamp, "start of the billing period (UTC)", DocBill, false},
@@ -131,8 +122,7 @@ func Columns() []Column {
 		dbl(ColPublicOnDemandUnused, "unused cost at the public on-demand rate", DocSplit, true),
 		{ColResourceTags, AthenaMap, ParquetMap, "cost allocation tags; for pods aws_eks_cluster_name, aws_eks_namespace, aws_eks_workload_name, ... and user_<label>", DocTags, false},
 		{"product", AthenaMap, ParquetMap, "product attributes (instance_type, vcpu, memory, gpu, ...)", DocProduct, false},
-		// The resource-level lines' columns (resource.go): the amortized
-		// rule of the Cloud Intelligence Dashboards' summary_view reads them.
+		// The resource-level lines' columns (resource.go), read by summary_view's amortized rule.
 		str(ColDescription, "the line's description; the summary_view's Savings Plan refund rule reads it", DocLineItem, true),
 		str(ColRegionCode, "the AWS Region of the usage (us-east-1, ...)", DocProduct, true),
 		dbl(ColRINetEffective, "the Reserved Instance effective cost after discounts", DocReservation, true),

@@ -12,13 +12,11 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// batchRows is how many lines are decoded at a time: every read column
-// holds this many values, whatever the size of the row group.
+// batchRows is how many lines are decoded at a time, whatever the row group's size.
 const batchRows = 4096
 
-// timeDecoder turns a line_item_usage_start_date value into a time: INT64
-// timestamps of any unit (UTC-adjusted or not: CUR's are UTC either way)
-// or the legacy INT96.
+// timeDecoder decodes line_item_usage_start_date: INT64 timestamps of any unit (UTC-adjusted
+// or not: CUR's are UTC either way) or the legacy INT96.
 type timeDecoder struct {
 	unit  time.Duration
 	int96 bool
@@ -62,12 +60,10 @@ func (d timeDecoder) decode(v parquet.Value) time.Time {
 	return time.Unix(0, 0).Add(time.Duration(v.Int64()) * d.unit).UTC()
 }
 
-// PodIDPrefix is the part of a resource id that the rules read: up to and
-// including its third '/' (cluster and namespace), or "" when the id
-// cannot be a pod's (its first part does not end in ":pod", or it has
-// fewer than three '/'). ParseResourceID gives the same cluster and
-// namespace, and the same ok, for the prefix as for the id; the reader
-// keeps prefixes only, one per cluster and namespace, never one per pod.
+// PodIDPrefix is the part of a resource id that the rules read, up to its third '/' (cluster
+// and namespace), or "" when it cannot be a pod's (no ":pod" first part, or fewer '/').
+// ParseResourceID gives the same cluster, namespace and ok for it; the reader keeps one prefix
+// per cluster and namespace, never one per pod.
 func PodIDPrefix(id []byte) []byte {
 	slash := bytes.IndexByte(id, '/')
 	if slash < 0 || !bytes.HasSuffix(id[:slash], []byte(":pod")) {
@@ -84,37 +80,33 @@ func PodIDPrefix(id []byte) []byte {
 	return id[:end]
 }
 
-// batch is one batch of decoded lines, and the values read of a column.
+// batch is one batch of decoded lines and a column's values read.
 type batch struct {
 	lines []ResourceLine
 	buf   []parquet.Value
 }
 
-// strField is one string column the reader decodes, the field of a line
-// it fills and the string kept of a value, named together as numField's.
+// strField is a string column the reader decodes, the line's field and the string kept.
 type strField struct {
 	col   string
 	field func(*ResourceLine) *string
 	keep  func(a *Aggregator, v []byte) string
 }
 
-// strFields are the string columns read, in the order of decoding: the
-// pod lines' (Line) first, then the resource lines' own (resource.go).
+// strFields are the string columns read: Line's first, then ResourceLine's own.
 var strFields = [...]strField{
 	{ColOperation, func(l *ResourceLine) *string { return &l.Operation }, (*Aggregator).intern},
 	{ColUsageType, func(l *ResourceLine) *string { return &l.UsageType }, (*Aggregator).intern},
 	{ColLineItemType, func(l *ResourceLine) *string { return &l.LineItemType }, (*Aggregator).intern},
 	{ColResourceID, func(l *ResourceLine) *string { return &l.ResourceID },
 		func(a *Aggregator, v []byte) string { return a.intern(keptResourceID(v)) }},
-	// The parent instance's id: exporter/split matches SCAD's pod lines
-	// with the instance's own lines by it (one string per instance).
+	// exporter/split matches SCAD's pod lines with the instance's own lines by it.
 	{ColParentResourceID, func(l *ResourceLine) *string { return &l.ParentResourceID }, (*Aggregator).intern},
 	{ColUsageAccountID, func(l *ResourceLine) *string { return &l.Account }, (*Aggregator).intern},
 	{ColProductCode, func(l *ResourceLine) *string { return &l.ProductCode }, (*Aggregator).intern},
 	{ColRegionCode, func(l *ResourceLine) *string { return &l.RegionCode }, (*Aggregator).intern},
 	{ColReservationARN, func(l *ResourceLine) *string { return &l.ReservationARN }, (*Aggregator).intern},
-	// Descriptions differ line by line; only the Savings Plan refund rule
-	// reads one, so only those its pattern can match are kept.
+	// Descriptions differ line by line; only those the SP refund rule can match are kept.
 	{ColDescription, func(l *ResourceLine) *string { return &l.Description }, func(_ *Aggregator, v []byte) string {
 		if bytes.HasPrefix(v, []byte(spRefundPrefix)) {
 			return string(v)
@@ -123,16 +115,13 @@ var strFields = [...]strField{
 	}},
 }
 
-// numField is one double column the reader decodes and the field of a
-// line it fills, named together so that a column cannot land in another's
-// field.
+// numField is a double column and the line's field, together so none lands in another's field.
 type numField struct {
 	col   string
 	field func(*ResourceLine) *NullFloat
 }
 
-// numFields are the double columns read, in the order of decoding: the
-// pod lines' (Line) first, then the resource lines' own (resource.go).
+// numFields are the double columns read: Line's first, then ResourceLine's own.
 var numFields = [...]numField{
 	{ColSplitCost, func(l *ResourceLine) *NullFloat { return &l.SplitCost }},
 	{ColUnusedCost, func(l *ResourceLine) *NullFloat { return &l.UnusedCost }},
@@ -155,9 +144,8 @@ var numFields = [...]numField{
 	{ColSPUsedCommitment, func(l *ResourceLine) *NullFloat { return &l.SPUsedCommitment }},
 }
 
-// keptResourceID is the resource id the reader keeps: a pod's prefix
-// (PodIDPrefix), the whole id of an instance, volume or load balancer
-// (one string per resource, bounded by the resources billed), else "".
+// keptResourceID is the id kept: a pod's PodIDPrefix, the whole id of an instance, volume or
+// load balancer (bounded by the resources billed), else "".
 func keptResourceID(id []byte) []byte {
 	if p := PodIDPrefix(id); p != nil {
 		return p
@@ -175,9 +163,8 @@ type column struct {
 	r    parquet.ColumnChunkValueReader // nil when the file lacks the column
 }
 
-// fill decodes the next n values into conv(i, v). A value is converted
-// before the next read: a byte array points into its page, which the
-// reader releases when it moves on.
+// fill decodes the next n values into conv(i, v), each before the next read: a byte array
+// points into its page, which the reader releases when it moves on.
 func (c column) fill(buf []parquet.Value, n int, conv func(i int, v parquet.Value)) error {
 	if c.r == nil {
 		for i := range n {
@@ -205,17 +192,14 @@ func (c column) fill(buf []parquet.Value, n int, conv func(i int, v parquet.Valu
 	return nil
 }
 
-// repeatedColumn is an open repeated leaf (a map's keys): a line's
-// values run up to the next value of repetition level 0. rest holds the
-// values read past the last line of a batch, cloned (a byte array points
-// into its page).
+// repeatedColumn is an open repeated leaf (a map's keys): a line's values run up to the next
+// of repetition level 0. rest holds, cloned, the values read past a batch's last line.
 type repeatedColumn struct {
 	r    parquet.ColumnChunkValueReader // nil when the file lacks the column
 	rest []parquet.Value
 }
 
-// fill calls conv(i, v) for each value of the next n lines (a null for an
-// empty or null map).
+// fill calls conv(i, v) for each value of the next n lines (a null for an empty or null map).
 func (c *repeatedColumn) fill(buf []parquet.Value, n int, conv func(i int, v parquet.Value)) error {
 	if c.r == nil {
 		return nil
@@ -262,8 +246,7 @@ func (c *repeatedColumn) fill(buf []parquet.Value, n int, conv func(i int, v par
 	return nil
 }
 
-// intern returns one string per distinct value: operations, usage types
-// and pod prefixes repeat on millions of lines.
+// intern returns one string per distinct value (they repeat on millions of lines).
 func (a *Aggregator) intern(b []byte) string {
 	if s, ok := a.strs[string(b)]; ok {
 		return s

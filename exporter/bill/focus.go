@@ -6,27 +6,18 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// AWS's FOCUS 1.2 export as the bill (issue 47). Many organisations have
-// the Data Export FOCUS_1_2_AWS and not CUR 2.0; where it carries what the
-// split needs, its usage lines give the same resource-day costs as CUR's
-// resource lines. Columns by AWS's table dictionary,
-// https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-focus-1-2-aws-columns.html
-// (DocFocus12), and FOCUS's own definitions of the costs.
+// AWS's FOCUS 1.2 export as the bill (issue 47): many organisations have the Data Export
+// FOCUS_1_2_AWS, not CUR 2.0, and its usage lines give the same resource-day costs as CUR's
+// resource lines. Columns by AWS's table dictionary (DocFocus12) and FOCUS's definitions.
 //
-// What it carries: ResourceId, ChargePeriodStart, ChargeCategory and, per
-// line, BilledCost (invoiced), EffectiveCost (amortized, after every
-// discount) and ListCost (at public prices). What it lacks, against CUR
-// 2.0:
-//   - an amortized cost before negotiated discounts (CUR's
-//     savings_plan_savings_plan_effective_cost and reservation_effective_cost
-//     next to their net_ variants): EffectiveCost is the net one, so the
-//     amortized and the net variants are both EffectiveCost, and the
-//     waterfall's discounts and negotiated steps cannot be told apart;
-//   - the usage type (line_item_usage_type; x_UsageType is among FOCUS 1.0's
-//     AWS columns, not 1.2's): an instance's hours and its data transfer
-//     share its ResourceId, so they are told apart by PricingUnit here;
-//   - split cost allocation data (SCAD): no pod lines, so the SCAD steps
-//     need CUR 2.0.
+// Per line it has BilledCost (invoiced), EffectiveCost (amortized, after every discount) and
+// ListCost (public prices). Against CUR 2.0 it lacks:
+//   - an amortized cost before negotiated discounts (CUR's savings_plan_savings_plan_effective_cost
+//     and reservation_effective_cost beside their net_ variants): amortized and net are both
+//     EffectiveCost, so the waterfall's discounts and negotiated steps cannot be told apart;
+//   - the usage type (x_UsageType is FOCUS 1.0's, not 1.2's): an instance's hours and its data
+//     transfer share its ResourceId, so PricingUnit tells them apart;
+//   - split cost allocation data: no pod lines, so the SCAD steps need CUR 2.0.
 
 // DocFocus12 is AWS's table dictionary of the FOCUS 1.2 export.
 const DocFocus12 = "https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-focus-1-2-aws-columns.html"
@@ -48,11 +39,9 @@ const (
 	focusGB    = "GB"
 )
 
-// FocusKindOf is the resource kind of a FOCUS line: usage lines
-// (ChargeCategory Usage) of an EC2 instance priced by the hour
-// (instance) or by the GB (data_transfer), of an EBS volume, or of a load
-// balancer's ARN; "" for every other line. The split's rows name the same
-// kinds, so an origin charge meets the split rows of its own kind.
+// FocusKindOf is the resource kind of a FOCUS usage line (ChargeCategory Usage): an EC2
+// instance by the hour (instance) or by the GB (data_transfer), an EBS volume, or a load
+// balancer's ARN; "" otherwise. The split's rows name the same kinds.
 func FocusKindOf(l *FocusLine) string {
 	if l.ChargeCategory != "Usage" || l.ChargePeriodStart.IsZero() {
 		return ""
@@ -84,9 +73,8 @@ func FocusKindSQL(alias string) string {
 // FocusResourceKey is a resource-day of the FOCUS bill.
 type FocusResourceKey = ResourceKey
 
-// FocusResourceCost sums a resource-day's FOCUS lines: EffectiveCost as
-// both the amortized and the net amortized cost, ListCost as the public
-// on-demand cost, and BilledCost. A sum of nulls is 0.
+// FocusResourceCost sums a resource-day's FOCUS lines: EffectiveCost as both amortized and
+// net amortized, ListCost as public on-demand, and BilledCost. A sum of nulls is 0.
 type FocusResourceCost struct {
 	Amortized, Net, PublicOnDemand, Billed float64
 	Lines                                  int64
@@ -112,8 +100,7 @@ func FocusResourceDays(lines []FocusLine) map[FocusResourceKey]*FocusResourceCos
 	return out
 }
 
-// FocusResourceDaySQL sums the resource lines of a FOCUS 1.2 table per
-// account, region, resource, kind and UTC day (Athena and DuckDB alike).
+// FocusResourceDaySQL is FocusResourceDays over a FOCUS 1.2 table (Athena and DuckDB).
 func FocusResourceDaySQL(table string) string {
 	keys := "account_id, region, resource_id, resource_kind, usage_date"
 	lines := "SELECT SubAccountId AS account_id, RegionId AS region, ResourceId AS resource_id,\n" +

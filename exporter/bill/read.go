@@ -21,16 +21,12 @@ type Reader = exporter.Reader
 // Options select what Read reads.
 type Options struct {
 	Store Reader
-	// Prefix is where the export's files are: every
-	// .../BILLING_PERIOD=YYYY-MM/....parquet key under it is read (a Data
-	// Export writes <prefix><export>/data/BILLING_PERIOD=YYYY-MM/; it must
-	// overwrite its files, as the Cloud Intelligence Dashboards' exports
-	// do, or a period's old versions are read too).
+	// Prefix: every .../BILLING_PERIOD=YYYY-MM/....parquet key under it is read. The Data
+	// Export must overwrite its files, as the Cloud Intelligence Dashboards' exports do, or a
+	// period's old versions are read too.
 	Prefix string
-	// From and To are inclusive UTC days; zero is open. Billing periods
-	// wholly outside are not listed, row groups whose
-	// line_item_usage_start_date statistics lie wholly outside are not
-	// decoded, and lines outside are not summed.
+	// From and To are inclusive UTC days, zero is open. Billing periods and row groups (by
+	// their start date statistics) wholly outside are skipped, lines outside not summed.
 	From, To time.Time
 	TempDir  string // where objects without random access are spooled
 	Logger   *slog.Logger
@@ -66,8 +62,8 @@ func Read(ctx context.Context, o Options) (*Summary, error) {
 		return nil, fmt.Errorf("cur: list %q: %w", o.Prefix, err)
 	}
 	if periods == 0 {
-		// An empty bill would show every namespace as Kubecost's only,
-		// which reads as a finding; a wrong location is the likelier cause.
+		// An empty bill would show every namespace as Kubecost's only, which reads as a
+		// finding; a wrong location is likelier.
 		return nil, &NoExportError{Prefix: o.Prefix, Objects: listed}
 	}
 	a := NewAggregator(o.From, o.To)
@@ -87,8 +83,7 @@ func Read(ctx context.Context, o Options) (*Summary, error) {
 	return a.Summary(), nil
 }
 
-// NoExportError: the location holds no Parquet file in a BILLING_PERIOD=
-// folder, so it is not (or not yet) a CUR 2.0 Data Export.
+// NoExportError: no Parquet file in a BILLING_PERIOD= folder, so not (yet) a CUR 2.0 export.
 type NoExportError struct {
 	Prefix  string
 	Objects int // objects found under Prefix, of any name
@@ -104,8 +99,7 @@ func (e *NoExportError) Error() string {
 		where, billingPeriodPartPrefix, billingPeriodPartPrefix, e.Objects)
 }
 
-// BillingPeriod finds the BILLING_PERIOD=YYYY-MM folder of a key and
-// returns the period's first day.
+// BillingPeriod returns the first day of a key's BILLING_PERIOD=YYYY-MM folder.
 func BillingPeriod(key string) (time.Time, bool) {
 	for part := range strings.SplitSeq(key, "/") {
 		if v, ok := strings.CutPrefix(part, billingPeriodPartPrefix); ok {
@@ -121,17 +115,13 @@ func (o Options) periodInRange(period time.Time) bool {
 	return (o.From.IsZero() || !end.Before(o.From)) && (o.To.IsZero() || !period.After(o.To))
 }
 
-// ErrNotSCAD is returned for a Parquet file without the columns of a CUR
-// 2.0 export with split cost allocation data.
+// ErrNotSCAD is returned for a Parquet file without the columns of a CUR 2.0 export with SCAD.
 var ErrNotSCAD = errors.New("not a CUR 2.0 export with split cost allocation data (INCLUDE_SPLIT_COST_ALLOCATION_DATA)")
 
-// requiredColumns are those without which no line can be read; the other
-// read columns are null when absent.
+// requiredColumns are those without which no line can be read; others read null when absent.
 var requiredColumns = []string{ColOperation, ColUsageType, ColResourceID, ColUsageStart, ColSplitCost}
 
-// ReadFile sums the pod lines of one CUR 2.0 Parquet file. It decodes only
-// ReadColumns, a batch of lines at a time, and skips the row groups whose
-// line_item_usage_start_date statistics lie outside the aggregator's days.
+// ReadFile sums the pod lines of one CUR 2.0 Parquet file (see the package doc's Memory).
 func (a *Aggregator) ReadFile(ctx context.Context, ra io.ReaderAt, size int64) error {
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
@@ -158,8 +148,7 @@ func (a *Aggregator) ReadFile(ctx context.Context, ra io.ReaderAt, size int64) e
 	return nil
 }
 
-// fileColumns are the indexes of the read columns in one file (-1 when
-// absent) and how its start dates are stored.
+// fileColumns are the read columns' indexes in one file (-1 when absent) and its date decoder.
 type fileColumns struct {
 	idx    map[string]int
 	tagKey int // resource_tags' key leaf, -1 when absent
@@ -168,8 +157,8 @@ type fileColumns struct {
 
 func (a *Aggregator) layout(pf *parquet.File) (fileColumns, error) {
 	fc := fileColumns{idx: map[string]int{}, tagKey: -1}
-	// A MAP column's keys are the leaf <name>.key_value.key (parquet's
-	// LogicalTypes.md; older writers name the group "map").
+	// A MAP's keys are the leaf <name>.key_value.key (parquet's LogicalTypes.md; older
+	// writers name the group "map").
 	for _, g := range []string{"key_value", "map"} {
 		if leaf, ok := pf.Schema().Lookup(ColResourceTags, g, "key"); ok && leaf.Node.Type().Kind() == parquet.ByteArray {
 			fc.tagKey = leaf.ColumnIndex
@@ -198,8 +187,7 @@ func (a *Aggregator) layout(pf *parquet.File) (fileColumns, error) {
 	return fc, nil
 }
 
-// skip reports whether a row group's start dates all lie outside the
-// days: by the chunk's min/max statistics, when the file has them.
+// skip reports whether a row group's start date statistics lie wholly outside the days.
 func (a *Aggregator) skip(rg parquet.RowGroup, fc fileColumns) bool {
 	if a.from.IsZero() && a.to.IsZero() {
 		return false

@@ -1,20 +1,15 @@
 package bill
 
-// Resource-level lines (issue 46): the bill's own lines of an EC2
-// instance, an EBS volume, an instance's data transfer and a load
-// balancer, whose line_item_resource_id is the resource (i-..., vol-...,
-// the load balancer's ARN). exporter/split gives their cost to Kubecost's
-// pods by Kubecost's shares.
+// Resource-level lines (issue 46): the bill's own lines of an EC2 instance, an EBS volume, an
+// instance's data transfer and a load balancer (line_item_resource_id i-..., vol-..., the ARN).
+// exporter/split gives their cost to Kubecost's pods by Kubecost's shares.
 
-// CIDSummaryView is where the amortized and public cost rules come from:
-// the Cloud Intelligence Dashboards' summary_view (amortized_cost,
-// public_cost), restated, not copied.
+// CIDSummaryView is the source of the amortized and public cost rules (restated, not copied).
 const CIDSummaryView = "aws-solutions-library-samples/cloud-intelligence-dashboards-framework@9cecc158b81504344cf96b38d5918b6953b2e97d:cid/builtin/core/data/queries/cid/summary_view.sql (summary_view amortized_cost, public_cost)"
 
-// SCADNetAmortized is the net variant of that rule: the same file's
-// companion, scad_cca_summary_view's non-split lines ("met_amortized_cost",
-// sic), which picks the net columns when line_item_net_unblended_cost is
-// positive. summary_view itself has no net amortized cost.
+// SCADNetAmortized is the net variant, which summary_view lacks: scad_cca_summary_view's lines
+// not split ("met_amortized_cost", sic) take the net columns when
+// line_item_net_unblended_cost is positive.
 const SCADNetAmortized = SCADView + ", its branch of lines not split (net amortized cost)"
 
 // Resource kinds, as the split's view names them (resource_kind).
@@ -60,14 +55,11 @@ type ResourceLine struct {
 	ClusterTag string
 }
 
-// ClusterTagPrefix is the resource_tags key of the tag
-// kubernetes.io/cluster/<name> as CUR 2.0 writes a user tag: resource_tags
-// is a map<string, string> of the cost allocation tags enabled
-// (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-resource-tags.html),
-// a user tag's key "user_" and the key with its other characters as "_".
-// The EBS CSI driver tags the volumes it creates kubernetes.io/cluster/<name>
-// = owned, as EKS tags the cluster's nodes
-// (https://docs.aws.amazon.com/eks/latest/userguide/worker.html).
+// ClusterTagPrefix is the resource_tags key of the tag kubernetes.io/cluster/<name>: CUR 2.0
+// writes an enabled user tag as "user_" and the key with other characters as "_"
+// (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-resource-tags.html).
+// The EBS CSI driver tags its volumes kubernetes.io/cluster/<name> = owned, as EKS tags the
+// nodes (https://docs.aws.amazon.com/eks/latest/userguide/worker.html).
 const ClusterTagPrefix = "user_kubernetes_io_cluster_"
 
 // ClusterTagName is the cluster a resource_tags key names, nil for none.
@@ -78,45 +70,34 @@ func ClusterTagName(key []byte) []byte {
 	return key[len(ClusterTagPrefix):]
 }
 
-// clusterTagSQL is ClusterTagName of the least key that names a cluster
-// (the least cluster: the keys share their prefix). starts_with, not
-// LIKE: '_' is LIKE's wildcard. The least key is the first of the sorted
-// keys with a NULL appended (no key: NULL; Trino's [1] of an empty array
-// is an error, DuckDB has no array_min): map_keys, filter, array_sort,
+// clusterTagSQL is ClusterTagName of the least key naming a cluster. starts_with, not LIKE:
+// '_' is LIKE's wildcard. The least key is [1] of the sorted keys with a NULL appended (Trino's
+// [1] of an empty array is an error, DuckDB has no array_min); map_keys, filter, array_sort,
 // || and [] are both Athena's (Trino's) and DuckDB's.
 const clusterTagSQL = `substr((array_sort(filter(map_keys(resource_tags), k -> starts_with(k, '` + ClusterTagPrefix +
 	`') AND length(k) > ` + clusterTagPrefixLen + `)) || ARRAY[CAST(NULL AS VARCHAR)])[1], ` + clusterTagPrefixLen + ` + 1)`
 
 const clusterTagPrefixLen = "27" // len(ClusterTagPrefix), held by a test
 
-// usageTypes are the line item types of a resource's usage: on demand or
-// Spot (Usage), covered by a Reserved Instance (DiscountedUsage) or a
-// Savings Plan (SavingsPlanCoveredUsage), and the negation of a covered
-// line's on-demand cost (SavingsPlanNegation, 0 under the amortized rule:
-// counting it would count the covered hour twice). Fees, credits and
-// discount lines name no resource of the cluster; discounts reach the
-// resource through its lines' net columns.
+// isResourceUsage: the line item types of a resource's usage: Usage (on demand or Spot),
+// DiscountedUsage (RI), SavingsPlanCoveredUsage, and SavingsPlanNegation (0 under the amortized
+// rule, else the covered hour counts twice). Fees, credits and discounts name no resource of
+// the cluster; discounts reach the resource through its lines' net columns.
 func isResourceUsage(t string) bool {
 	return t == TypeUsage || t == TypeDiscountedUsage || t == TypeSPCoveredUsage || t == TypeSPNegation
 }
 
 const resourceUsageSQL = `line_item_line_item_type IN ('` + TypeUsage + `', '` + TypeDiscountedUsage + `', '` + TypeSPCoveredUsage + `', '` + TypeSPNegation + `')`
 
-// ResourceKindOf says which resource a line charges, "" for none:
-//   - data_transfer: an instance's (i-...) line of a DataTransfer usage
-//     type (USE1-DataTransfer-Out-Bytes, -Regional-Bytes, ...), whatever
-//     its product code (AWSDataTransfer or AmazonEC2);
-//   - instance: an AmazonEC2 line of an instance of usage type BoxUsage
-//     (on demand, RI or Savings Plan covered), SpotUsage or
-//     DedicatedUsage (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-line-item.html,
-//     line_item_usage_type; https://docs.aws.amazon.com/cur/latest/userguide/example-ec2-reservations.html);
-//   - volume: an EBS line (usage type EBS:VolumeUsage..., EBS:VolumeIOUsage,
-//     EBS:VolumeP-IOPS, EBS:VolumeP-Throughput) of a volume (vol-...);
-//   - load_balancer: a line of a load balancer's ARN
-//     (arn:<partition>:elasticloadbalancing:...).
-//
-// Only usage line item types count (isResourceUsage); the line needs a
-// start date.
+// ResourceKindOf says which resource a usage line (isResourceUsage) with a start date
+// charges, "" for none:
+//   - data_transfer: an instance's line of a DataTransfer usage type (USE1-DataTransfer-Out-Bytes,
+//     ...), product AWSDataTransfer or AmazonEC2;
+//   - instance: an AmazonEC2 instance line of usage type BoxUsage (on demand, RI or SP covered),
+//     SpotUsage or DedicatedUsage (DocLineItem line_item_usage_type;
+//     https://docs.aws.amazon.com/cur/latest/userguide/example-ec2-reservations.html);
+//   - volume: a volume's EBS line (EBS:VolumeUsage..., EBS:VolumeIOUsage, EBS:VolumeP-IOPS, ...);
+//   - load_balancer: a line of a load balancer's ARN.
 func ResourceKindOf(l *ResourceLine) string {
 	if l.UsageStart.IsZero() || !isResourceUsage(l.LineItemType) {
 		return ""
@@ -151,9 +132,8 @@ func plus(a, b NullFloat, sign float64) NullFloat {
 	return Float(a.V + sign*b.V)
 }
 
-// amortizedBy is summary_view's amortized_cost CASE, in the file's order,
-// with the Savings Plan and reservation effective cost, the RIFee columns
-// and the other lines' cost (the unblended cost) given, gross or net.
+// amortizedBy is summary_view's amortized_cost CASE, in its order, over the given SP and RI
+// effective cost, RIFee columns and other lines' (unblended) cost, gross or net.
 func amortizedBy(l *ResourceLine, sp, ri, riUpfront, riRecurring, other NullFloat) NullFloat {
 	switch l.LineItemType {
 	case TypeSPCoveredUsage:
@@ -167,8 +147,7 @@ func amortizedBy(l *ResourceLine, sp, ri, riUpfront, riRecurring, other NullFloa
 	case TypeRIFee:
 		return plus(riUpfront, riRecurring, 1)
 	}
-	// SQL's <> '' is not true for a null ARN; Line reads null as "", so
-	// a null and an empty ARN both fail it.
+	// SQL's <> '' is not true for a null ARN, nor here (null reads as "").
 	if l.LineItemType == TypeFee && l.ReservationARN != "" {
 		return Float(0)
 	}
@@ -199,11 +178,9 @@ func AmortizedCost(l *ResourceLine) NullFloat {
 var amortizedCostSQL = amortizedSQL("savings_plan_savings_plan_effective_cost", "reservation_effective_cost",
 	"reservation_unused_amortized_upfront_fee_for_billing_period", "reservation_unused_recurring_fee", "line_item_unblended_cost")
 
-// NetAmortizedCost is the net variant (SCADNetAmortized): the same CASE
-// on the net columns (net Savings Plan and reservation effective cost,
-// net unused fees, net unblended cost) when line_item_net_unblended_cost
-// is above 0, else AmortizedCost. A negative net unblended cost takes the
-// gross branch, as that view has it.
+// NetAmortizedCost is SCADNetAmortized: the same CASE on the net columns when
+// line_item_net_unblended_cost is above 0, else (negative too, as the view has it)
+// AmortizedCost.
 func NetAmortizedCost(l *ResourceLine) NullFloat {
 	if l.NetUnblendedCost.or0() > 0 {
 		return amortizedBy(l, l.SPNetEffectiveCost, l.RINetEffective, l.RINetUnusedUpfront, l.RINetUnusedRecurring, l.NetUnblendedCost)
@@ -216,11 +193,9 @@ var netAmortizedCostSQL = `(CASE WHEN COALESCE(line_item_net_unblended_cost, 0E0
 		"reservation_net_unused_amortized_upfront_fee_for_billing_period", "reservation_net_unused_recurring_fee", "line_item_net_unblended_cost") +
 	` ELSE ` + amortizedCostSQL + ` END)`
 
-// PublicCost is summary_view's public_cost: pricing_public_on_demand_cost
-// but on SavingsPlanNegation lines (0 there: the covered line carries the
-// hour's on-demand cost). A null line item type reads as "" here and in
-// the SQL (COALESCE); the view's NULL <> 'x' would give it 0. Every CUR
-// line has a type, and no resource line lacks one (ResourceKindOf).
+// PublicCost is summary_view's public_cost: pricing_public_on_demand_cost, 0 on
+// SavingsPlanNegation lines (the covered line has the hour's). A null type reads as "" here
+// and in the SQL (COALESCE), where the view gives 0; no resource line lacks one.
 func PublicCost(l *ResourceLine) NullFloat {
 	if l.LineItemType != TypeSPNegation {
 		return l.PublicOnDemand
@@ -230,9 +205,8 @@ func PublicCost(l *ResourceLine) NullFloat {
 
 const publicCostSQL = `(CASE WHEN COALESCE(line_item_line_item_type, '') <> '` + TypeSPNegation + `' THEN pricing_public_on_demand_cost ELSE 0E0 END)`
 
-// ResourceRules are the resource rules with their SQL and citation, in
-// the order of ResourceDaySQL's lines' columns. The cost rules are defined on
-// resource lines (resource_kind not null); the test compares them there.
+// ResourceRules are the resource rules in ResourceDaySQL's column order. The cost rules are
+// defined (and tested) on resource lines only (resource_kind not null).
 func ResourceRules() []Rule[ResourceLine] {
 	f := floatRule[ResourceLine]
 	return []Rule[ResourceLine]{
@@ -249,9 +223,8 @@ func ResourceRules() []Rule[ResourceLine] {
 	}
 }
 
-// ResourceDaySQL sums the resource lines of table per usage account,
-// region, resource id, kind and UTC day: what the Aggregator's Resources
-// hold. A sum of nulls is 0; cluster_tag is ResourceCost.Cluster.
+// ResourceDaySQL sums table's resource lines per ResourceKey, as Summary.Resources. A sum of
+// nulls is 0; cluster_tag is ResourceCost.Cluster.
 func ResourceDaySQL(table string) string {
 	keys := "account_id, region, resource_id, resource_kind, usage_date"
 	return groupSQL([]string{keys, sumAs("amortized_cost", "amortized_cost"), sumAs("net_amortized_cost", "net_amortized_cost"),
@@ -259,13 +232,10 @@ func ResourceDaySQL(table string) string {
 		selectSQL(nil, ResourceRules(), table, ""), "resource_lines", "resource_kind IS NOT NULL", keys)
 }
 
-// ParentsSQL sums SCAD's EC2 pod lines of table per parent instance-day
-// (split_line_item_parent_resource_id, sca-eks): the cluster whose pods
-// ran on it (the least cluster ARN) and their split and unused cost, as
-// the Aggregator's Parents.
+// ParentsSQL sums table's EC2 pod lines with a parent per ParentKey (sca-eks), as
+// Summary.Parents.
 func ParentsSQL(table string) string {
 	keys := "account_id, region, instance_id, usage_date"
-	// The EC2 pod lines with a parent, with the parent's id as instance_id.
 	lines := selectSQL([]string{"split_line_item_parent_resource_id AS instance_id"}, Rules(), table,
 		"line_item_operation = '"+OpEKSPodEC2+"' AND COALESCE(split_line_item_parent_resource_id, '') <> ''")
 	return groupSQL([]string{keys + ", MIN(cluster_arn) AS cluster_arn", "split_part(MIN(cluster_arn), '/', 2) AS cluster_name",

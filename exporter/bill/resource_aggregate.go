@@ -2,9 +2,8 @@ package bill
 
 import "time"
 
-// ResourceKey is one resource-day of the bill: the usage account, the
-// region, the resource id (i-..., vol-..., a load balancer's ARN), its
-// kind and the UTC day.
+// ResourceKey is one resource-day of the bill; ResourceID is i-..., vol-... or a load
+// balancer's ARN.
 type ResourceKey struct {
 	Account, Region, ResourceID, Kind string
 	Day                               time.Time
@@ -15,34 +14,29 @@ type ResourceKey struct {
 type ResourceCost struct {
 	Amortized, Net, PublicOnDemand float64
 	Lines                          int64
-	// Cluster is the least cluster its lines' tags name (ClusterTag), ""
-	// for none: how exporter/split finds a volume of a cluster that the
-	// archive does not list.
+	// Cluster is the least cluster its lines' tags name (ClusterTag), "" for none: how
+	// exporter/split finds a volume of a cluster that the archive does not list.
 	Cluster string
 }
 
-// ParentKey is an instance-day as SCAD's pod lines name it: the pod's
-// account and region (from its ARN), the parent instance
-// (split_line_item_parent_resource_id) and the UTC day.
+// ParentKey is an instance-day as SCAD's pod lines name it: the pod ARN's account and region,
+// split_line_item_parent_resource_id and the UTC day.
 type ParentKey struct {
 	Account, Region, InstanceID string
 	Day                         time.Time
 }
 
-// ParentCost is what SCAD's EC2 pod lines split off one instance-day:
-// the cluster whose pods ran on it (the pod ARN's; the least when pods
-// of two clusters name it, which SCAD does not produce) and the
-// pods' split and unused cost, gross and net (rules.go's measures), so
-// that split + unused can be held against the instance's own lines.
+// ParentCost is what SCAD's EC2 pod lines split off one instance-day: the cluster of its pods
+// (the least, should two name it, which SCAD does not produce) and their split and unused
+// cost, gross and net, to hold split + unused against the instance's own lines.
 type ParentCost struct {
 	ClusterARN, Cluster                string
 	Split, Unused, NetSplit, NetUnused float64
 	Lines                              int64
 }
 
-// AddResource sums one line when it is a resource line within the days;
-// it reports whether it did. SCAD's pod lines, which Add sums per parent
-// instance too, are none.
+// AddResource sums a resource line within the days and reports whether it did. SCAD's pod
+// lines (Add sums them per parent) are not resource lines.
 func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	if l.Operation == OpEKSPodEC2 && l.ParentResourceID != "" {
 		return false
@@ -56,7 +50,6 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 		return false
 	}
 	c := entry(&a.sum.Resources, ResourceKey{Account: l.Account, Region: l.RegionCode, ResourceID: l.ResourceID, Kind: kind, Day: day})
-	// SUM ignores nulls.
 	c.Amortized += AmortizedCost(l).or0()
 	c.Net += NetAmortizedCost(l).or0()
 	c.PublicOnDemand += PublicCost(l).or0()
@@ -68,8 +61,7 @@ func (a *Aggregator) AddResource(l *ResourceLine) bool {
 	return true
 }
 
-// addParent sums an EC2 pod line that Add summed into its parent
-// instance-day.
+// addParent sums an EC2 pod line that Add summed into its parent instance-day.
 func (a *Aggregator) addParent(l *Line, p *Pod, day time.Time) {
 	c := entry(&a.sum.Parents, ParentKey{Account: p.Account, Region: p.Region, InstanceID: l.ParentResourceID, Day: day})
 	if c.Lines == 0 || p.ClusterARN < c.ClusterARN { // the least, as the view's MIN

@@ -7,9 +7,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// NullFloat is a double column's value: CUR writes null where a column does
-// not apply (a net cost without discounts, a split cost on a Fargate line),
-// and null is not 0 to SUM or to the view's CASEs.
+// NullFloat is a double column's value: CUR writes null where a column does not apply (a net
+// cost without discounts, a split cost on Fargate), and null is not 0 to SUM or the CASEs.
 type NullFloat struct {
 	V     float64
 	Valid bool
@@ -26,10 +25,9 @@ func (f NullFloat) or0() float64 {
 	return 0
 }
 
-// Line is the projection of one CUR 2.0 line that the rules read. A null
-// string column reads as "" here: every rule treats both alike (NULL = 'x'
-// and NULL LIKE 'x' are not true; COALESCE(x, ”) = ” is true for both).
-// A null line_item_usage_start_date reads as the zero time.
+// Line is the projection of one CUR 2.0 line that the rules read. A null string reads as "":
+// every rule treats both alike (NULL = 'x' and NULL LIKE 'x' are not true; COALESCE(x, ”) = ”
+// is true for both). A null line_item_usage_start_date reads as the zero time.
 type Line struct {
 	LineItemType, Operation, UsageType string
 	ResourceID, ParentResourceID       string
@@ -79,13 +77,10 @@ func (k Kind) String() string {
 	return [NumKinds]string{"cpu", "memory", "gpu"}[k]
 }
 
-// Rule is one rule of AWS's SCAD reading written twice side by side: SQL
-// is its expression over the CUR 2.0 columns (Athena and DuckDB both run
-// it) and Eval its Go function, which the reader calls. The test of this
-// package evaluates both on every line of the fixture and wants equal
-// values. Eval returns bool, string, Kind's name (string, "" for NULL),
-// NullFloat or a UTC day (time.Time, zero for NULL). L is the line it
-// reads: Line, or ResourceLine for the resource rules (resource.go).
+// Rule is one rule of AWS's SCAD reading written twice: SQL over the CUR 2.0 columns (Athena
+// and DuckDB run it) and Eval, which the reader calls; the test wants equal values on every
+// fixture line. Eval returns bool, string, Kind's name ("" for NULL), NullFloat or a UTC day
+// (zero for NULL). L is Line, or ResourceLine for the resource rules (resource.go).
 type Rule[L any] struct {
 	Name string // the column the SQL of the lines names it
 	SQL  string
@@ -93,17 +88,14 @@ type Rule[L any] struct {
 	Eval func(*L) any
 }
 
-// IsPodLine is the view's WHERE restricted to EKS (its ECS branches are
-// dropped), without the resource id's shape:
-//   - EC2: line_item_operation = 'EKSPod-EC2' and not (no parent instance
-//     and a split cost of 0). SQL's three-valued logic is kept: a null
-//     split cost with no parent is dropped too (NOT (TRUE AND NULL) is
-//     NULL), with a parent it is kept.
-//   - Fargate: the view keeps Fargate vCPU/GB usage types of line item type
-//     Usage or SavingsPlanCoveredUsage; ECS's FargateTask has the same
-//     usage types, so the operation FargatePod is required too.
+// IsPodLine is the view's WHERE for EKS (its ECS branches dropped), without the id's shape:
+//   - EC2: operation EKSPod-EC2 and not (no parent instance and a split cost of 0). SQL's
+//     three-valued logic is kept: a null split cost is dropped without a parent (NOT (TRUE AND
+//     NULL) is NULL), kept with one.
+//   - Fargate: Fargate vCPU/GB usage types of type Usage or SavingsPlanCoveredUsage, and
+//     operation FargatePod (ECS's FargateTask has the same usage types).
 //
-// Lines without a start date are dropped: they have no day.
+// Lines without a start date have no day and are dropped.
 func IsPodLine(l *Line) bool {
 	if l.UsageStart.IsZero() {
 		return false
@@ -132,13 +124,11 @@ type Pod struct {
 }
 
 // ParseResourceID reads a pod's line_item_resource_id,
-// arn:<partition>:eks:<region>:<account>:pod/<cluster>/<namespace>/<pod>/<uid>
-// (sca-eks; the view's cluster_arn and namespace columns): the cluster ARN
-// is the first '/'-part with "pod" replaced by "cluster", a '/' and the
-// second part; the namespace is the third part and the pod the fourth. ok
-// is false for anything else (the view has no such check: it trusts the
-// operation). Unlike the view, FargatePod lines get the same cluster ARN
-// (the view replaces "task" there, for ECS, and keeps ":pod").
+// arn:<partition>:eks:<region>:<account>:pod/<cluster>/<namespace>/<pod>/<uid> (sca-eks; the
+// view's cluster_arn and namespace): the cluster ARN is the first '/'-part with "pod" replaced
+// by "cluster", '/' and the second part. ok is false for other shapes (the view trusts the
+// operation). Unlike the view, FargatePod lines get the same cluster ARN (the view replaces
+// "task" there, for ECS, and keeps ":pod").
 func ParseResourceID(id string) (p Pod, ok bool) {
 	head := SplitPart(id, "/", 1)
 	if !Like(head, podIDPattern) || !Like(id, podIDSlashesPattern) {
@@ -174,11 +164,8 @@ func IsPod(l *Line) bool {
 
 const isPodSQL = `(` + isPodLineSQL + ` AND ` + podIDValidSQL + `)`
 
-// KindOf is the view's usage type patterns (its cpu/memory/gpu cost
-// columns): EKS-EC2-vCPU-Hours, EKS-EC2-GB-Hours, EKS-EC2-Accelerator-Hours
-// for EC2 pods, Fargate-vCPU-Hours:perCPU and Fargate-GB-Hours for Fargate.
-// A pod line of another usage type adds to none of the view's columns:
-// NoKind, and the summary leaves it out.
+// KindOf is the view's usage type patterns of its cpu/memory/gpu cost columns. A pod line of
+// another usage type adds to none of them: NoKind, left out of the summary.
 func KindOf(l *Line) Kind {
 	switch l.Operation {
 	case OpEKSPodEC2:
@@ -209,9 +196,8 @@ const kindSQL = `(CASE WHEN line_item_operation = '` + OpEKSPodEC2 + `' THEN (CA
 	` WHEN line_item_usage_type LIKE '` + fargateCPUPattern + `' THEN 'cpu'` +
 	` WHEN line_item_usage_type LIKE '` + fargateMemoryPattern + `' THEN 'memory' END) END)`
 
-// netOr is the view's net CASE: the net value when COALESCE(net, 0) > 0,
-// the gross one when it is 0, and 0 when it is negative (the view's ELSE
-// 0E0; kept as the view has it).
+// netOr is the view's net CASE: net when COALESCE(net, 0) > 0, gross when 0, and 0 when
+// negative (the view's ELSE 0E0, kept).
 func netOr(net, gross NullFloat) NullFloat {
 	switch n := net.or0(); {
 	case n > 0:
@@ -245,8 +231,7 @@ func byLaunchSQL(ec2, fargate string) string {
 
 func null(*Line) NullFloat { return NullFloat{} }
 
-// fargateCost is the view's amortized Fargate cost: the Savings Plan
-// effective cost of a covered line, else the unblended cost.
+// fargateCost is the view's amortized Fargate cost: SP effective cost if covered, else unblended.
 func fargateCost(l *Line) NullFloat {
 	if l.LineItemType == TypeSPCoveredUsage {
 		return l.SPEffectiveCost
@@ -256,14 +241,11 @@ func fargateCost(l *Line) NullFloat {
 
 const fargateCostSQL = `(CASE WHEN line_item_line_item_type = '` + TypeSPCoveredUsage + `' THEN savings_plan_savings_plan_effective_cost ELSE line_item_unblended_cost END)`
 
-// SplitCost is the pod's amortized cost: split_line_item_split_cost on
-// EC2, the Fargate cost on Fargate (the view's amortized_split_*_cost).
-// The view multiplies EC2 split costs by the parent instance's usage over
-// the sum of its usage in the same identity_time_interval (a join on the
-// instance's RunInstances lines); those ratios sum to 1 per instance and
-// interval, so a pod's total is unchanged and this package does not join.
-// (Where the view's join finds no instance line, its product is NULL and
-// the view loses the cost; here it is kept.)
+// SplitCost is the pod's amortized cost (the view's amortized_split_*_cost):
+// split_line_item_split_cost on EC2, fargateCost on Fargate. The view multiplies EC2 split
+// costs by the parent instance's usage share in the identity_time_interval (a join on its
+// RunInstances lines); the shares sum to 1, so totals are unchanged and no join is done here.
+// (Where the view's join finds no instance line it loses the cost; here it is kept.)
 func SplitCost(l *Line) NullFloat {
 	return byLaunch(l, func(l *Line) NullFloat { return l.SplitCost }, fargateCost)
 }
@@ -273,10 +255,9 @@ func UnusedCost(l *Line) NullFloat {
 	return byLaunch(l, func(l *Line) NullFloat { return l.UnusedCost }, null)
 }
 
-// NetSplitCost is the view's net_amortized_split_*_cost: on EC2 the net
-// split cost when positive, else the split cost; on Fargate the net
-// Savings Plan effective cost (covered) or net unblended cost when
-// line_item_net_unblended_cost is positive, else the Fargate cost.
+// NetSplitCost is the view's net_amortized_split_*_cost: on EC2 netOr of the split cost; on
+// Fargate, when line_item_net_unblended_cost is positive, the net SP effective cost (covered)
+// or net unblended cost, else the Fargate cost.
 func NetSplitCost(l *Line) NullFloat {
 	return byLaunch(l,
 		func(l *Line) NullFloat { return netOr(l.NetSplitCost, l.SplitCost) },
@@ -298,9 +279,8 @@ func NetUnusedCost(l *Line) NullFloat {
 	return byLaunch(l, func(l *Line) NullFloat { return netOr(l.NetUnusedCost, l.UnusedCost) }, null)
 }
 
-// PublicOnDemandSplit is the pod's cost at public on-demand rates (the
-// view's public_on_demand_split_*_cost): on Fargate the public on-demand
-// cost, or the unblended cost of a Spot usage type.
+// PublicOnDemandSplit is the view's public_on_demand_split_*_cost; on Fargate the public
+// on-demand cost, or the unblended cost of a Spot usage type.
 func PublicOnDemandSplit(l *Line) NullFloat {
 	return byLaunch(l, func(l *Line) NullFloat { return l.PublicOnDemandSplit }, func(l *Line) NullFloat {
 		if Like(l.UsageType, spotPattern) {
@@ -315,9 +295,8 @@ func PublicOnDemandUnused(l *Line) NullFloat {
 	return byLaunch(l, func(l *Line) NullFloat { return l.PublicOnDemandUnused }, null)
 }
 
-// Day is the UTC day of line_item_usage_start_date: hourly and daily
-// exports alike put a line on the day its usage starts, and a pod running
-// across midnight has lines on both days.
+// Day is the UTC day of line_item_usage_start_date (hourly and daily exports alike; a pod
+// running across midnight has lines on both days).
 func Day(l *Line) time.Time {
 	if l.UsageStart.IsZero() {
 		return time.Time{}
@@ -325,14 +304,12 @@ func Day(l *Line) time.Time {
 	return exporter.Midnight(l.UsageStart)
 }
 
-// daySQL: Athena's timestamp carries no zone and CUR's are UTC; a DuckDB
-// session must run with TimeZone 'UTC' for a UTC-adjusted Parquet
-// timestamp (TIMESTAMPTZ there) to truncate the same way.
+// daySQL: Athena's timestamp has no zone and CUR's are UTC; DuckDB must run with TimeZone
+// 'UTC' for a UTC-adjusted Parquet timestamp (TIMESTAMPTZ there) to truncate the same way.
 const daySQL = `CAST(date_trunc('day', line_item_usage_start_date) AS DATE)`
 
-// Like is SQL's LIKE without an escape character: % matches any run of
-// characters, _ any one character, everything else itself (bytes, case
-// sensitive, as Athena and DuckDB compare).
+// Like is SQL's LIKE without escape: % matches any run, _ any one byte, the rest itself
+// (bytes, case sensitive, as Athena and DuckDB compare).
 func Like(s, pattern string) bool {
 	// Greedy matching with backtracking to the last %, linear in practice.
 	si, pi, star, mark := 0, 0, -1, 0
@@ -357,9 +334,8 @@ func Like(s, pattern string) bool {
 	return pi == len(pattern)
 }
 
-// SplitPart is SQL's split_part(s, sep, n) for n >= 1: the n-th field, ""
-// when there are fewer (DuckDB; Athena returns NULL there, which no rule
-// reaches: ParseResourceID checks the shape first).
+// SplitPart is SQL's split_part(s, sep, n) for n >= 1: "" when there are fewer fields
+// (DuckDB; Athena's NULL there is never reached: ParseResourceID checks the shape first).
 func SplitPart(s, sep string, n int) string {
 	for ; n > 1; n-- {
 		var ok bool

@@ -11,10 +11,8 @@ func podField(f func(Pod) string) func(*Line) any {
 
 func floatRule[L any](f func(*L) NullFloat) func(*L) any { return func(l *L) any { return f(l) } }
 
-// Rules returns every rule, in the order of the columns of SummarySQL's
-// lines. The Go side of the pod fields is only defined where is_pod holds
-// (elsewhere Go says "" and SQL may say something else); the test
-// compares them on pod lines, and every other rule on every line.
+// Rules returns every rule, in the order of SummarySQL's lines' columns. The pod fields'
+// Go side is defined only where is_pod holds (the test compares them on pod lines only).
 func Rules() []Rule[Line] {
 	view := SCADView
 	return []Rule[Line]{
@@ -38,8 +36,7 @@ func Rules() []Rule[Line] {
 	}
 }
 
-// selectSQL is a SELECT of the head columns and every rule's column from
-// table, WHERE where when it is not "".
+// selectSQL selects the head columns and every rule's column from table, WHERE where if set.
 func selectSQL[L any](head []string, rules []Rule[L], table, where string) string {
 	cols := head
 	for _, r := range rules {
@@ -52,9 +49,8 @@ func selectSQL[L any](head []string, rules []Rule[L], table, where string) strin
 	return s
 }
 
-// groupSQL sums lines (a SELECT, named alias) where where holds, per
-// keys: every summing view's shape. sel is the select list, one entry a
-// line.
+// groupSQL sums lines (a SELECT, named alias) where where holds, per keys: every summing
+// view's shape; sel is the select list, one entry a line.
 func groupSQL(sel []string, lines, alias, where, keys string) string {
 	return "SELECT " + strings.Join(sel, ",\n  ") + "\nFROM (" + lines + "\n) AS " + alias +
 		"\nWHERE " + where + "\nGROUP BY " + keys
@@ -85,9 +81,8 @@ func (m Measure) String() string { return measureNames[m] }
 
 var measureFuncs = [NumMeasures]func(*Line) NullFloat{SplitCost, UnusedCost, NetSplitCost, NetUnusedCost, PublicOnDemandSplit, PublicOnDemandUnused}
 
-// Summary columns: the key columns, then per measure its total and its
-// value per kind (<measure>_cpu, <measure>_memory, <measure>_gpu), then
-// the number of lines.
+// SummaryKeyColumns are the first columns of a summary row; then come per measure its total
+// and its value per kind (<measure>_cpu, ...), then SummaryLinesColumn.
 var SummaryKeyColumns = []string{"account_id", "region", "cluster_name", "cluster_arn", "namespace", "usage_date"}
 
 const SummaryLinesColumn = "line_count"
@@ -104,15 +99,13 @@ func SummaryColumns() []string {
 	return append(out, SummaryLinesColumn)
 }
 
-// podOperationsSQL is implied by is_pod; written on the table's own
-// column it lets Athena (and DuckDB) skip row groups and pages by the
-// column's statistics and dictionary before any rule is evaluated.
+// podOperationsSQL is implied by is_pod; on the table's own column it lets Athena and DuckDB
+// skip row groups and pages by statistics and dictionary before any rule runs.
 const podOperationsSQL = "line_item_operation IN ('" + OpEKSPodEC2 + "', '" + OpFargatePod + "')"
 
-// SummarySQL sums the pod lines of table per account, region, cluster,
-// namespace and UTC day: what Read computes. A sum over lines that are
-// all null is 0 (COALESCE on the SUM, not on the lines). Lines of no kind
-// are left out, as they add to none of the view's columns.
+// SummarySQL sums the pod lines of table per account, region, cluster, namespace and UTC
+// day, as Read does. A sum of nulls is 0 (COALESCE on the SUM); lines of no kind are left out
+// (they add to none of the view's columns).
 func SummarySQL(table string) string {
 	keys := strings.Join(SummaryKeyColumns, ", ")
 	sel := []string{keys}

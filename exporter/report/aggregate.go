@@ -17,8 +17,7 @@ type Data struct {
 	From, To  time.Time // the days covered, inclusive
 	Generated time.Time
 	Currency  string
-	// Clusters are told apart by account, region and name, in every
-	// section and count: two accounts may each have a "prod".
+	// Clusters by account, region and name everywhere: two accounts may each have a "prod".
 	Clusters     []ClusterRef
 	Files, Rows  int64
 	Total        float64
@@ -41,8 +40,7 @@ type Amount struct {
 // Amounts is a set of named costs.
 type Amounts map[string]float64
 
-// Efficiency is a namespace's CPU and RAM cost and their cost-weighted
-// efficiencies (the way Kubecost aggregates efficiency).
+// Efficiency is a namespace's CPU and RAM cost and cost-weighted efficiencies (as Kubecost's).
 type Efficiency struct {
 	Namespace        string
 	CPUCost, RAMCost float64
@@ -58,9 +56,7 @@ type LabelCosts struct {
 // DayState is a calendar cell.
 type DayState string
 
-// Calendar states. Missing and NoKubecostData differ in what can be done:
-// a missing day can still be exported (Kubecost holds it), a day Kubecost
-// does not hold is gone unless it was archived.
+// Calendar states. A Missing day can still be exported; a NoKubecostData day is gone.
 const (
 	Stored          DayState = "stored"
 	Missing         DayState = "missing"          // Kubecost has it (within its retention), the archive does not
@@ -135,10 +131,8 @@ func Collect(ctx context.Context, o Options) (*Data, error) {
 	return d, nil
 }
 
-// clustersOf lists the clusters of the files, by name, account and region,
-// and those asked for by name (asked: every account and region the archive
-// holds them in) even without a file in the range, so that the calendar
-// shows their days as not stored.
+// clustersOf lists the files' clusters and those asked (in every account and region the
+// archive holds them) even without a file in the range, so the calendar shows them unstored.
 func clustersOf(files []File, asked []ClusterRef) []ClusterRef {
 	out := slices.Clone(asked)
 	for _, f := range files {
@@ -148,9 +142,8 @@ func clustersOf(files []File, asked []ClusterRef) []ClusterRef {
 	return slices.Compact(out)
 }
 
-// calendar classifies every day of the range for every cluster. Pending
-// follows the exporter's own window (exporter.Window with its settle
-// period), so the report and the exporter agree on which days are due.
+// calendar classifies every day of the range per cluster. Pending follows exporter.Window
+// (with its settle period), so report and exporter agree on which days are due.
 func calendar(files []File, d *Data, o Options) map[ClusterRef]map[time.Time]DayState {
 	_, last := exporter.Window(o.Today, o.BackfillDays, o.Settle)
 	kept := exporter.Midnight(o.Today).AddDate(0, 0, -o.KubecostRetentionDays)
@@ -199,8 +192,7 @@ func newAggregator() *aggregator {
 	}
 }
 
-// startFile points the per-day sums at f's cluster and day, so that add
-// does not look them up for every row.
+// startFile points the per-day sums at f's cluster and day, so add skips the lookup per row.
 func (a *aggregator) startFile(f File) {
 	ref := f.Ref()
 	days := a.d.Daily[ref]
@@ -217,8 +209,7 @@ func (a *aggregator) startFile(f File) {
 	a.dayNS, a.dayCluster, a.cluster = days[f.Day], a.d.ClusterDaily[f.Day], ref
 }
 
-// add sums one row. Sums are taken in file and row order, the order the
-// summary command uses, so both print the same totals.
+// add sums one row, in file and row order as the summary command, so both print equal totals.
 func (a *aggregator) add(labelKeys []string, r *row) {
 	a.byNS[r.namespace] += r.total
 	a.d.Total += r.total

@@ -9,16 +9,14 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/bill"
 )
 
-// Bill is where the report reads the bill: a CUR 2.0 Data Export with
-// split cost allocation data, read by exporter/bill with AWS's SCAD rules.
+// Bill is where the report reads the bill: a CUR 2.0 Data Export with SCAD (exporter/bill).
 type Bill struct {
 	Store  Reader // the export's bucket or directory (destination.Open)
 	Prefix string // where its BILLING_PERIOD= folders are found, "" or ending in /
 	Source string // the location as the user gave it, for the page
 }
 
-// readBill sums the export's pod lines over the report's days and
-// clusters into the comparison's keys.
+// readBill sums the export's pod lines of the report's days and clusters per comparison key.
 func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKey]*BillCost, *bill.Summary, error) {
 	sum, err := bill.Read(ctx, bill.Options{Store: o.Bill.Store, Prefix: o.Bill.Prefix, From: from, To: to,
 		TempDir: o.TempDir, Logger: o.Logger})
@@ -39,9 +37,8 @@ func readBill(ctx context.Context, o Options, from, to time.Time) (map[CompareKe
 	return out, sum, nil
 }
 
-// billInScope: the bill's clusters the report covers. With -cluster or a
-// run's clusters, those; else every cluster of the bill, so that a cluster
-// the archive lacks shows as the bill's only.
+// billInScope: the bill's clusters covered: those of -cluster or a run, else all (so a cluster
+// the archive lacks shows as the bill's only).
 func (o Options) billInScope(c ClusterRef) bool {
 	if len(o.Clusters) > 0 && !slices.Contains(o.Clusters, c.Name) {
 		return false
@@ -49,9 +46,7 @@ func (o Options) billInScope(c ClusterRef) bool {
 	return o.inScope(File{Account: c.Account, Region: c.Region, Cluster: c.Name})
 }
 
-// compareWithBill reads the bill over d's days and joins it with
-// Kubecost's side and Kubecost's split of the bill over the archive's
-// files.
+// compareWithBill reads the bill over d's days and joins it with Kubecost's side and split.
 func compareWithBill(ctx context.Context, o Options, d *Data, files []File) error {
 	if d.From.IsZero() {
 		return nil // no day to compare
@@ -84,14 +79,11 @@ func compareWithBill(ctx context.Context, o Options, d *Data, files []File) erro
 	return nil
 }
 
-// The bill's days the page's range leaves out. Without -from and -to the
-// range is the archive's days, but an invoice is a month: a FinOps reader
-// reconciling with it needs to know what of the bill's months the section
-// does not show. So the bill is read over the whole billing periods
-// (calendar months, UTC) of a range end that was not given, the rows
-// inside the range are compared, and those outside are summed per cluster
-// and named on the page and in the text: what they cost, and the flags
-// that include them (as "bill only" rows, Kubecost having no day file).
+// The bill's days the page's range leaves out. Without -from and -to the range is the
+// archive's days, but an invoice is a month, and a reader reconciling with it needs to know
+// what the section does not show. So for a range end not given the bill is read over the whole
+// billing period (UTC month); rows outside the range are summed per cluster and named on the
+// page and in the text, with the flags that include them (as "bill only" rows).
 
 // OutsideDays is what of one cluster's bill lies outside the range.
 type OutsideDays struct {
@@ -102,8 +94,8 @@ type OutsideDays struct {
 	dayOfRows map[time.Time]bool
 }
 
-// billRange is the days the bill is read over: the range's own ends where
-// given, else the first or last day of that end's billing period.
+// billRange is the days the bill is read over: the range's ends where given, else that end's
+// billing period's first or last day.
 func billRange(o Options, from, to time.Time) (time.Time, time.Time) {
 	if o.From.IsZero() {
 		from = time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -114,8 +106,7 @@ func billRange(o Options, from, to time.Time) (time.Time, time.Time) {
 	return from, to
 }
 
-// splitOutside removes from bill the rows outside [from, to] and sums
-// them per cluster, sorted as the section's clusters.
+// splitOutside removes bill's rows outside [from, to] and sums them per cluster, sorted.
 func splitOutside(bill map[CompareKey]*BillCost, from, to time.Time) []OutsideDays {
 	byCluster := map[ClusterRef]*OutsideDays{}
 	for k, v := range bill {

@@ -9,9 +9,8 @@ import (
 	"time"
 )
 
-// The section "Kubecost and the bill" of the page (compare.go). Every
-// amount cell carries its full-precision value in a data attribute, so
-// that tests (and anyone scraping the page) compare numbers, not rounding.
+// The section "Kubecost and the bill" (compare.go). Every amount cell carries its full value in
+// a data attribute, so tests (and scrapers) compare numbers, not rounding.
 
 type billPage struct {
 	C          *Comparison
@@ -19,9 +18,8 @@ type billPage struct {
 	Waterfalls []waterfallView
 }
 
-// The section is a template of the page's set ({{template "bill"}}), so
-// that it is written to the page's writer as it is executed, not built in
-// memory first: its rows grow with clusters × namespaces × days.
+// A template of the page's set ({{template "bill"}}), so it streams to the page's writer, not
+// built in memory first: its rows grow with clusters × namespaces × days.
 var _ = template.Must(tmpl.New("bill").Parse(`<h2 id="bill">Kubecost and the bill</h2>
 <p class="meta">The bill is the CUR 2.0 export at <code>{{.C.Source}}</code> with split cost allocation data (<span id="bill-files">{{.C.Files}}</span> files, <span id="bill-lines">{{.C.Lines}}</span> pod lines; {{.C.Skipped}} of {{.C.RowGroups}} row groups skipped by their dates), read as AWS's own SCAD dashboard reads it.
 Like for like, per namespace and day: <b>Kubecost</b> is its CPU, RAM and GPU cost (with adjustments), at the prices Kubecost uses (list prices unless its own CUR integration is configured); the <b>bill</b> is its pods' split cost plus their share of their instances' unused cost, at your rates (Reserved Instances, Savings Plans), as amortized cost. Kubecost keeps idle capacity apart, on its own row <code>__idle__</code>, which the bill does not have: compare a cluster's totals, or its idle with the bill's unused cost. The <b>difference</b> is Kubecost less the bill. <b>Only Kubecost</b> is what split cost allocation data does not split: persistent volumes, network and load balancers. Rows only one side has are kept: a namespace the archive lacks is "bill only", one the bill lacks (not on EKS, not in this account's export, or before split cost allocation data was turned on) "Kubecost only". The same rows are the Athena view <code>namespace_daily</code> of the bill module.</p>
@@ -44,14 +42,12 @@ Like for like, per namespace and day: <b>Kubecost</b> is its CPU, RAM and GPU co
 {{else}}<p class="empty">Neither the archive nor the bill has a cluster in these days.</p>
 {{end}}`))
 
-// clusterLabel names a cluster with its account and region: two accounts
-// may each have a "prod".
+// clusterLabel names a cluster with its account and region (two accounts may have a "prod").
 func clusterLabel(c ClusterRef) string {
 	return fmt.Sprintf("%s (account %s, %s)", c.Name, c.Account, c.Region)
 }
 
-// WriteBillText prints the comparison per cluster and namespace over the
-// report's days, as the report command shows it on stdout.
+// WriteBillText prints the comparison per cluster and namespace, as the report command's stdout.
 func WriteBillText(w io.Writer, c *Comparison, currency string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "Kubecost and the bill (%s: %d files, %d pod lines; %d of %d row groups skipped by date)\n",

@@ -9,32 +9,22 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
 
-// The comparison with the bill (issue 43): per cluster, namespace and UTC
-// day, Kubecost's compute next to the bill's split cost allocation data.
-// The rows and their numbers are those of the Athena view
-// <prefix>_namespace_daily (terraform/modules/bill), so that the report
-// and the dashboards show the same figures:
-//   - A row's Kubecost compute is CPU + RAM + GPU with their adjustments
-//     (cpuCost + cpuCostAdjustment, ...); the bill's is its pods' split
-//     cost plus their unused cost (split_line_item_split_cost +
-//     split_line_item_unused_cost, or a Fargate line's cost): SCAD gives an
-//     instance's unused capacity to the pods that ran on it.
-//   - Kubecost keeps idle capacity apart, in its "__idle__" rows: they are
-//     a namespace "__idle__" that only Kubecost has, so a cluster's total
-//     compares Kubecost's compute with its idle against the bill's split +
-//     unused cost. Rows without a namespace that are not idle (shared,
-//     unmounted volumes, unallocated) are "__unallocated__".
-//   - What only Kubecost counts (persistent volumes, network, load
-//     balancers, with their adjustments) is shown apart, never compared:
-//     split cost allocation data splits EC2 and Fargate compute only
+// The comparison with the bill (issue 43): per cluster, namespace and UTC day, Kubecost's
+// compute next to the bill's split cost allocation data, with the rows and numbers of the
+// Athena view <prefix>_namespace_daily (terraform/modules/bill), so report and dashboards agree:
+//   - Kubecost's compute is CPU + RAM + GPU with adjustments; the bill's is its pods' split +
+//     unused cost (or a Fargate line's cost): SCAD gives an instance's unused capacity to its
+//     pods.
+//   - Kubecost's idle rows are a namespace "__idle__" only Kubecost has, so a cluster's total
+//     holds Kubecost's compute with idle against the bill's split + unused. Other rows without
+//     a namespace (shared, unmounted, unallocated) are "__unallocated__".
+//   - What only Kubecost counts (PVs, network, load balancers) is shown apart, never compared:
+//     SCAD splits EC2 and Fargate compute only
 //     (https://docs.aws.amazon.com/cur/latest/userguide/split-cost-allocation-data.html).
-//   - The difference is Kubecost's compute less the bill's cost: positive
-//     where Kubecost prices higher than the bill.
 //
-// Clusters match by account, region and cluster name (the archive's
-// account_id=/region= partitions and file name, which the exporter derives
-// from the cluster's ARN, against the cluster ARN of each pod line), never
-// by name alone. A row only one side has is kept and marked.
+// Clusters match by account, region and name (the archive's account_id=/region= partitions
+// and file name, derived from the cluster's ARN, against each pod line's cluster ARN), never by
+// name alone. A row only one side has is kept and marked.
 
 // Namespaces of the comparison for rows without one, as the view names them.
 const (
@@ -42,10 +32,9 @@ const (
 	BillUnallocated = schema.UnallocatedName
 )
 
-// billNamespace is the comparison's namespace of a report namespace
-// (NamespaceOf): real namespaces stay, idle is "__idle__", every other row
-// without a namespace "__unallocated__". A real namespace can be neither
-// "Idle" nor hold "_" (Kubernetes names are lowercase DNS labels).
+// billNamespace is the comparison's namespace of a NamespaceOf: real ones stay, idle is
+// "__idle__", others "__unallocated__". A real namespace is neither "Idle" nor holds "_"
+// (Kubernetes names are lowercase DNS labels).
 func billNamespace(ns string) string {
 	switch ns {
 	case Idle:
@@ -65,8 +54,7 @@ const (
 	BillOnly     Present = "bill_only"
 )
 
-// KubecostCost is Kubecost's side of one row; each part includes its
-// adjustment.
+// KubecostCost is Kubecost's side of one row; each part includes its adjustment.
 type KubecostCost struct {
 	CPU, RAM, GPU   float64
 	Idle            float64 // an __idle__ row's compute, else the idle shared into the row
@@ -108,9 +96,7 @@ func (k *KubecostCost) merge(o KubecostCost) {
 	k.rows += o.rows
 }
 
-// BillCost is the bill's side of one row, from the pod lines of the CUR
-// (exporter/bill's measures): amortized split and unused cost, their net
-// variants (after discounts), and both at public on-demand prices.
+// BillCost is the bill's side of one row: exporter/bill's measures of the CUR's pod lines.
 type BillCost struct {
 	Split, Unused, NetSplit, NetUnused float64
 	PublicOnDemand                     float64
@@ -141,8 +127,7 @@ func (c ClusterRef) compare(o ClusterRef) int {
 	return cmp.Or(cmp.Compare(c.Name, o.Name), cmp.Compare(c.Account, o.Account), cmp.Compare(c.Region, o.Region))
 }
 
-// CompareKey is one row of the comparison. A zero Day is a total over the
-// report's days.
+// CompareKey is one row of the comparison; a zero Day is a total over the report's days.
 type CompareKey struct {
 	Cluster   ClusterRef
 	Namespace string
@@ -154,10 +139,8 @@ type CompareRow struct {
 	CompareKey
 	Kubecost KubecostCost
 	Bill     BillCost
-	// Steps explain a day's row in dollars (exporter/split.Steps:
-	// Kubecost's split of the bill and the way from Kubecost's number to
-	// it and to SCAD's), as the view's step columns; zero on the rows over
-	// days, whose steps are the Waterfalls.
+	// Steps explain a day's row in dollars (split.Steps), as the view's step columns; zero on
+	// rows over days, whose steps are the Waterfalls.
 	Steps   split.Steps
 	Present Present
 }
@@ -169,20 +152,17 @@ func (r CompareRow) Difference() float64 { return r.Kubecost.Compute() - r.Bill.
 // Comparison is the report's section on the bill.
 type Comparison struct {
 	Source string // the CUR export's location as the user gave it
-	// Files and Lines are what was read of the export: Parquet files, and
-	// the pod lines counted; RowGroups and Skipped its row groups, and
-	// those skipped by their date statistics.
+	// What was read of the export: Parquet files, pod lines, row groups and those skipped by
+	// their date statistics.
 	Files, Lines, RowGroups, Skipped int64
 	Clusters                         []ClusterComparison
-	// From and To are the days compared (the report's); Outside is the
-	// bill's cost per cluster on days of its billing periods that they
-	// leave out (splitOutside), ReadFrom and ReadTo the days read.
+	// From and To are the days compared; Outside the bill's cost per cluster on days of its
+	// billing periods they leave out (splitOutside); ReadFrom and ReadTo the days read.
 	From, To         time.Time
 	Outside          []OutsideDays
 	ReadFrom, ReadTo time.Time
-	// Waterfalls are the steps from Kubecost to the split of the bill
-	// (and SCAD) per cluster over the days (waterfall.go); none without
-	// the bill's resource lines.
+	// Waterfalls are the steps per cluster over the days (waterfall.go); none without the
+	// bill's resource lines.
 	Waterfalls []ClusterWaterfall
 }
 
@@ -194,9 +174,7 @@ type ClusterComparison struct {
 	Daily      []CompareRow // per namespace and day, by day then namespace
 }
 
-// compareSides joins Kubecost's and the bill's rows (per cluster,
-// namespace and day) into the section's tables. Rows only one side has
-// are kept and marked.
+// compareSides joins Kubecost's and the bill's rows into the section's tables.
 func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCost, steps map[CompareKey]*split.Steps) []ClusterComparison {
 	rows := map[CompareKey]*CompareRow{}
 	for k, v := range kube {
@@ -246,8 +224,7 @@ func compareSides(kube map[CompareKey]*KubecostCost, bill map[CompareKey]*BillCo
 	return out
 }
 
-// add sums a day's row into a row over days; the steps over days are the
-// waterfall's (Waterfalls).
+// add sums a day's row into a row over days (whose steps are the Waterfalls).
 func (r *CompareRow) add(day CompareRow) {
 	r.Kubecost.merge(day.Kubecost)
 	r.Bill.merge(day.Bill)

@@ -34,8 +34,7 @@ type namedChart struct {
 	Chart template.HTML
 }
 
-// The page is self-contained: inline styles, inline SVG, no script, and a
-// Content-Security-Policy that forbids loading anything at all.
+// The page is self-contained: inline styles and SVG, no script, a CSP forbidding all loading.
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"money": func(v float64) string { return fmt.Sprintf("%.2f", v) },
 	"pct": func(v, total float64) string {
@@ -164,8 +163,7 @@ func Render(w io.Writer, d *Data) error {
 	return tmpl.Execute(w, p)
 }
 
-// gaps finds the days a bar chart of these clusters lacks: a day any of
-// them misses, or a day none of them has because Kubecost did not.
+// gaps finds the days a bar chart of these clusters lacks: any misses it, or Kubecost had none.
 func gaps(cal map[ClusterRef]map[time.Time]DayState, clusters []ClusterRef, labels map[ClusterRef]string) map[time.Time]gapMark {
 	out := map[time.Time]gapMark{}
 	byDay := map[time.Time]map[DayState][]string{}
@@ -190,10 +188,8 @@ func gaps(cal map[ClusterRef]map[time.Time]DayState, clusters []ClusterRef, labe
 	return out
 }
 
-// clusterNames labels each cluster on the page by its name where no other
-// cluster of the page has it, else with its account and region (two
-// accounts may each have a "prod"); ids are the same without spaces, for
-// the charts' names.
+// clusterNames labels each cluster by its name where unique on the page, else with account
+// and region (clusterLabel); ids are the same without spaces, for the charts' names.
 func clusterNames(clusters []ClusterRef) (labels, ids map[ClusterRef]string) {
 	count := map[string]int{}
 	for _, c := range clusters {

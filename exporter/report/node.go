@@ -7,12 +7,9 @@ import (
 	"strings"
 )
 
-// node is one SVG element. The charts are trees of nodes, never strings
-// glued together: render escapes every attribute value and every text
-// node, so a namespace, label value or cluster name from the archive can
-// only ever be text, whatever characters it holds (TestHostileNamesInert).
-// Element and attribute names come from this package's code, never from
-// data; el checks them anyway.
+// node is one SVG element. Charts are trees of nodes, never glued strings: render escapes
+// every attribute value and text, so a name from the archive can only ever be text
+// (TestHostileNamesInert). Element and attribute names come from code; el checks them anyway.
 type node struct {
 	tag   string
 	attrs []attr
@@ -25,8 +22,7 @@ type attr struct{ name, value string }
 // nameRE is what an element or attribute name of the charts looks like.
 var nameRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*$`)
 
-// el makes an element from name, value pairs. A value is a string (data,
-// escaped on output), an int or a float64 (printed with one decimal).
+// el makes an element from name, value pairs: a string (escaped), int or float64 (one decimal).
 func el(tag string, pairs ...any) *node {
 	if !nameRE.MatchString(tag) {
 		panic("report: bad element name " + tag)
@@ -83,8 +79,7 @@ func (n *node) render(b *strings.Builder) {
 	b.WriteString("</" + n.tag + ">")
 }
 
-// html renders the tree for the page template. It is the one place the
-// report turns markup into template.HTML, and render escaped all of it.
+// html renders the tree for the page template: the one place markup becomes template.HTML.
 func (n *node) html() template.HTML {
 	var b strings.Builder
 	n.render(&b)

@@ -1,8 +1,7 @@
-// Package report reads an archive of day files back from an ObjectStore and
-// renders one self-contained HTML page: cost over time, top workloads,
-// efficiency, cost by label and a completeness calendar. It reads only the
-// columns it charts, one row group at a time, so memory stays flat however
-// large the archive is.
+// Package report reads an archive of day files back from an ObjectStore and renders one
+// self-contained HTML page: cost over time, top workloads, efficiency, cost by label and a
+// completeness calendar. It reads only the columns it charts, one row group at a time, so
+// memory stays flat however large the archive.
 package report
 
 import (
@@ -34,39 +33,34 @@ type Options struct {
 	Prefix   string    // S3_PREFIX of the archive, "" or ending in /
 	From, To time.Time // inclusive UTC days; zero From = the oldest stored day, zero To = the newest
 	Clusters []string  // EKS cluster names; empty = every cluster found
-	// Today, BackfillDays and Settle are the exporter's window
-	// (exporter.Window): a day after its last day is pending. Defaults:
-	// now and the exporter's defaults.
+	// Today, BackfillDays and Settle are the exporter's window (exporter.Window): a day after
+	// its last is pending. Defaults: now and the exporter's.
 	Today        time.Time
 	BackfillDays int
 	Settle       time.Duration
-	// KubecostRetentionDays is how many days before Today Kubecost holds.
-	// The archive cannot say which days Kubecost had, so an absent day
-	// older than this is "no Kubecost data" and a younger one "missing"
-	// (Kubecost has it, the archive does not). Default 15, Kubecost's.
+	// KubecostRetentionDays is how many days before Today Kubecost holds: the archive cannot
+	// say which days Kubecost had, so an absent day older than this is "no Kubecost data", a
+	// younger one "missing". Default 15, Kubecost's.
 	KubecostRetentionDays int
-	// KubecostDays, when set, are the days Kubecost holds per cluster
-	// (account, region and name), as the run asked it: an unarchived day is "missing" when Kubecost
-	// holds it, else "no Kubecost data", and KubecostRetentionDays is not
-	// used.
+	// KubecostDays, when set, are the days Kubecost holds per cluster, as the run asked it:
+	// an unarchived day is then "missing" when Kubecost holds it, else "no Kubecost data"
+	// (KubecostRetentionDays is not used).
 	KubecostDays map[ClusterRef]map[time.Time]bool
-	// Scope, when set, is the run's clusters: only their partitions are
-	// listed and only their files read, which is what a run's role may do
-	// (a writer role lists its own account_id=/region= prefix and reads
-	// its own cluster's files). Empty: the whole archive.
+	// Scope, when set, is the run's clusters: only their partitions are listed and their
+	// files read, as a writer role may (its own account_id=/region= prefix and cluster's
+	// files). Empty: the whole archive.
 	Scope []exporter.Layout
-	// Currency is printed with every amount; the files carry none
-	// (Kubecost's allocation API has no currency field). Default USD.
+	// Currency is printed with every amount; the files have none (Kubecost's allocation API
+	// has no currency field). Default USD.
 	Currency string
 	TempDir  string // where objects without random access are spooled
 	Logger   *slog.Logger
-	// Bill, when set, adds the comparison with the bill (compare.go):
-	// the archive's files are then read again for its columns (split.go).
+	// Bill, when set, adds the comparison with the bill (compare.go), reading the archive's
+	// files again for its columns (split.go).
 	Bill *Bill
 }
 
-// DefaultKubecostRetentionDays is Kubecost's default ETL retention of
-// daily allocation data.
+// DefaultKubecostRetentionDays is Kubecost's default ETL retention of daily allocations.
 const DefaultKubecostRetentionDays = 15
 
 // File is one day file of the archive.
@@ -75,8 +69,7 @@ type File struct {
 	Day                           time.Time
 }
 
-// Ref is the file's cluster: its account_id= and region= partitions and
-// the name in its file name.
+// Ref is the file's cluster: its account_id= and region= partitions and file name's cluster.
 func (f File) Ref() ClusterRef { return ClusterRef{f.Account, f.Region, f.Cluster} }
 
 // ParseKey recognises an archive key (exporter.ParseKey, the one grammar).
@@ -88,8 +81,7 @@ func ParseKey(key string) (File, bool) {
 	return File{Key: key, Account: k.Account, Region: k.Region, Cluster: k.Cluster, Day: k.Day}, true
 }
 
-// listPrefixes are the prefixes listed: the archive's, or with a Scope
-// each of its partitions once.
+// listPrefixes are the prefixes listed: the archive's, or each partition of Scope once.
 func (o Options) listPrefixes() []string {
 	if len(o.Scope) == 0 {
 		return []string{o.Prefix}
@@ -102,18 +94,16 @@ func (o Options) listPrefixes() []string {
 	return slices.Compact(out)
 }
 
-// inScope reports whether f is a file of a cluster of o.Scope (every file
-// without one).
+// inScope reports whether f is a file of a cluster of o.Scope (any file without a Scope).
 func (o Options) inScope(f File) bool {
 	return len(o.Scope) == 0 || slices.ContainsFunc(o.Scope, func(l exporter.Layout) bool {
 		return l.Account == f.Account && l.Region == f.Region && l.Cluster == f.Cluster
 	})
 }
 
-// listFiles returns the archive's files that o selects, sorted by key, and
-// the clusters of o.Clusters as the archive holds them (each account and
-// region with a file of that name, whatever its day). A cluster of
-// o.Clusters without a single file is an UnknownClusterError.
+// listFiles returns the files o selects, sorted by key, and o.Clusters as the archive holds
+// them (each account and region with a file of that name, any day). A cluster of o.Clusters
+// without any file is an UnknownClusterError.
 func listFiles(ctx context.Context, o Options) ([]File, []ClusterRef, error) {
 	var files []File
 	var asked []ClusterRef
@@ -156,9 +146,8 @@ func listFiles(ctx context.Context, o Options) ([]File, []ClusterRef, error) {
 	return files, asked, nil
 }
 
-// The columns the report reads, by their names in the schema package (a
-// name the schema lacks stops the program at start, in every test); label
-// columns are found by prefix.
+// The columns the report reads, named by the schema package (a name it lacks panics at start,
+// in every test); label columns are found by prefix.
 var (
 	colName           = schema.Base()[0].Name
 	colNamespace      = propColumn(schema.PropNamespace)
@@ -180,18 +169,15 @@ func doubleColumn(name string) string {
 	return name
 }
 
-// Names of the rows without a namespace, as Kubecost names them: its idle
-// cost (node capacity no allocation claimed) is the "Idle" line of its
-// UI, and the other namespace-less rows keep the name's own marker
-// (__shared__, __unmounted__) or fall under __unallocated__, which is what
-// Kubecost shows when it aggregates by namespace.
+// Names of the rows without a namespace, as Kubecost's UI aggregates by namespace: idle cost
+// (capacity no allocation claimed) is "Idle"; other rows keep their name's marker
+// (__shared__, __unmounted__) or are __unallocated__.
 const (
 	Idle        = "Idle"
 	Unallocated = schema.UnallocatedName
 )
 
-// NamespaceOf is the report's (and the summary's) name for the namespace
-// of a row with the given properties.namespace and name columns.
+// NamespaceOf is the report's (and summary's) namespace of a row's properties.namespace and name.
 func NamespaceOf(namespace, name string) string {
 	if namespace != "" {
 		return namespace
@@ -213,8 +199,7 @@ type row struct {
 	labels                      []string // parallel to the file's label columns
 }
 
-// scanFile calls fn for every row of the file at key, reading only the
-// report's columns, one row group at a time.
+// scanFile calls fn for every row of the file at key (see scan).
 func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []string, r *row)) (int64, error) {
 	obj, err := exporter.OpenAt(ctx, o.Store, key, o.TempDir, "kubecost-s3-exporter-report-*.parquet")
 	if err != nil {
@@ -224,9 +209,8 @@ func scanFile(ctx context.Context, o Options, key string, fn func(labelKeys []st
 	return scan(ctx, obj, obj.Size, fn)
 }
 
-// NamespaceCosts adds the totalCost of every row of the Parquet file in ra
-// to byNS, under the namespace names of the report. It is the reader of
-// the summary command, so that both print the same names and sums.
+// NamespaceCosts adds every row's totalCost of the Parquet file in ra to byNS by NamespaceOf:
+// the summary command's reader, so both print the same names and sums.
 func NamespaceCosts(ctx context.Context, ra io.ReaderAt, size int64, byNS map[string]float64) (rows int64, total float64, err error) {
 	rows, err = scan(ctx, ra, size, func(_ []string, r *row) {
 		byNS[r.namespace] += r.total
@@ -235,14 +219,12 @@ func NamespaceCosts(ctx context.Context, ra io.ReaderAt, size int64, byNS map[st
 	return rows, total, err
 }
 
-// columns indexes the flat columns of pf by name and finds its label
-// columns (their keys and indexes, in file order).
+// columns indexes pf's flat columns by name and finds its label columns (keys and indexes).
 func columns(pf *parquet.File) (idx map[string]int, labelKeys []string, labelCols []int, err error) {
 	idx = map[string]int{}
 	for i, path := range pf.Schema().Columns() {
-		// Flat columns only: their names hold the dots. The appended map
-		// and list columns (properties.labels as MAP, ...) have nested
-		// leaf paths and are not what the report draws.
+		// Flat columns only (their names hold the dots); the appended MAP and LIST columns have
+		// nested leaf paths and are not drawn.
 		if len(path) != 1 {
 			continue
 		}
@@ -261,8 +243,7 @@ func columns(pf *parquet.File) (idx map[string]int, labelKeys []string, labelCol
 	return idx, labelKeys, labelCols, nil
 }
 
-// scan reads the report's columns of a Parquet file, one row group at a
-// time.
+// scan reads the report's columns of a Parquet file, one row group at a time.
 func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []string, r *row)) (int64, error) {
 	pf, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
@@ -274,9 +255,8 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []s
 	}
 	var rows int64
 	r := row{labels: make([]string, len(labelCols))}
-	// The string columns the report reads have few distinct values
-	// (namespaces, controllers, label values); interning them spares an
-	// allocation per value. The table lives for one file only.
+	// Namespaces, controllers and label values repeat: interning (per file) spares an
+	// allocation per value.
 	intern := map[string]string{}
 	str1 := func(v parquet.Value) string {
 		b := v.ByteArray()
@@ -287,9 +267,8 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []s
 		intern[s] = s
 		return s
 	}
-	// Of the name, only a Kubecost marker as its last element (__idle__,
-	// __shared__, ...) matters: NamespaceOf reads nothing else, and names
-	// are nearly unique, so they are neither kept nor interned.
+	// Of the name only a last-element marker (__idle__, ...) matters to NamespaceOf; names are
+	// nearly unique, so they are neither kept nor interned.
 	marker := func(v parquet.Value) string {
 		b := v.ByteArray()
 		if b = b[bytes.LastIndexByte(b, '/')+1:]; bytes.HasPrefix(b, []byte("__")) {
@@ -333,8 +312,7 @@ func scan(ctx context.Context, ra io.ReaderAt, size int64, fn func(labelKeys []s
 	return rows, nil
 }
 
-// readNamed reads the column of that name; an older file without it
-// reads as zero values ("" and 0), as the contract says.
+// readNamed reads the named column; an older file without it reads zero values (the contract).
 func readNamed[T any](chunks []parquet.ColumnChunk, idx map[string]int, name string, n int, conv func(parquet.Value) T) ([]T, error) {
 	i, ok := idx[name]
 	if !ok {
@@ -343,12 +321,11 @@ func readNamed[T any](chunks []parquet.ColumnChunk, idx map[string]int, name str
 	return readColumn(chunks[i], n, conv)
 }
 
-// readColumn decodes one column chunk. A null reads as the zero value, as
-// the contract's "0 when missing" and "" when missing.
+// readColumn decodes one column chunk; a null reads as the zero value (the contract's "0 when
+// missing" and "" when missing).
 func readColumn[T any](cc parquet.ColumnChunk, n int, conv func(parquet.Value) T) ([]T, error) {
 	out := make([]T, 0, n)
-	// The reader releases a page once its values are read; conv copies
-	// what it keeps of a value before the next read.
+	// The reader releases a page once read; conv copies what it keeps before the next read.
 	vr := parquet.NewColumnChunkValueReader(cc)
 	defer vr.Close()
 	buf := make([]parquet.Value, 1024)

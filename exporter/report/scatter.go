@@ -6,14 +6,12 @@ import (
 	"time"
 )
 
-// maxScatter is how many namespaces the efficiency chart labels: the most
-// expensive ones. More labels would overlap beyond reading.
+// maxScatter is how many (most expensive) namespaces the efficiency chart labels; more overlap.
 const maxScatter = 15
 
-// scatter plots each namespace's CPU and RAM cost (x) against its
-// cost-weighted efficiency (y), every point labelled with its namespace
-// and coloured as in the other charts; the expensive, wasteful ones sit
-// bottom right. Idle is not in eff: it has no usage, so no efficiency.
+// scatter plots each namespace's CPU and RAM cost (x) against its cost-weighted efficiency (y),
+// labelled and coloured as elsewhere; the expensive, wasteful ones sit bottom right. Idle has
+// no usage, so is not in eff.
 func scatter(name string, eff []Efficiency, c colors, currency string) *node {
 	eff = eff[:min(len(eff), maxScatter)]
 	var peakCost, peakEff float64

@@ -16,13 +16,10 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/split"
 )
 
-// Kubecost's split of the bill (issue 46) in the report: the archive's
-// allocations with their node, providerID and pvs (splitRec: the columns
-// of the contract the split and Kubecost's side of the comparison read,
-// decoded by parquet-go's schema conversion, nothing else), split by
-// exporter/split over the bill's resource-level lines, summed into the
-// steps of each comparison row, as the view <prefix>_namespace_daily
-// computes them.
+// Kubecost's split of the bill (issue 46) in the report: the archive's allocations (splitRec:
+// only the contract's columns the split and Kubecost's side read, by parquet-go's schema
+// conversion), split by exporter/split over the bill's resource lines, summed into each
+// comparison row's steps, as the view <prefix>_namespace_daily computes them.
 
 type splitPV struct {
 	Adjustment *float64 `parquet:"adjustment,optional"`
@@ -52,8 +49,7 @@ type splitRec struct {
 	LBAdj          float64 `parquet:"loadBalancerCostAdjustment"`
 	PV             float64 `parquet:"pvCost"`
 	PVAdj          float64 `parquet:"pvCostAdjustment"`
-	// Idle shared into an allocation (with shareIdle): appended columns
-	// of schema version 2, absent from older files.
+	// Idle shared in (shareIdle): schema version 2's appended columns, absent from older files.
 	CPUIdle *float64           `parquet:"cpuCostIdle,optional"`
 	RAMIdle *float64           `parquet:"ramCostIdle,optional"`
 	GPUIdle *float64           `parquet:"gpuCostIdle,optional"`
@@ -68,8 +64,7 @@ func (r *splitRec) alloc(f File, idle bool) split.Alloc {
 		Controller: r.Controller, ControllerKind: r.ControllerKind, Idle: idle,
 		Compute: r.CPU + r.CPUAdj + r.RAM + r.RAMAdj + r.GPU + r.GPUAdj, Network: r.Network + r.NetworkAdj, LoadBalancer: r.LB + r.LBAdj,
 	}
-	// A map has no order here; sorted by key so that the rows come out
-	// the same on every run. The view reads every entry, as Merge does.
+	// Sorted by key so rows come out the same on every run; every entry counts, as in Merge.
 	for _, k := range slices.Sorted(maps.Keys(r.PVs)) {
 		pv := r.PVs[k]
 		a.PVs = append(a.PVs, split.PV{ProviderID: or0(pv.ProviderID), Cost: or0(pv.Cost) + or0(pv.Adjustment)})
@@ -86,9 +81,7 @@ func or0[T any](p *T) T {
 	return *p
 }
 
-// readAllocs reads the split's columns of the archive's files, and adds
-// each row to Kubecost's side of the comparison (kube, per cluster,
-// namespace and day).
+// readAllocs reads the split's columns of the files and adds each row to Kubecost's side, kube.
 func readAllocs(ctx context.Context, o Options, files []File, kube map[CompareKey]*KubecostCost) ([]split.Alloc, error) {
 	var out []split.Alloc
 	buf := make([]splitRec, 256)
@@ -129,13 +122,10 @@ func readAllocs(ctx context.Context, o Options, files []File, kube map[CompareKe
 	return out, nil
 }
 
-// splitSteps computes the steps per comparison key: Kubecost's split of
-// the bill's resource-days, with SCAD's net split + unused from its pod
-// lines, for the clusters the report covers; and Kubecost's side of the
-// comparison from the same read. It reads the archive one
-// account, region and day at a time (every cluster-day whole, as
-// split.Splitter wants) and keeps the steps per namespace-day, not the
-// allocations or the rows: memory holds one day's allocations.
+// splitSteps computes the steps per comparison key (the split of the bill's resource-days,
+// SCAD's net split + unused from its pod lines) and, from the same read, Kubecost's side. It
+// reads one account, region and day at a time (whole cluster-days, as split.Splitter wants)
+// and keeps only the steps: memory holds one day's allocations.
 func splitSteps(ctx context.Context, o Options, files []File, sum *bill.Summary) (map[CompareKey]*split.Steps, map[CompareKey]*KubecostCost, error) {
 	scad := split.SCADNet{}
 	for k, c := range sum.Rows {

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// palette is colour-blind friendly first (Okabe-Ito), then distinct extras.
-// Greys are kept for Idle and "(other)".
+// palette is colour-blind friendly first (Okabe-Ito), then distinct extras; greys are for Idle
+// and "(other)".
 var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
 	"#F0E442", "#6A3D9A", "#8C564B", "#17BECF", "#BCBD22", "#1F3A93"}
 
@@ -26,8 +26,7 @@ const (
 	legendChars    = 26 // the legend's width (padR) holds this many characters at 11px
 )
 
-// colors gives one colour to each name for the whole page, so a namespace
-// looks the same in every chart. Names beyond the palette are "(other)".
+// colors gives each name one colour for the whole page; names beyond the palette are "(other)".
 type colors map[string]string
 
 // namespaceColors colours the largest namespaces in order; Idle is grey.
@@ -44,8 +43,7 @@ func namespaceColors(byCost []Amount) colors {
 	return c
 }
 
-// of is the series a name is drawn in: itself when it has a colour, else
-// "(other)".
+// of is the series a name is drawn in: itself when it has a colour, else "(other)".
 func (c colors) of(name string) string {
 	if _, ok := c[name]; ok {
 		return name
@@ -56,10 +54,9 @@ func (c colors) of(name string) string {
 // scale is an axis from 0 to Max in ticks of Step.
 type scale struct{ Max, Step float64 }
 
-// niceScale picks the largest step of 1, 2 or 5 times a power of ten that
-// still gives at least four ticks below peak, and ends the axis at the
-// first tick at or above peak. So the ticks are round and the axis
-// maximum is less than one step, at most a quarter of peak, above it.
+// niceScale picks the largest step of 1, 2 or 5 × 10^n giving at least four ticks below peak,
+// and ends the axis at the first tick at or above it: round ticks, and a maximum less than a
+// step (at most a quarter of peak) above it.
 func niceScale(peak float64) scale {
 	if peak <= 0 || math.IsNaN(peak) || math.IsInf(peak, 0) {
 		return scale{1, 0.25}
@@ -85,8 +82,7 @@ func (s scale) ticks() []float64 {
 	return out
 }
 
-// label prints a tick with the decimals its step needs (0, 5, 10 or 0.5,
-// 1.0), in thousands ("1.5k") once the step is a thousand or more.
+// label prints a tick with the decimals its step needs, in thousands ("1.5k") from a step of 1000.
 func (s scale) label(v float64) string {
 	div, suffix := 1.0, ""
 	if s.Step >= 1000 {
@@ -144,8 +140,7 @@ var gapStyle = map[DayState]struct{ color, word string }{
 	NoKubecostData: {"#8F8F8F", "no Kubecost data"},
 }
 
-// stackedBars draws one bar per day, stacked by series in the order given,
-// and marks the days in gaps.
+// stackedBars draws a bar per day, stacked by series in order, and marks the days in gaps.
 func stackedBars(name string, days []time.Time, byDay map[time.Time]Amounts, series []string, c colors, gaps map[time.Time]gapMark, currency string) *node {
 	var peak float64
 	for _, d := range days {

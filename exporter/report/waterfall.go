@@ -10,16 +10,10 @@ import (
 	"text/tabwriter"
 )
 
-// Waterfall explains in dollars how Kubecost's cost of a cluster's
-// namespaces becomes Kubecost's split of the bill, and where SCAD is on,
-// SCAD's split: the steps of the views' columns (kubecost_cost,
-// pricing_step, discounts_step, negotiated_step, split_bill_cost,
-// idle_spread_step, split_weights_step, scad_cost), filled by the split of
-// the bill (exporter/split's Steps) and adding up as those do.
-// ListPriced is Kubecost's own number of what no bill line prices, shown
-// apart and never in the steps. SCADOn says whether SCAD is on for any of
-// the days summed; without it IdleSpread and SplitWeights are 0 and SCAD
-// is SplitBill, and the chart stops at the split of the bill.
+// Waterfall is split.Steps summed for display, as the views' columns kubecost_cost,
+// pricing_step, discounts_step, negotiated_step, split_bill_cost, idle_spread_step,
+// split_weights_step and scad_cost. SCADOn: SCAD is on for a day summed; without it the chart
+// stops at the split of the bill.
 type Waterfall struct {
 	Kubecost, Pricing, Discounts, Negotiated, SplitBill float64
 	IdleSpread, SplitWeights, SCAD                      float64
@@ -27,8 +21,7 @@ type Waterfall struct {
 	SCADOn                                              bool
 }
 
-// Add sums o into w (a cluster's total from its namespaces, a range from
-// its days).
+// Add sums o into w (a cluster's total from its namespaces, a range from its days).
 func (w *Waterfall) Add(o Waterfall) {
 	w.Kubecost += o.Kubecost
 	w.Pricing += o.Pricing
@@ -48,8 +41,8 @@ type NamespaceWaterfall struct {
 	Waterfall
 }
 
-// ClusterWaterfall is one cluster's steps over the report's days, in
-// total and per namespace (largest split of the bill first).
+// ClusterWaterfall is one cluster's steps over the report's days, in total and per namespace
+// (largest split of the bill first).
 type ClusterWaterfall struct {
 	Cluster    ClusterRef
 	Total      Waterfall
@@ -63,12 +56,11 @@ type step struct {
 	Total       bool // a level (drawn from 0), not a change
 }
 
-// steps lists w's bars in order: the levels Kubecost, split of the bill
-// and SCAD, the changes between them.
+// steps lists w's bars: the levels Kubecost, split of the bill and SCAD, and the changes.
 func (w Waterfall) steps() []step { return w.stepsWith(w.SCADOn) }
 
-// stepsWith lists the steps with SCAD's or without, so that a namespace
-// without SCAD's lines has the columns of its cluster's table.
+// stepsWith lists the steps with SCAD's or without (a namespace without SCAD's lines gets the
+// columns of its cluster's table).
 func (w Waterfall) stepsWith(scad bool) []step {
 	out := []step{
 		{"kubecost", "Kubecost", w.Kubecost, true},
@@ -86,8 +78,7 @@ func (w Waterfall) stepsWith(scad bool) []step {
 	return out
 }
 
-// Colours of the chart: levels blue, a step that lowers the cost green,
-// one that raises it vermilion (Okabe-Ito, as the other charts).
+// Colours: levels blue, a step lowering the cost green, raising it vermilion (Okabe-Ito).
 const (
 	levelColor = "#0072B2"
 	downColor  = "#009E73"
@@ -96,10 +87,8 @@ const (
 
 const wfW, wfH, wfPadL, wfPadR, wfPadT, wfPadB = 960, 330, 78, 20, 28, 52
 
-// waterfallChart draws w as one bar per step: a level from 0, a change
-// from the running level before it to the one after, with the step's
-// amount above it. Every bar carries its step, amount and the levels it
-// spans (data-from, data-to) for tests.
+// waterfallChart draws a bar per step, a level from 0 and a change from the running level,
+// the amount above it; each bar carries step, amount and data-from/data-to for tests.
 func waterfallChart(name string, w Waterfall, currency string) *node {
 	steps := w.steps()
 	lo, hi, level := 0.0, 0.0, 0.0
@@ -166,8 +155,7 @@ type waterfallView struct {
 	W     ClusterWaterfall
 }
 
-// waterfallViews renders each cluster's chart, largest namespaces first,
-// clusters labelled as elsewhere on the page.
+// waterfallViews renders each cluster's chart, largest namespaces first, labelled as elsewhere.
 func waterfallViews(ws []ClusterWaterfall, currency string) []waterfallView {
 	var refs []ClusterRef
 	for _, w := range ws {
@@ -186,9 +174,8 @@ func waterfallViews(ws []ClusterWaterfall, currency string) []waterfallView {
 	return out
 }
 
-// The section "The difference step by step" of the bill's part of the
-// page: per cluster the chart, then the steps per namespace. Every amount
-// carries its full value in data-v.
+// The section "The difference step by step": per cluster the chart, then the steps per
+// namespace. Every amount carries its full value in data-v.
 var _ = template.Must(tmpl.New("waterfall").Parse(`<h3 id="waterfall">The difference step by step</h3>
 <p class="meta">From Kubecost's cost of the namespaces the bill prices to <b>Kubecost's split of the bill</b>: each node's and volume's own cost on the bill that day, split by Kubecost's shares, the node's idle as its own row. <b>Pricing</b> is Kubecost's split at the bill's public on-demand prices less Kubecost: its price table against AWS's. <b>Discounts</b> is the split at amortized cost less at public on-demand: Reserved Instances, Savings Plans, Spot. <b>Negotiated</b> is net less amortized: EDP, credits. Where split cost allocation data is on, <b>idle spread</b> spreads each node's idle over its pods as SCAD spreads unused capacity, and <b>split weights</b> is SCAD's fixed weights against Kubecost's shares, to <b>SCAD</b>'s split plus unused. A green step lowers the cost, a vermilion one raises it. <b>List-priced</b> is Kubecost's own number where no bill line maps (Fargate, another account's bill, a day before the export), kept apart.</p>
 {{range $w := .}}<h4>{{$w.Label}}</h4>
@@ -205,9 +192,7 @@ var _ = template.Must(tmpl.New("waterfall").Parse(`<h3 id="waterfall">The differ
 //
 //	prod: Kubecost 100.00 + pricing -0.12 + discounts -21.30 + negotiated -3.00 = split of the bill 75.58 USD
 //
-// then each cluster's steps per namespace, the text twin of the page's
-// waterfall table: every step a column, so a namespace's number on the
-// bill and the way to it from Kubecost's read on one line.
+// then each cluster's steps per namespace, the page's table as text: a step a column.
 func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, present map[CompareKey]Present, currency string) {
 	if len(ws) == 0 {
 		return
@@ -237,8 +222,7 @@ func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, present map
 		fmt.Fprintln(tw)
 	}
 	for _, w := range ws {
-		// The table's title is the cluster's name alone, whatever the
-		// other clusters are called.
+		// The table's title is the cluster's name alone.
 		fmt.Fprintf(tw, "\n%s, %s\nnamespace\t", w.Cluster.Name, currency)
 		for _, s := range w.Total.steps() {
 			fmt.Fprintf(tw, "%s\t", strings.TrimLeft(s.Label, "+= "))
@@ -258,10 +242,8 @@ func writeWaterfallText(tw *tabwriter.Writer, ws []ClusterWaterfall, present map
 	}
 }
 
-// Waterfalls sums steps per namespace-day (CompareKey, as the split of
-// the bill gives them) into each cluster's total and its namespaces over
-// the days, clusters in the section's order. A cluster-day with SCAD on
-// for one namespace has it on for the cluster's total.
+// Waterfalls sums steps per namespace-day into each cluster's total and namespaces over the
+// days, in the section's order. SCAD on for one namespace is on for the cluster's total.
 func Waterfalls(byDay map[CompareKey]Waterfall) []ClusterWaterfall {
 	type nsKey struct {
 		c  ClusterRef
@@ -287,11 +269,8 @@ func Waterfalls(byDay map[CompareKey]Waterfall) []ClusterWaterfall {
 	return out
 }
 
-// waterfallsOf is the page's waterfall of the comparison's rows: each
-// namespace's steps over the days (CompareRow.Steps, exporter/split's),
-// summed per cluster. SCAD is on for a namespace whose steps move past
-// the split of the bill (exporter/split sets SCAD = SplitBill where it is
-// off, with IdleSpread and SplitWeights 0).
+// waterfallsOf sums the comparison rows' CompareRow.Steps per cluster. SCAD is on for a
+// namespace whose steps move past the split of the bill (split sets SCAD = SplitBill where off).
 func waterfallsOf(cs []ClusterComparison) []ClusterWaterfall {
 	byDay := map[CompareKey]Waterfall{}
 	for _, c := range cs {

@@ -13,15 +13,13 @@ import (
 // (properties.clusterid) and name.
 type Cluster struct{ Account, Region, ARN, Name string }
 
-// PV is one entry of an allocation's pvs: the volume's providerID and its
-// cost with adjustment.
+// PV is one entry of an allocation's pvs: the volume's providerID and cost with adjustment.
 type PV struct {
 	ProviderID string
 	Cost       float64
 }
 
-// Alloc is one Kubecost allocation row of a UTC day, a pod on a node or
-// the node's idle row (Idle, namespace __idle__).
+// Alloc is a Kubecost allocation row of a UTC day: a pod on a node, or the node's idle row.
 type Alloc struct {
 	Cluster                               Cluster
 	Day                                   time.Time
@@ -62,12 +60,10 @@ type Row struct {
 	PriceBasis, PresentIn           string
 }
 
-// InstanceID is the EC2 instance of a providerID, "" for none:
-// aws:///<zone>/i-... (the cloud provider's form) or i-....
+// InstanceID is the EC2 instance of a providerID (aws:///<zone>/i-... or i-...), "" for none.
 func InstanceID(providerID string) string { return lastPart(providerID, "i-") }
 
-// VolumeID is the EBS volume of a PV's providerID: vol-... or
-// aws://<zone>/vol-....
+// VolumeID is the EBS volume of a PV's providerID: vol-... or aws://<zone>/vol-....
 func VolumeID(providerID string) string { return lastPart(providerID, "vol-") }
 
 func lastPart(id, prefix string) string {
@@ -86,19 +82,16 @@ type nodeKey struct {
 	node    string
 }
 
-// Splitter splits the bill a part of the archive at a time, so that a
-// reader keeps one cluster-day's allocations in memory, not the month's:
-// the rows of a node-day or volume-day depend only on that cluster-day's
-// allocations. It remembers which resource-days a node or volume
-// matched, for BillOnly.
+// Splitter splits the bill a part of the archive at a time, so a reader keeps one
+// cluster-day's allocations in memory, not the month's (a node- or volume-day's rows depend
+// only on its cluster-day's). It remembers the resource-days matched, for BillOnly.
 type Splitter struct {
 	billed   Bill
 	used     map[bill.ResourceKey]bool
 	clusters map[clusterDay]Cluster // the archive's clusters by name and day
 }
 
-// clusterDay is a cluster-day as a volume's tag names it: by name in an
-// account and region.
+// clusterDay is a cluster-day as a volume's tag names it: by name in an account and region.
 type clusterDay struct {
 	account, region, name string
 	day                   time.Time
@@ -109,14 +102,13 @@ func NewSplitter(billed Bill) *Splitter {
 	return &Splitter{billed: billed, used: map[bill.ResourceKey]bool{}, clusters: map[clusterDay]Cluster{}}
 }
 
-// Add splits allocations holding every allocation of each cluster-day they
-// hold (a cluster-day split over two calls would be split as two).
+// Add splits allocations holding all of each cluster-day they hold (a cluster-day split over
+// two calls would be split as two).
 func (s *Splitter) Add(allocs []Alloc) []Row {
 	allocs = Merge(allocs)
 	nodes := map[nodeKey][]int{}
 	for i, a := range allocs {
-		// Two clusters of one name in an account and region: the least
-		// ARN, as the view's MIN.
+		// Two clusters of one name in an account and region: the least ARN, as the view's MIN.
 		ck := clusterDay{a.Cluster.Account, a.Cluster.Region, a.Cluster.Name, a.Day}
 		if c, ok := s.clusters[ck]; !ok || a.Cluster.ARN < c.ARN {
 			s.clusters[ck] = a.Cluster
@@ -142,15 +134,13 @@ func (s *Splitter) Add(allocs []Alloc) []Row {
 	return out
 }
 
-// BillOnly is the bill's resource-days that no allocation added so far
-// matched; call it after the last Add.
+// BillOnly is the bill's resource-days no allocation matched; call it after the last Add.
 func (s *Splitter) BillOnly() []Row {
 	return append(billOnly(s.billed, s.used), billOnlyVolumes(s.billed, s.used, s.clusters)...)
 }
 
-// billOnlyVolumes: the volumes whose tags name a cluster that the archive
-// has that day (bill.ResourceCost.Cluster) and that no PV of the archive
-// names, each in that cluster's __unallocated__ namespace.
+// billOnlyVolumes: volumes no PV names whose tag names a cluster of the archive that day
+// (bill.ResourceCost.Cluster), each in that cluster's __unallocated__ namespace.
 func billOnlyVolumes(billed Bill, used map[bill.ResourceKey]bool, clusters map[clusterDay]Cluster) []Row {
 	var out []Row
 	for rk, c := range billed.Resources {
@@ -177,9 +167,8 @@ type allocKey struct {
 	idle                            bool
 }
 
-// Merge sums allocations of one pod (or idle row) on one node and day, as
-// the view groups them: the archive has a row per container. PVs are
-// summed per volume; every entry of pvs counts, as the view's UNNEST.
+// Merge sums allocations of one pod (or idle row) on one node and day, as the view groups the
+// archive's per-container rows. PVs are summed per volume, every entry (as the view's UNNEST).
 func Merge(allocs []Alloc) []Alloc {
 	idx := map[allocKey]int{}
 	var out []Alloc
@@ -214,8 +203,8 @@ func Merge(allocs []Alloc) []Alloc {
 	return out
 }
 
-// allocRow is a's row of a charge: Kubecost's cost of it, a's share and
-// that share of the bill's cost c (nil: unmatched, list-priced).
+// allocRow is a's row of a charge: Kubecost's cost, a's share, and that share of the bill's
+// cost c (nil: unmatched, list-priced).
 func allocRow(a *Alloc, kind, id string, cost, share float64, c *bill.ResourceCost) Row {
 	r := Row{Cluster: a.Cluster, Day: a.Day, Kind: kind, ResourceID: id, Node: a.Node, Namespace: Namespace(a),
 		ControllerKind: a.ControllerKind, Controller: a.Controller, Pod: a.Pod, Idle: a.Idle, KubecostCost: cost}
@@ -223,8 +212,7 @@ func allocRow(a *Alloc, kind, id string, cost, share float64, c *bill.ResourceCo
 	return r
 }
 
-// Namespace is the view's namespace of an allocation: its own, the idle
-// name for idle rows, the unallocated name for other rows without one.
+// Namespace is the view's namespace of an allocation: its own, else idle's or unallocated's.
 func Namespace(a *Alloc) string {
 	switch {
 	case a.Namespace != "":
@@ -262,9 +250,8 @@ func priced(r *Row, share float64, c *bill.ResourceCost) {
 	r.PriceBasis, r.PresentIn = BasisBill, Both
 }
 
-// splitNode splits one node-day's instance (or its data transfer) by the
-// weight. Data transfer rows are written only when the bill has the
-// line or Kubecost a network cost.
+// splitNode splits a node-day's instance (or data transfer) by weight; data transfer rows only
+// when the bill has the line or Kubecost a network cost.
 func splitNode(allocs []Alloc, idx []int, k nodeKey, id, kind string, weight func(*Alloc) float64, billed Bill, used map[bill.ResourceKey]bool) []Row {
 	var c *bill.ResourceCost
 	if id != "" {
@@ -308,8 +295,7 @@ type volUse struct {
 	cost  float64
 }
 
-// splitVolumes splits each volume-day among the allocations whose pvs
-// name it, by their PV cost.
+// splitVolumes splits each volume-day among the allocations naming it by their PV cost.
 func splitVolumes(allocs []Alloc, billed Bill, used map[bill.ResourceKey]bool) []Row {
 	vols := map[volKey][]volUse{}
 	var out []Row
@@ -343,8 +329,7 @@ func splitVolumes(allocs []Alloc, billed Bill, used map[bill.ResourceKey]bool) [
 	return out
 }
 
-// billOnly: the instances (and their data transfer) that SCAD's pod lines
-// put in a cluster and that no node of the archive matched.
+// billOnly: instances (and their data transfer) SCAD's pod lines put in a cluster, no node matched.
 func billOnly(billed Bill, used map[bill.ResourceKey]bool) []Row {
 	var out []Row
 	for pk, pc := range billed.Parents {

@@ -12,21 +12,16 @@ import (
 //	Kubecost + Pricing + Discounts + Negotiated = SplitBill
 //	SplitBill + IdleSpread + SplitWeights = SCAD
 //
-// Kubecost is Kubecost's own cost of the rows the bill prices
-// (price_basis 'bill'); Pricing is their split at the bill's public
-// on-demand cost less that; Discounts the split at amortized cost less at
-// public on-demand (Reserved Instances, Savings Plans, Spot); Negotiated
-// the split at net less at amortized (EDP, credits, in the net columns).
-// SplitBillAmortized is the split at amortized cost. ListPriced is
-// Kubecost's number of the rows no bill line prices, never in the steps.
+// Kubecost is Kubecost's cost of the rows the bill prices (price_basis 'bill'); Pricing their
+// split at public on-demand less that; Discounts amortized less public on-demand (RIs, Savings
+// Plans, Spot); Negotiated net less amortized (EDP, credits). SplitBillAmortized is the split
+// at amortized cost. ListPriced is Kubecost's number of rows no bill line prices, not a step.
 //
-// Where SCAD is on for the cluster-day: IdleSpread moves each node's idle
-// row onto its pods by their shares, as SCAD spreads an instance's unused
-// cost over its pods (split_line_item_unused_cost, sca-eks), and
-// SplitWeights is the rest of the way to SCAD: SCAD's net split + unused
-// cost of the namespace plus the split's volumes and data transfer (which
-// SCAD does not split, so both ends hold them alike). Where SCAD is off,
-// both are 0 and SCAD equals SplitBill.
+// Where SCAD is on for the cluster-day, IdleSpread moves each node's idle row onto its pods by
+// share, as SCAD spreads an instance's unused cost (split_line_item_unused_cost, sca-eks), and
+// SplitWeights is the rest of the way to SCAD: its net split + unused cost of the namespace
+// plus the split's volumes and data transfer (which SCAD does not split, so both ends hold
+// them). Where SCAD is off, both are 0 and SCAD equals SplitBill.
 type Steps struct {
 	Kubecost, Pricing, Discounts, Negotiated, SplitBill float64
 	IdleSpread, SplitWeights, SCAD                      float64
@@ -46,8 +41,7 @@ type ClusterDay struct {
 	Day     time.Time
 }
 
-// SCADNet is SCAD's net split + unused cost per namespace-day, from the
-// bill's pod lines; a cluster-day with any key has SCAD on.
+// SCADNet is SCAD's net split + unused cost per namespace-day, from the bill's pod lines.
 type SCADNet map[Key]float64
 
 // On is the cluster-days with SCAD on: those with any key.
@@ -59,12 +53,10 @@ func (scad SCADNet) On() map[ClusterDay]bool {
 	return on
 }
 
-// NamespaceStepsOn computes the steps per namespace-day of rows (a
-// Splitter's), with SCAD's costs (nil: none) and the cluster-days where
-// SCAD is on (SCADNet.On of the whole bill's). Every step is a sum over rows (and scad's keys), so the steps
-// of rows in parts, each part holding whole cluster-days, and scad given
-// to one part only, add up (Steps.Add) to the steps of all the rows, when
-// every part is given the same on.
+// NamespaceStepsOn computes the steps per namespace-day of a Splitter's rows, with SCAD's costs
+// (nil: none) and the cluster-days where SCAD is on (the whole bill's SCADNet.On). Every step
+// is a sum over rows and scad's keys: parts of whole cluster-days, with scad given to one part
+// and the same on to all, add up (Steps.Add) to the steps of all the rows.
 func NamespaceStepsOn(rows []Row, scad SCADNet, on map[ClusterDay]bool) map[Key]*Steps {
 	out := map[Key]*Steps{}
 	get := func(k Key) *Steps {
@@ -111,9 +103,8 @@ func NamespaceStepsOn(rows []Row, scad SCADNet, on map[ClusterDay]bool) map[Key]
 	return out
 }
 
-// idleSpread moves each matched instance-day's idle rows' net cost onto
-// the node's other rows by their shares (nothing when the node has no
-// other row with a share), in the IdleSpread of get's steps.
+// idleSpread moves each matched instance-day's idle net cost onto the node's other rows by
+// share (none without such a row), in get's steps' IdleSpread.
 func idleSpread(rows []Row, on map[ClusterDay]bool, get func(Key) *Steps) {
 	type inst struct {
 		c   Cluster
