@@ -26,7 +26,7 @@ import (
 // Settings are the destination's settings. A command's configuration
 // struct embeds it; config decodes the tags, then calls Load.
 type Settings struct {
-	S3BucketName string `env:"S3_BUCKET_NAME" flag:"bucket" req:"unless OUTPUT_DIR" desc:"the archive's bucket (required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination)"`
+	S3BucketName          string `env:"S3_BUCKET_NAME" flag:"bucket" req:"unless OUTPUT_DIR" desc:"the archive's bucket (required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination)"`
 	ObjectStoreConfigFile string `env:"OBJECT_STORE_CONFIG_FILE" flag:"object-store-config-file" desc:"Thanos-format bucket configuration, such as Kubecost's object-store.yaml or federated-store.yaml: sets bucket, prefix, endpoint, region, keys, encryption and object metadata; a variable that sets the same thing must agree with it"`
 	S3Prefix              string `env:"S3_PREFIX" flag:"prefix" desc:"optional key prefix before account_id=, ending in /"`
 	OutputDir             string `env:"OUTPUT_DIR" flag:"dir" desc:"the archive is this local directory, in the same key layout, instead of S3"`
