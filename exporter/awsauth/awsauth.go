@@ -37,7 +37,7 @@ const (
 	defaultExpiryWindow = 5 * time.Minute
 	// sessionDuration is the parent session: role chaining caps it at one hour, which every
 	// role allows, so it never fails and keeps STS calls rare.
-	sessionDuration = time.Hour
+	sessionDuration      = time.Hour
 	identityCheckTimeout = 15 * time.Second
 
 	sessionPrefix = "kubecost-s3-exporter-"
@@ -58,12 +58,13 @@ type Input struct {
 	// (profiles, static keys, IMDS) from the process environment.
 	Lookup func(string) (string, bool)
 	// Static are the destination's keys (object-store.yaml's access_key, secret_key): they
-	// replace IRSA and the default chain as the child; Source names them in logs.
+	// replace IRSA and the default chain as the child (the parent is still assumed with
+	// them); Source names them in logs.
 	Static *aws.Credentials
 	Logger *slog.Logger // credential events, never secrets; nil discards
 	// ExpiryWindow is how long before expiry credentials are refreshed; 0 is 5 minutes.
 	ExpiryWindow time.Duration
-	// RequestTimeout is NewHTTPClient's; RequestTimeoutSetting names its variable.
+	// RequestTimeout is NewHTTPClient's (S3_REQUEST_TIMEOUT); RequestTimeoutSetting names it.
 	RequestTimeout        time.Duration
 	RequestTimeoutSetting string
 }
