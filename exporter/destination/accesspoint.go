@@ -46,7 +46,7 @@ func accessPointHostProblem(host string) string {
 
 // accessPointVPCE reports a PrivateLink endpoint for access points
 // (accesspoint.vpce-….s3.<region>.vpce.amazonaws.com), the one custom endpoint that reaches
-// an ARN once the SDK prepends <name>-<account>; S3 reads no other host so, AWS's included.
+// an ARN once the SDK prepends <name>-<account>; S3 reads no other host (AWS's included) so.
 func accessPointVPCE(host string) bool {
 	return strings.HasPrefix(host, "accesspoint.") && awsHostPrivateLink.MatchString(host)
 }
@@ -86,9 +86,9 @@ func (c *S3) validateAccessPoint(bad badFn) {
 	}
 }
 
-// checkAccessPoint holds the bucket to the endpoint variables as the file is held: an ARN
-// takes no endpoint but accessPointVPCE's, and the clusters' partition (the SDK refuses an
-// ARN of another partition than the client's; credentials do not cross partitions).
+// checkAccessPoint holds the bucket to the endpoint variables as the file is held; an ARN
+// takes no endpoint but accessPointVPCE's, and must be in the clusters' partition (the SDK
+// refuses another partition than the client's; credentials do not cross partitions).
 func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
 	name := s.store.envOf(pair{vars: s3EndpointVars})
 	var host, hostPort string

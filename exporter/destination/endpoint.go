@@ -82,7 +82,7 @@ func keepsAWSHost(host string) bool {
 	return fips || awsHostPrivateLink.MatchString(host)
 }
 
-// virtualHostSupported is s3utils.IsVirtualHostSupported; a dotted bucket over TLS is not
+// virtualHostSupported is s3utils.IsVirtualHostSupported: not for a dotted bucket over TLS
 // (no wildcard certificate covers it).
 func virtualHostSupported(host string, secure bool, bucket string) bool {
 	if secure && strings.Contains(bucket, ".") {
@@ -181,7 +181,7 @@ func awsHostProblem(host string) string {
 func sdkResolves(host string) bool { return isAWSHost(host) && !keepsAWSHost(host) }
 
 // arnEndpointRefused reports a custom endpoint an access point ARN cannot use: the SDK sends
-// to <name>-<account>.<host>, which only an access points PrivateLink endpoint reads.
+// to <name>-<account>.<host>, which only a PrivateLink endpoint for access points reads.
 func arnEndpointRefused(host string) bool {
 	return host != "" && !sdkResolves(host) && !accessPointVPCE(host) && accessPointHostProblem(host) == ""
 }

@@ -29,10 +29,10 @@ func (f *File) KeyPrefix() string {
 }
 
 // EndpointURL is the custom endpoint as AWS_ENDPOINT_URL_S3 would say it (http:// with
-// insecure: true), without the trailing "/" minio-go ignores too. An AWS endpoint that
-// minio-go replaces by the bucket's regional one (s3.amazonaws.com, s3.<region>..., dual-stack,
-// China) gives "": the AWS SDK resolves it from the region. FIPS and PrivateLink hosts,
-// which minio-go keeps, stay (endpoint.go).
+// insecure: true), without the trailing "/" minio-go ignores too. An AWS endpoint minio-go
+// replaces by the bucket's regional one (s3.amazonaws.com, s3.<region>.amazonaws.com,
+// dual-stack, China) gives "": the AWS SDK resolves it from the region. FIPS and
+// PrivateLink hosts, which minio-go keeps, stay (endpoint.go).
 func (f *File) EndpointURL() string {
 	e := strings.TrimSuffix(f.S3.Endpoint, "/")
 	if !f.IsS3() || e == "" || (!f.S3.Insecure && sdkResolves(endpointHost(f.S3.Endpoint))) {
