@@ -254,9 +254,8 @@ func assumeHint(err error) string {
 
 var sessionNameBad = regexp.MustCompile(`[^\w+=,.@-]`)
 
-// SessionName is kubecost-s3-exporter-<cluster>, valid for STS (2-64 of [\w+=,.@-]). A long
-// name is cut and ends in a hash of the cluster's, so long names sharing a prefix stay
-// distinct in CloudTrail.
+// SessionName is kubecost-s3-exporter-<cluster>, valid for STS (2-64 of [\w+=,.@-]); a long
+// one ends in a hash of the cluster's, so names sharing a prefix stay distinct in CloudTrail.
 func SessionName(cluster string) string {
 	name := sessionPrefix + sessionNameBad.ReplaceAllString(cluster, "-")
 	if cluster == "" {
@@ -270,8 +269,7 @@ func SessionName(cluster string) string {
 
 func shortHash(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s)))[:8] }
 
-// loggedProvider logs every credential issue with its expiry, and refresh failures, never
-// the credentials.
+// loggedProvider logs each credential issue with its expiry, and refresh failures; no secret.
 type loggedProvider struct {
 	next   aws.CredentialsProvider
 	log    *slog.Logger

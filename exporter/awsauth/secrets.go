@@ -9,8 +9,7 @@ import (
 )
 
 // FetchSecret returns a secret's SecretString, or SecretBinary as text, with cfg (the
-// Identity's, so the parent's when chaining) in region (Settings.SecretsRegion). Errors
-// never carry the value.
+// Identity's) in region (Settings.SecretsRegion). Errors never carry the value.
 func FetchSecret(ctx context.Context, cfg aws.Config, region, name string) (string, error) {
 	client := secretsmanager.NewFromConfig(cfg, func(o *secretsmanager.Options) { o.Region = region })
 	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})

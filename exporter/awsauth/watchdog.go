@@ -38,15 +38,13 @@ func (e *StallError) Timeout() bool { return true }
 // Temporary is read by the SDK's connection-error check.
 func (e *StallError) Temporary() bool { return true }
 
-// NewHTTPClient is the HTTP client of every AWS call (S3, STS, Secrets Manager): on top of
-// the SDK's defaults, the response headers must come within timeout of the request sent,
-// and neither body may stall longer, else a StallError closes the connection (retried like
-// any timeout). No call is bounded in total: a large part on a slow link is fine while bytes
-// move.
+// NewHTTPClient is the HTTP client of every AWS call (S3, STS, Secrets Manager): the
+// response headers must come within timeout of the request, and neither body may stall
+// longer, else a StallError closes the connection (retried like any timeout). No call is
+// bounded in total: a large part on a slow link is fine while bytes move.
 func NewHTTPClient(timeout time.Duration, setting string) *awshttp.BuildableClient {
 	return awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
-		// The watchdog fails a silent wait, naming the setting; this is the backstop should
-		// a read never be pending.
+		// A backstop should no read be pending: the watchdog fails a wait, naming the setting.
 		tr.ResponseHeaderTimeout = 2 * timeout
 		dial := tr.DialContext
 		if dial == nil {

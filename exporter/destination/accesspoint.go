@@ -51,8 +51,7 @@ func accessPointVPCE(host string) bool {
 	return strings.HasPrefix(host, "accesspoint.") && awsHostPrivateLink.MatchString(host)
 }
 
-// validateAccessPoint refuses the file's settings that cannot reach config.bucket's access
-// point.
+// validateAccessPoint refuses the file's settings that cannot reach the access point.
 func (c *S3) validateAccessPoint(bad badFn) {
 	ap, arnErr := exporter.ParseAccessPointARN(c.Bucket)
 	isARN := arnErr == ""

@@ -35,8 +35,7 @@ type Settings struct {
 	SSE                   string `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
 	SSEKMSKeyID           string `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
 	S3PartSizeMiB         int    `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
-	// The run's table leaves Region out: the AWS SDK defines AWS_REGION, and EKS sets it
-	// in every IRSA pod.
+	// The run's table leaves it out: the AWS SDK defines it, and EKS sets it in IRSA pods.
 	Region string `env:"AWS_REGION" flag:"region" desc:"the region of STS and of the bucket, unless the bucket names its own (an access point ARN, OBJECT_STORE_CONFIG_FILE's config.region); default: AWS_DEFAULT_REGION, else CLUSTER_ID's"`
 	// RequestTimeout bounds every AWS call of the archive (awsauth's HTTP client).
 	RequestTimeout exporter.Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
@@ -67,8 +66,7 @@ func (s *Settings) STSRegion() string {
 // point ARN's, the object-store file's), else STSRegion.
 func (s *Settings) BucketRegion() string { return cmp.Or(s.ownRegion(), s.STSRegion()) }
 
-// SecretsRegion is Secrets Manager's region: setting (the secret's region variable), else
-// STSRegion.
+// SecretsRegion is Secrets Manager's: setting (the secret's region variable), else STSRegion.
 func (s *Settings) SecretsRegion(setting string) string { return cmp.Or(setting, s.STSRegion()) }
 
 // ownRegion is an access point ARN's region, else the object-store file's.

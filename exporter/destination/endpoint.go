@@ -42,8 +42,7 @@ var (
 	awsELBChina            = regexp.MustCompile(`elb(.*?).amazonaws.com.cn$`)
 	awsHostPrivateLink     = regexp.MustCompile(`^(?:bucket|accesspoint).vpce-.*?.s3.(.*?).vpce.amazonaws.com$`)
 	regionFromHostPatterns = []*regexp.Regexp{
-		// GetRegionFromURL's order: FIPS dual-stack first, or FIPS's lazy group would take
-		// "dualstack.<region>".
+		// GetRegionFromURL's order: else FIPS's lazy group would take "dualstack.<region>".
 		awsHostFIPSDualStack, awsHostFIPS, awsHostDualStack, awsHostHyphen, awsHostChina,
 		awsHostChinaDualStack, awsHostPrivateLink, awsHostExpress, awsHostExpressControl,
 	}
@@ -160,9 +159,8 @@ func validHostName(h string) bool {
 // last ".s3." or ".s3-" to the S3 host.
 var bucketInAWSHostRE = regexp.MustCompile(`^(.+)\.(s3[.-].+)$`)
 
-// awsHostProblem refuses an access point's host (accesspoint.go), a bucket in an AWS S3 host
-// (S3 would read path-style keys under an extra <bucket>/), and the Google hosts minio-go
-// refuses (isValidEndpointURL).
+// awsHostProblem refuses an access point's host, a bucket in an AWS S3 host (S3 would read
+// path-style keys under an extra <bucket>/), and Google hosts isValidEndpointURL refuses.
 func awsHostProblem(host string) string {
 	if msg := accessPointHostProblem(host); msg != "" {
 		return msg
@@ -176,8 +174,7 @@ func awsHostProblem(host string) string {
 	return ""
 }
 
-// sdkResolves reports an AWS host the AWS SDK resolves from the region (not FIPS or
-// PrivateLink).
+// sdkResolves reports an AWS host the AWS SDK resolves from the region (not FIPS, PrivateLink).
 func sdkResolves(host string) bool { return isAWSHost(host) && !keepsAWSHost(host) }
 
 // arnEndpointRefused reports a custom endpoint an access point ARN cannot use: the SDK sends

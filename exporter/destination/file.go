@@ -24,8 +24,7 @@ import (
 	"go.yaml.in/yaml/v2"
 )
 
-// Types the exporter writes to; objstore ignores case (strings.ToUpper in
-// client.NewBucketFromConfig).
+// Types the exporter writes to; objstore ignores case (client.NewBucketFromConfig).
 const (
 	TypeS3         = "S3"
 	TypeFilesystem = "FILESYSTEM"
@@ -173,9 +172,8 @@ func (e *ParseError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// Parse decodes a Thanos object storage configuration strictly, over objstore's defaults:
-// an unknown key is an error naming it, as objstore's yaml.UnmarshalStrict refuses it. Call
-// Validate for the values.
+// Parse decodes a Thanos object storage configuration strictly over objstore's defaults: an
+// unknown key is an error, as with objstore's yaml.UnmarshalStrict. Validate checks values.
 func Parse(b []byte) (*File, error) {
 	var raw any
 	if err := yaml.Unmarshal(b, &raw); err != nil {

@@ -13,8 +13,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
-// What a validated File means to the exporter: each method maps a row of the table in
-// docs/object-store-config.md.
+// What a validated File means: each method maps a row of docs/object-store-config.md's table.
 
 // IsS3 reports whether the file is type S3 (else FILESYSTEM).
 func (f *File) IsS3() bool { return strings.EqualFold(f.Type, TypeS3) }

@@ -108,8 +108,7 @@ func mibToBytes(v string, env bool) string {
 	return strconv.FormatInt(int64(n)<<20, 10)
 }
 
-// loadObjectStore reads the file and the variables it must agree with, and fills the fields
-// only the file sets.
+// loadObjectStore reads the file and the variables it must agree with, and fills the rest.
 func (c *Settings) loadObjectStore(lookup func(string) (string, bool)) {
 	st := &c.store
 	st.env = map[string]string{}
@@ -289,8 +288,7 @@ func (c *Settings) objectStoreWarnings() []string {
 	return w
 }
 
-// maxAttempts is max_retries, else AWS_MAX_ATTEMPTS (as the lookup has it), else 0, the
-// SDK's default.
+// maxAttempts is max_retries, else the lookup's AWS_MAX_ATTEMPTS, else 0 (the SDK's default).
 func (c *Settings) maxAttempts() int {
 	if f := c.store.file; f != nil && f.MaxAttempts() > 0 {
 		return f.MaxAttempts()

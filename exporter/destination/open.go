@@ -17,8 +17,7 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
-// Env is what the running command adds to the settings: who it is, not where the archive
-// is.
+// Env is what the running command adds to the settings: who it is, not where the archive is.
 type Env struct {
 	// Lookup is the environment, for the AWS variables awsauth reads.
 	Lookup func(string) (string, bool)
@@ -97,8 +96,7 @@ func (s *Settings) awsInput(e Env) awsauth.Input {
 	return in
 }
 
-// s3Client is the S3 client: the bucket's region and the file's addressing and TLS, over
-// the run's AWS configuration.
+// s3Client is the run's AWS configuration with the bucket's region, addressing and TLS.
 func (s *Settings) s3Client(id *awsauth.Identity) *s3.Client {
 	cc := s3store.ClientConfig{Region: s.BucketRegion(), MaxAttempts: s.maxAttempts()}
 	if f := s.store.file; f != nil && f.IsS3() {

@@ -22,12 +22,10 @@ const (
 )
 
 // ClientConfig is what a destination says about the S3 client beyond the shared aws.Config
-// (a Thanos configuration's region, addressing, TLS, retries); the zero value changes
-// nothing.
+// (a Thanos configuration's region, addressing, TLS, retries); zero changes nothing.
 type ClientConfig struct {
 	Region string // the bucket's; "" keeps aws.Config's
-	// The endpoint is never set here: the SDK resolves it from aws.Config (awsauth answers
-	// its endpoint variables).
+	// No endpoint: the SDK resolves it from aws.Config, whose variables awsauth answers.
 	Addressing Addressing
 	// HTTPClient replaces aws.Config's, for this endpoint's TLS settings alone.
 	HTTPClient aws.HTTPClient
@@ -61,8 +59,7 @@ func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.C
 		case AddressingVirtualHosted:
 			o.UsePathStyle = false
 		default:
-			// MinIO, Ceph and friends rarely have the wildcard DNS and certificates
-			// virtual-hosted names need.
+			// MinIO, Ceph and friends rarely have virtual-hosted wildcard DNS and certificates.
 			if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
 				o.UsePathStyle = true
 			}

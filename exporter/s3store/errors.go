@@ -66,8 +66,7 @@ func isPrecondition(err error) bool {
 	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusPreconditionFailed
 }
 
-// brief renders err as the failing call, the HTTP status and S3 code or the network error,
-// and the attempts made.
+// brief is the failing call, the HTTP status and S3 code or network error, and the attempts.
 func (s *Store) brief(err error) string {
 	var b strings.Builder
 	var ce *callError

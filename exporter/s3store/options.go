@@ -16,9 +16,8 @@ const (
 	DefaultConcurrency = 2
 	// DefaultContentType is the IANA media type registered for Parquet.
 	DefaultContentType = "application/vnd.apache.parquet"
-	// DefaultChecksum is sent with every PutObject and UploadPart: CRC32 is the SDK's own
-	// pick, S3 takes it as a multipart composite, and MinIO and the common S3-compatible
-	// servers verify it.
+	// DefaultChecksum goes with every PutObject and UploadPart: the SDK's own pick, S3 takes
+	// it as a multipart composite, and MinIO and the common S3-compatible servers verify it.
 	DefaultChecksum = types.ChecksumAlgorithmCrc32
 )
 

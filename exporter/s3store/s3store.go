@@ -66,8 +66,7 @@ func New(client *s3.Client, opts Options) (*Store, error) {
 
 func (s *Store) owner() *string { return opt(s.opts.ExpectedBucketOwner) }
 
-// List calls fn for each key under prefix after startAfter, in S3's UTF-8 byte order, one
-// ListObjectsV2 page at a time.
+// List calls fn for each key under prefix after startAfter, in S3's UTF-8 byte order.
 func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error {
 	in := &s3.ListObjectsV2Input{
 		Bucket:              aws.String(s.opts.Bucket),
@@ -93,8 +92,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 	return nil
 }
 
-// Open returns the object's body, which the caller closes; a missing key wraps
-// exporter.ErrNotExist.
+// Open returns the object's body, to close; a missing key wraps exporter.ErrNotExist.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	return s.get(ctx, key, &s3.GetObjectInput{
 		Bucket:              aws.String(s.opts.Bucket),
@@ -157,8 +155,7 @@ func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, err
 		ExpectedBucketOwner: s.owner(),
 	}, s.callOpts...)
 	if err != nil {
-		// A HEAD response has no body to say NoSuchKey: the SDK reports the bare 404 as
-		// NotFound.
+		// A HEAD response has no body to say NoSuchKey: the SDK calls the bare 404 NotFound.
 		if isCode[*types.NotFound](err, "NotFound") || isCode[*types.NoSuchKey](err, "NoSuchKey") {
 			return exporter.ObjectAttrs{}, fmt.Errorf("s3: head %s: %w", key, exporter.ErrNotExist)
 		}

@@ -53,8 +53,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	if err != nil {
 		s.log.DebugContext(ctx, "s3 put failed", "bucket", s.opts.Bucket, "key", key, "error", err)
 		if cond.IfMatch != "" && apiCode(err) == "NoSuchKey" {
-			// If-Match on a key that is gone: S3 and MinIO answer 404, not 412, but it is the
-			// same lost race.
+			// If-Match on a key gone: S3 and MinIO answer 404, not 412; the same lost race.
 			return fmt.Errorf("%w (%w)", &Error{Op: "put", Key: key, Msg: "the object to replace is gone", Err: err}, exporter.ErrPreconditionFailed)
 		}
 		return s.fail("put", key, err)
@@ -73,8 +72,7 @@ func (s *Store) putSingle(ctx context.Context, key string, p part, meta map[stri
 	return opErr("PutObject", err)
 }
 
-// objectInput is what every write of key says about the object, in one request or in parts
-// (createInput).
+// objectInput is what every write of key says about the object, whole or in parts.
 func (s *Store) objectInput(key string, meta map[string]string) *s3.PutObjectInput {
 	h := s.opts.Headers
 	return &s3.PutObjectInput{
@@ -206,8 +204,7 @@ func (s *Store) uploadParts(ctx context.Context, key, id string, src *partSource
 	return completed, nil
 }
 
-// abort removes a failed multipart upload so its parts are neither left behind (CONTRACT
-// §3) nor billed.
+// abort removes a failed multipart upload: no parts left behind (CONTRACT §3) or billed.
 func (s *Store) abort(ctx context.Context, key, id string, cause error) error {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 	defer cancel()
@@ -314,8 +311,7 @@ func (src *partSource) single(first part) bool {
 	return src.eof
 }
 
-// next returns the next part, or io.EOF; the first call always returns one, empty for an
-// empty body.
+// next returns the next part, or io.EOF; the first is always a part (empty for no body).
 func (src *partSource) next() (part, error) {
 	if err := src.ctx.Err(); err != nil {
 		return part{}, err
