@@ -213,13 +213,6 @@ func checkBucketOwner(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-func (s *Settings) parentAccount() string {
-	if m := roleARNRE.FindStringSubmatch(s.IRSAParentRoleARN); m != nil {
-		return m[2]
-	}
-	return ""
-}
-
 // BucketOwner is the ExpectedBucketOwner of every S3 call: S3_EXPECTED_BUCKET_OWNER, else
 // the parent role's account (the bucket lives in the pipeline account), else home (the
 // cluster's; "" for the report). "" disables the check.
@@ -227,7 +220,11 @@ func (s *Settings) BucketOwner(home string) string {
 	if s.ExpectedBucketOwner == "disabled" {
 		return ""
 	}
-	return cmp.Or(s.ExpectedBucketOwner, s.parentAccount(), home)
+	var parent string
+	if m := roleARNRE.FindStringSubmatch(s.IRSAParentRoleARN); m != nil {
+		parent = m[2]
+	}
+	return cmp.Or(s.ExpectedBucketOwner, parent, home)
 }
 
 // IsDir reports whether the archive is a local directory.
