@@ -1,19 +1,14 @@
-// Package awsauth builds the AWS configuration every S3 and Secrets
-// Manager call of the exporter uses, and reads Secrets Manager secrets
-// (FetchSecret). What a secret means (a Kubecost CA bundle, a bearer
-// token) is the kubecost package's business.
+// Package awsauth builds the AWS configuration of every S3, STS and Secrets Manager call,
+// and reads secrets (FetchSecret; what they mean is package kubecost's business).
 //
-// In production the pod runs with IRSA: EKS injects AWS_ROLE_ARN and
-// AWS_WEB_IDENTITY_TOKEN_FILE, and the web-identity role (the child) is the
-// pod's identity. When the bucket lives in a central account,
-// IRSA_PARENT_IAM_ROLE_ARN names a role there (the parent); the child
-// assumes it, and everything after that uses the parent's credentials:
+// On EKS, IRSA injects AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE: the web-identity role
+// (the child) is the pod's identity. For a bucket in a central account, the child assumes
+// IRSA_PARENT_IAM_ROLE_ARN (the parent), whose credentials sign everything after:
 //
 //	web-identity arn:aws:iam::111111111111:role/child -> assume-role arn:aws:iam::222222222222:role/parent
 //
-// Both steps are cached and refreshed ExpiryWindow before they expire, so a
-// backfill that runs for hours never sends an expired credential. The web
-// identity token file is re-read at every refresh because kubelet rotates it.
+// Both are cached and refreshed ExpiryWindow before expiry, so a backfill of hours never
+// sends an expired credential; the token file is re-read each time, as kubelet rotates it.
 package awsauth
 
 import (
@@ -38,14 +33,11 @@ import (
 )
 
 const (
-	// defaultExpiryWindow is how long before expiry cached credentials are
-	// refreshed: far more than any single S3 upload or retry sequence.
+	// defaultExpiryWindow is far more than any S3 upload or retry sequence.
 	defaultExpiryWindow = 5 * time.Minute
-	// sessionDuration is the parent session length. Role chaining caps
-	// sessions at one hour, and every role allows at least one hour, so
-	// asking for exactly that never fails and keeps STS calls rare.
-	sessionDuration = time.Hour
-	// identityCheckTimeout bounds the start-up GetCallerIdentity call.
+	// sessionDuration is the parent session: role chaining caps it at one hour, which every
+	// role allows, so it never fails and keeps STS calls rare.
+	sessionDuration      = time.Hour
 	identityCheckTimeout = 15 * time.Second
 
 	sessionPrefix = "kubecost-s3-exporter-"
@@ -53,67 +45,50 @@ const (
 
 // Input is what Load needs. Region, Lookup and RequestTimeout are required.
 type Input struct {
-	// Region is the region of every client. Required; awsauth takes it as
-	// given: which variable or flag wins is the destination's decision
-	// (destination.Settings.Region), so a command's -region is obeyed.
+	// Region is every client's, as given: the destination decides it, so -region is obeyed.
 	Region string
-	// ParentRoleARN is the role the child's credentials assume; empty
-	// means no chaining. ParentRoleSetting names its variable, for errors.
+	// ParentRoleARN is the role the child assumes ("": no chaining); ParentRoleSetting
+	// names its variable, for errors.
 	ParentRoleARN, ParentRoleSetting string
-	// ClusterName names the STS sessions kubecost-s3-exporter-<cluster>,
-	// so CloudTrail shows which cluster's exporter acted.
+	// ClusterName names the STS sessions (SessionName), so CloudTrail shows the cluster.
 	ClusterName string
-	// Lookup reads the AWS_* variables awsauth interprets itself:
-	// AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME,
-	// AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_<SERVICE> and
-	// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS. Required: the destination
-	// hands it (Settings.AWSLookup). Anything else the SDK reads (profiles,
-	// static keys, IMDS settings) still comes from the process environment.
+	// Lookup reads the variables awsauth interprets: AWS_ROLE_ARN,
+	// AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_SESSION_NAME, AWS_ENDPOINT_URL[_<SERVICE>] and
+	// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (Settings.AWSLookup). The SDK reads the rest
+	// (profiles, static keys, IMDS) from the process environment.
 	Lookup func(string) (string, bool)
-	// Static are keys the destination's configuration names (a Thanos
-	// object-store.yaml's access_key and secret_key). When set they replace
-	// IRSA and the default chain as the child credentials; the parent role
-	// is still assumed with them. Their Source names them in logs.
+	// Static are the destination's keys (object-store.yaml's access_key, secret_key): they
+	// replace IRSA and the default chain as the child (the parent is still assumed with
+	// them); Source names them in logs.
 	Static *aws.Credentials
-	// Logger receives credential events; never secrets. nil discards.
-	Logger *slog.Logger
-	// ExpiryWindow is how long before expiry cached credentials are
-	// refreshed; 0 means 5 minutes.
+	Logger *slog.Logger // credential events, never secrets; nil discards
+	// ExpiryWindow is how long before expiry credentials are refreshed; 0 is 5 minutes.
 	ExpiryWindow time.Duration
-	// RequestTimeout bounds how long an S3, STS or Secrets Manager call may
-	// make no progress (see NewHTTPClient). Required, as the region: its
-	// default is the destination's (S3_REQUEST_TIMEOUT).
-	// RequestTimeoutSetting names the variable that sets it, for errors.
+	// RequestTimeout is NewHTTPClient's (S3_REQUEST_TIMEOUT); RequestTimeoutSetting names it.
 	RequestTimeout        time.Duration
 	RequestTimeoutSetting string
 }
 
 // Identity is the resolved AWS identity of the run.
 type Identity struct {
-	// Config signs every AWS call: with the parent's credentials when
-	// chaining, else with the default chain's (web identity on EKS).
+	// Config signs every AWS call: the parent's credentials when chaining, else the default
+	// chain's (web identity on EKS).
 	Config aws.Config
-	// Chain describes how the credentials are obtained, for logs.
-	Chain string
-	// CallerARN and Account come from sts:GetCallerIdentity; both are ""
-	// when STS could not be reached for that check (see Load).
-	CallerARN string
-	Account   string
-	// SessionName is the STS session name used for every assumed role.
+	Chain  string // how the credentials are obtained, for logs
+	// CallerARN and Account come from sts:GetCallerIdentity; "" when STS was unreachable.
+	CallerARN   string
+	Account     string
 	SessionName string
 }
 
-// Load resolves the credential chain and proves it works before any export
-// starts, so a broken trust policy fails the run at once with one clear
-// error (the caller exits 1) instead of after the first Kubecost query:
+// Load resolves the credential chain and proves it before any export, so a broken trust
+// policy fails the run at once (exit 1), not after the first Kubecost query:
 //
 //  1. the child credentials are retrieved (web identity or default chain);
 //  2. with a parent role, AssumeRole runs with them;
-//  3. sts:GetCallerIdentity confirms the final identity and gives the ARN
-//     for the logs. It needs no IAM permission and cannot be denied, so
-//     only an authentication error from it is fatal; if STS is merely
-//     unreachable (S3-only VPC with node credentials) Load logs a warning
-//     and continues.
+//  3. sts:GetCallerIdentity confirms the identity. It needs no IAM permission, so only an
+//     authentication error is fatal; an unreachable STS (S3-only VPC with node
+//     credentials) is a warning.
 func Load(ctx context.Context, in Input) (*Identity, error) {
 	st, err := newSetup(in)
 	if err != nil {
@@ -143,7 +118,6 @@ func Load(ctx context.Context, in Input) (*Identity, error) {
 	return id, nil
 }
 
-// setup is Load's resolved input, shared by its steps.
 type setup struct {
 	in        Input
 	env       envSource
@@ -171,17 +145,13 @@ func newSetup(in Input) (*setup, error) {
 	}, nil
 }
 
-// loadConfig is the SDK's default configuration with our region, logger,
-// cache window and endpoints.
 func (st *setup) loadConfig(ctx context.Context) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{
 		config.WithRegion(st.in.Region),
 		config.WithCredentialsCacheOptions(st.cacheOptions),
-		// SDK warnings become structured log lines like ours. Request and
-		// response logging stays off: it would print signed headers.
+		// Request and response logging would print signed headers.
 		config.WithLogger(sdkLogger(st.log)),
 		config.WithClientLogMode(0),
-		// Every AWS call is bounded (see NewHTTPClient).
 		config.WithHTTPClient(NewHTTPClient(st.in.RequestTimeout, st.in.RequestTimeoutSetting)),
 	}
 	if u := st.env.get("AWS_ENDPOINT_URL"); u != "" && !st.env.ignoreEndpoints() {
@@ -191,29 +161,25 @@ func (st *setup) loadConfig(ctx context.Context) (aws.Config, error) {
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("awsauth: load AWS config: %w", err)
 	}
-	// Consulted first by every service client for AWS_ENDPOINT_URL_<SERVICE>,
-	// so endpoints follow Lookup like the rest of the configuration.
+	// Service clients ask it first for AWS_ENDPOINT_URL_<SERVICE>, so endpoints follow Lookup.
 	cfg.ConfigSources = append([]any{st.env}, cfg.ConfigSources...)
 	return cfg, nil
 }
 
 func (st *setup) cacheOptions(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = st.window }
 
-// childCredentials sets up the pod's own credentials (web identity, or
-// the default chain) in id.Config and retrieves them once.
+// childCredentials sets up the pod's own credentials in id.Config and retrieves them once.
 func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
 	roleARN, tokenFile := st.env.get("AWS_ROLE_ARN"), st.env.get("AWS_WEB_IDENTITY_TOKEN_FILE")
 	id.Chain = "default credential chain"
 	switch {
 	case st.in.Static != nil:
-		// Explicit keys win over whatever the pod also has; the caller
-		// logs that static keys are in use.
+		// Explicit keys win over the pod's; the caller logs them.
 		id.Config.Credentials = credentials.StaticCredentialsProvider{Value: *st.in.Static}
 		id.Chain = "static keys from " + cmp.Or(st.in.Static.Source, "the configuration")
 		return nil
 	case roleARN != "" && tokenFile != "":
-		// Built here rather than left to LoadDefaultConfig so that Lookup
-		// decides, and so the session carries our recognisable name.
+		// Not LoadDefaultConfig's, so Lookup decides and the session carries our name.
 		webSession := cmp.Or(st.env.get("AWS_ROLE_SESSION_NAME"), st.session)
 		web := stscreds.NewWebIdentityRoleProvider(sts.NewFromConfig(id.Config), roleARN, stscreds.IdentityTokenFile(tokenFile),
 			func(o *stscreds.WebIdentityRoleOptions) { o.RoleSessionName = webSession })
@@ -222,8 +188,7 @@ func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
 		id.Config.Credentials = aws.NewCredentialsCache(p, st.cacheOptions)
 		id.Chain = "web-identity " + roleARN
 	case roleARN != "" || tokenFile != "":
-		// The SDK would silently fall through to other credentials; a
-		// half-configured IRSA is a mistake worth stopping for.
+		// The SDK would silently fall through to other credentials.
 		return fmt.Errorf("awsauth: AWS_ROLE_ARN=%q and AWS_WEB_IDENTITY_TOKEN_FILE=%q must be set together (IRSA sets both)", roleARN, tokenFile)
 	}
 	child, err := id.Config.Credentials.Retrieve(ctx)
@@ -238,8 +203,7 @@ func (st *setup) childCredentials(ctx context.Context, id *Identity) error {
 	return nil
 }
 
-// assumeParent switches id.Config to the parent role's credentials,
-// assumed with the child's, and proves the assumption works.
+// assumeParent switches id.Config to the parent role's credentials and proves them.
 func (st *setup) assumeParent(ctx context.Context, id *Identity, parentARN string) error {
 	assume := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(id.Config), parentARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = st.session
@@ -280,7 +244,6 @@ func (id *Identity) checkCaller(ctx context.Context, log *slog.Logger) error {
 	return nil
 }
 
-// assumeHint turns the common AccessDenied into a next step.
 func assumeHint(err error) string {
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) && apiErr.ErrorCode() == "AccessDenied" {
@@ -289,13 +252,10 @@ func assumeHint(err error) string {
 	return ""
 }
 
-// sessionNameBad matches characters STS rejects in RoleSessionName.
 var sessionNameBad = regexp.MustCompile(`[^\w+=,.@-]`)
 
-// SessionName is kubecost-s3-exporter-<cluster>, made valid for STS
-// (2-64 characters of [\w+=,.@-]). A name too long is cut and ends in a
-// short hash of the full cluster name, so two long cluster names sharing a
-// prefix still get distinct sessions in CloudTrail.
+// SessionName is kubecost-s3-exporter-<cluster>, valid for STS (2-64 of [\w+=,.@-]); a long
+// one ends in a hash of the cluster's, so names sharing a prefix stay distinct in CloudTrail.
 func SessionName(cluster string) string {
 	name := sessionPrefix + sessionNameBad.ReplaceAllString(cluster, "-")
 	if cluster == "" {
@@ -307,12 +267,9 @@ func SessionName(cluster string) string {
 	return name[:64-9] + "-" + shortHash(cluster)
 }
 
-// shortHash is the first 4 bytes of the name's SHA-256, in hex.
 func shortHash(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s)))[:8] }
 
-// loggedProvider logs every credential issue (start-up and each refresh)
-// with its expiry, and refresh failures during the run. It never logs the
-// credentials themselves.
+// loggedProvider logs each credential issue with its expiry, and refresh failures; no secret.
 type loggedProvider struct {
 	next   aws.CredentialsProvider
 	log    *slog.Logger
@@ -337,8 +294,7 @@ func (p *loggedProvider) Retrieve(ctx context.Context) (aws.Credentials, error) 
 	return c, nil
 }
 
-// sdkLogger routes the SDK's own messages (warnings such as a missing
-// response checksum) into slog.
+// sdkLogger routes the SDK's messages (such as a missing checksum warning) into slog.
 func sdkLogger(log *slog.Logger) logging.Logger {
 	return logging.LoggerFunc(func(class logging.Classification, format string, v ...any) {
 		level := slog.LevelDebug

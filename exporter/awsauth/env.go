@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// envSource answers the SDK's per-service endpoint questions from Lookup.
-// Service clients ask every entry of aws.Config.ConfigSources for
-// AWS_ENDPOINT_URL_<SERVICE ID>; Load puts this one first.
+// envSource answers the SDK's per-service endpoint questions from Lookup: service clients
+// ask aws.Config.ConfigSources for AWS_ENDPOINT_URL_<SERVICE ID>, and Load puts it first.
 type envSource struct {
 	lookup func(string) (string, bool)
 }
@@ -22,9 +21,8 @@ func (e envSource) ignoreEndpoints() bool {
 	return strings.EqualFold(e.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true")
 }
 
-// GetServiceBaseEndpoint implements the SDK's ServiceBaseEndpointProvider.
-// sdkID is the service ID, "S3", "STS" or "Secrets Manager"; the variable
-// name is it upper-cased with spaces as underscores.
+// GetServiceBaseEndpoint implements the SDK's ServiceBaseEndpointProvider; sdkID ("S3",
+// "Secrets Manager") goes upper-case, spaces as underscores.
 func (e envSource) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
 	if e.ignoreEndpoints() {
 		return "", false, nil
@@ -33,8 +31,8 @@ func (e envSource) GetServiceBaseEndpoint(_ context.Context, sdkID string) (stri
 	return v, v != "", nil
 }
 
-// GetIgnoreConfiguredEndpoints implements the SDK's matching provider, so
-// the switch also silences endpoints configured in the process environment.
+// GetIgnoreConfiguredEndpoints implements the SDK's matching provider, so the switch also
+// silences the process environment's endpoints.
 func (e envSource) GetIgnoreConfiguredEndpoints(context.Context) (bool, bool, error) {
 	v := e.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
 	return strings.EqualFold(v, "true"), v != "", nil

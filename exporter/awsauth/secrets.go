@@ -8,11 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 )
 
-// FetchSecret returns the current value of a Secrets Manager secret:
-// SecretString, or SecretBinary as bytes. cfg should be Identity.Config, so
-// the read uses the parent's credentials when chaining. region is the
-// destination's decision (Settings.SecretsRegion). Errors name the secret
-// and region, never the value.
+// FetchSecret returns a secret's SecretString, or SecretBinary as text, with cfg (the
+// Identity's) in region (Settings.SecretsRegion). Errors never carry the value.
 func FetchSecret(ctx context.Context, cfg aws.Config, region, name string) (string, error) {
 	client := secretsmanager.NewFromConfig(cfg, func(o *secretsmanager.Options) { o.Region = region })
 	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})

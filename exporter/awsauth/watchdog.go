@@ -13,9 +13,8 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 )
 
-// StallError is a connection that made no progress for Timeout. It is a
-// timeout (Timeout() is true), so the SDK's retryer retries the call on a
-// new connection.
+// StallError is a connection that made no progress for After; as a timeout, the SDK
+// retries the call on a new connection.
 type StallError struct {
 	Dir     string // "read" or "write"
 	After   time.Duration
@@ -30,8 +29,7 @@ func (e *StallError) Error() string {
 	return msg
 }
 
-// Bound is the bound the call broke and the setting that sets it, for a
-// caller that words the error its own way (s3store).
+// Bound is the bound broken and its setting, for a caller that words the error (s3store).
 func (e *StallError) Bound() (time.Duration, string) { return e.After, e.Setting }
 
 // Timeout marks the error as retryable for the SDK.
@@ -40,20 +38,13 @@ func (e *StallError) Timeout() bool { return true }
 // Temporary is read by the SDK's connection-error check.
 func (e *StallError) Temporary() bool { return true }
 
-// NewHTTPClient is the HTTP client of every AWS call (S3, STS, Secrets
-// Manager). On top of the SDK's defaults it bounds each call: the response
-// headers must come within timeout of the request being sent (the
-// transport's ResponseHeaderTimeout, twice that, is a backstop), and neither
-// the request body nor the response body may stall for longer than
-// timeout. A stalled connection is closed with a StallError, which the
-// SDK's retryer retries like any timeout. A whole call is never bounded by
-// its total duration: a large part on a slow link is fine as long as bytes
-// move.
+// NewHTTPClient is the HTTP client of every AWS call (S3, STS, Secrets Manager): the
+// response headers must come within timeout of the request, and neither body may stall
+// longer, else a StallError closes the connection (retried like any timeout). No call is
+// bounded in total: a large part on a slow link is fine while bytes move.
 func NewHTTPClient(timeout time.Duration, setting string) *awshttp.BuildableClient {
 	return awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
-		// The watchdog below fails a silent wait for the response after
-		// timeout, with a message naming the setting; the transport's own
-		// header timeout is the backstop should a read never be pending.
+		// A backstop should no read be pending: the watchdog fails a wait, naming the setting.
 		tr.ResponseHeaderTimeout = 2 * timeout
 		dial := tr.DialContext
 		if dial == nil {
@@ -69,21 +60,16 @@ func NewHTTPClient(timeout time.Duration, setting string) *awshttp.BuildableClie
 	})
 }
 
-// watchdogConn fails a read or write that makes no progress for timeout.
-// While a request body is being written, the response cannot start, so
-// writes that progress also keep the pending read alive; this is what lets
-// a long upload on a slow link pass while a server that stops reading, or
-// never answers, is caught.
+// watchdogConn fails a read or write that makes no progress for timeout. Writing progress
+// keeps the pending read alive (the response cannot start before the body is sent), so a
+// long upload on a slow link passes and a server that stops reading or answering is caught.
 type watchdogConn struct {
 	net.Conn
 	timeout   time.Duration
 	setting   string
 	lastWrite atomic.Int64 // unix nanoseconds of the last written byte
-	// stall is the first StallError on this connection. The transport
-	// closes the connection after it, and the other direction then fails
-	// with "use of closed network connection"; reporting the stall instead
-	// keeps the cause, and its Timeout(), whichever error the transport
-	// happens to surface.
+	// stall is the first StallError. The other direction then fails with "use of closed
+	// network connection"; reporting the stall keeps the cause and its Timeout().
 	stall atomic.Pointer[StallError]
 }
 
@@ -93,7 +79,6 @@ func (c *watchdogConn) stalled(dir string) error {
 	return c.stall.Load()
 }
 
-// cause replaces a later error on a stalled connection by the stall.
 func (c *watchdogConn) cause(err error) error {
 	if s := c.stall.Load(); err != nil && s != nil {
 		return s
@@ -101,8 +86,7 @@ func (c *watchdogConn) cause(err error) error {
 	return err
 }
 
-// chunk is how much one Write sends under one deadline, so that a large
-// write that trickles is judged by its progress, not its total size.
+// chunk is sent per Write deadline, so a trickling large write is judged by its progress.
 const chunk = 64 << 10
 
 func (c *watchdogConn) Read(p []byte) (int, error) {
@@ -115,8 +99,7 @@ func (c *watchdogConn) Read(p []byte) (int, error) {
 		if n > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
 			return n, c.cause(err)
 		}
-		// The request body is still moving: wait until timeout after its
-		// last byte.
+		// The request body is still moving: wait until timeout after its last byte.
 		if next := time.Unix(0, c.lastWrite.Load()).Add(c.timeout); next.After(time.Now()) {
 			deadline = next
 			continue

@@ -7,22 +7,16 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// S3 access points as the archive (docs/object-store-config.md, "Access
-// points"). The bucket may be an access point alias or ARN
-// (exporter.BucketNameProblem); the AWS SDK for Go v2 takes either as the
-// Bucket of every object call. An alias is a bucket name to it. An ARN is
-// resolved by service/s3 endpoints.go (v1.114.8) to the access point's own
-// host, https://<name>-<account>.s3-accesspoint.<region>.<dns suffix>,
-// signed for the ARN's region with signing name s3 (endpoints_test.go
-// "vanilla access point arn@us-west-2"); with a custom endpoint it sends to
-// <name>-<account>.<endpoint host> ("SDK::Host + access point ARN"), and
-// it refuses path-style addressing ("path style + arn is error"). The rules
-// below refuse what would not reach the access point.
+// S3 access points as the archive (docs/object-store-config.md, "Access points"). The AWS
+// SDK for Go v2 takes an alias as a bucket name. service/s3 endpoints.go (v1.114.8)
+// resolves an ARN to https://<name>-<account>.s3-accesspoint.<region>.<dns suffix>, signed
+// for the ARN's region as s3 (endpoints_test.go "vanilla access point arn@us-west-2"); with
+// a custom endpoint, to <name>-<account>.<endpoint host> ("SDK::Host + access point ARN");
+// path-style is refused ("path style + arn is error"). These rules refuse what would not
+// reach the access point.
 
-// accessPointHostProblem refuses an access point's own host, or another
-// host only an access point answers, as the endpoint. The advice keeps the
-// access point: a bucket's name with the S3 endpoint would reach the bucket
-// without the access point and its policy.
+// accessPointHostProblem refuses a host only an access point answers as the endpoint. The
+// advice keeps the access point: the bucket's name would bypass it and its policy.
 func accessPointHostProblem(host string) string {
 	labels := strings.Split(host, ".")
 	for i, l := range labels {
@@ -50,18 +44,14 @@ func accessPointHostProblem(host string) string {
 	return ""
 }
 
-// accessPointVPCE reports a PrivateLink interface endpoint for access
-// points (accesspoint.vpce-….s3.<region>.vpce.amazonaws.com), the one
-// custom endpoint that reaches an access point ARN: the SDK prepends
-// <name>-<account>. Any other custom endpoint would receive the request as
-// <name>-<account>.<host>, and S3 (an AWS regional host written as the
-// endpoint included) would not read it as the access point.
+// accessPointVPCE reports a PrivateLink endpoint for access points
+// (accesspoint.vpce-….s3.<region>.vpce.amazonaws.com), the one custom endpoint that reaches
+// an ARN once the SDK prepends <name>-<account>; S3 reads no other host (AWS's included) so.
 func accessPointVPCE(host string) bool {
 	return strings.HasPrefix(host, "accesspoint.") && awsHostPrivateLink.MatchString(host)
 }
 
-// validateAccessPoint refuses the file's settings that cannot reach the
-// access point config.bucket names.
+// validateAccessPoint refuses the file's settings that cannot reach the access point.
 func (c *S3) validateAccessPoint(bad badFn) {
 	ap, arnErr := exporter.ParseAccessPointARN(c.Bucket)
 	isARN := arnErr == ""
@@ -72,8 +62,8 @@ func (c *S3) validateAccessPoint(bad badFn) {
 	onAWS := isAWSHost(host) || awsHostPrivateLink.MatchString(host)
 	switch {
 	case (isARN || onAWS) && c.BucketLookupType == LookupPath:
-		// access-points-restrictions-limitations-naming-rules.html: "You can
-		// address access points only by using virtual-host-style URLs".
+		// access-points-restrictions-limitations-naming-rules.html: "You can address access
+		// points only by using virtual-host-style URLs".
 		bad("config.bucket_lookup_type", string(c.BucketLookupType), "an access point takes virtual-hosted-style requests only; remove it or set auto")
 	case (isARN || onAWS) && c.Insecure:
 		bad("config.insecure", "true", "an access point takes HTTPS only; remove it or set false")
@@ -83,8 +73,7 @@ func (c *S3) validateAccessPoint(bad badFn) {
 	}
 	switch region := c.region(); {
 	case arnEndpointRefused(host):
-		// An AWS host other than FIPS and PrivateLink is left to the SDK
-		// (EndpointURL), which resolves the access point's host itself.
+		// Other AWS hosts are left to the SDK (EndpointURL), which resolves the host.
 		bad("config.endpoint", c.Endpoint, "with an access point ARN as the bucket, write AWS's S3 endpoint (s3.%s.amazonaws.com): "+
 			"the AWS SDK sends to the access point's own host, derived from the ARN", ap.Region)
 	case region != "" && region != ap.Region:
@@ -96,12 +85,9 @@ func (c *S3) validateAccessPoint(bad badFn) {
 	}
 }
 
-// checkAccessPoint holds the bucket to the endpoint variables: an access
-// point's own host is refused as for the file (accessPointHostProblem),
-// and an access point ARN needs no endpoint but a PrivateLink one for
-// access points (accessPointVPCE), and the clusters' partition (the SDK
-// refuses an ARN of another partition than the client's, and credentials
-// do not cross partitions). The file's endpoint is checked with the file.
+// checkAccessPoint holds the bucket to the endpoint variables as the file is held; an ARN
+// takes no endpoint but accessPointVPCE's, and must be in the clusters' partition (the SDK
+// refuses another partition than the client's; credentials do not cross partitions).
 func checkAccessPoint(s *Settings, sc Scope, bad badFunc) {
 	name := s.store.envOf(pair{vars: s3EndpointVars})
 	var host, hostPort string

@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// Bill is where the report reads the bill (docs/bill.md): a CUR 2.0 Data
-// Export, a second location with settings of its own (Dest), which Load
-// makes, the destination's rules check (BillRules) and Open opens like the
-// archive. A command's configuration embeds it, as it embeds Settings.
+// Bill is where the report reads the bill (docs/bill.md), a CUR 2.0 Data Export: a second
+// location (Dest, made by Load, checked by BillRules, opened by Open like the archive). A
+// command's configuration embeds it, as it embeds Settings.
 type Bill struct {
 	BillLocation string `env:"BILL_LOCATION" flag:"bill" desc:"a CUR 2.0 Data Export with split cost allocation data to compare Kubecost with the bill: s3://bucket/prefix/ (the export's folder, which holds data/BILLING_PERIOD=YYYY-MM/, or any folder above its BILLING_PERIOD= folders) or a local directory of the same layout; adds the section 'Kubecost and the bill' (default: no comparison)"`
 	BillRegion   string `env:"BILL_REGION" flag:"bill-region" desc:"the region of the bill's bucket (default: -region, else AWS_REGION, else AWS_DEFAULT_REGION, else CLUSTER_ID's)"`
@@ -21,17 +20,14 @@ type Bill struct {
 	Dest *Settings
 }
 
-// billVars name, for the bill, the destination's rules that check what a
-// location sets: its bucket and prefix, its region, its role.
+// billVars name, for the bill, the destination's rules over what a location sets.
 var billVars = map[string]string{
 	"S3_BUCKET_NAME": "BILL_LOCATION", "S3_PREFIX": "BILL_LOCATION", "AWS_REGION": "BILL_REGION", "IRSA_PARENT_IAM_ROLE_ARN": "BILL_ROLE_ARN",
 }
 
-// Load makes the location destination settings: s3://bucket/prefix/ is a
-// bucket and a key prefix, anything else a directory. Its region is
-// BILL_REGION (STSRegion says what follows), its role BILL_ROLE_ARN; the
-// command's request timeout (S3_REQUEST_TIMEOUT) bounds its calls too.
-// lookup is the environment, as for Settings.Load.
+// Load makes the location destination settings: s3://bucket/prefix/ is a bucket and a
+// prefix, anything else a directory; its region is BILL_REGION, its role BILL_ROLE_ARN,
+// and S3_REQUEST_TIMEOUT bounds its calls too. lookup is as for Settings.Load.
 func (b *Bill) Load(archive *Settings, lookup func(string) (string, bool)) {
 	loc := b.Source()
 	if loc == "" {
@@ -54,10 +50,8 @@ func (b *Bill) Load(archive *Settings, lookup func(string) (string, bool)) {
 // Source is the location as the user gave it, for the page and errors.
 func (b *Bill) Source() string { return strings.TrimSpace(cmp.Or(b.BillLocation, b.CURLocation)) }
 
-// BillRules are the bill's checks: a name and its old name set to
-// different values, a location that names no bucket, then the
-// destination's own rules over what the location sets, each error named
-// by the bill's variable.
+// BillRules are the bill's checks: a name and its old name that disagree, a location
+// without a bucket, then the destination's rules over the location, named by billVars.
 func BillRules() []Rule[Bill] {
 	out := []Rule[Bill]{
 		{"BILL_LOCATION", func(b *Bill, _ Scope, bad badFunc) {

@@ -1,18 +1,13 @@
-// Package destination is the archive's one way in: the settings that say
-// where the day files live (an S3 bucket or a local directory), from every
-// source, and Open, which every command that reads or writes the archive
-// calls (run, report). So whatever run writes, report reads with the same
-// environment.
+// Package destination is the archive's one way in: the settings that say where the day
+// files live (an S3 bucket or a local directory), and Open, which run and report both call,
+// so report reads what run writes with the same environment.
 //
-// The sources are the variables (the env tags of Settings, which the
-// configuration tables of package config embed, so help, the docs and the
-// chart list them), the report's flags (the flag tags), and
-// OBJECT_STORE_CONFIG_FILE (file.go, objectstore.go). The bill's location
-// is a second Settings (bill.go). Settings owns their defaults, their
-// validation (Rules), each client's region (STSRegion, BucketRegion,
-// SecretsRegion), where each value came from (Sources), and the
-// construction of the store and its client (open.go): credential chain,
-// role chaining, endpoint, TLS, retries, encryption and object headers. s3store and dirstore only implement the store.
+// The sources are the env tags (embedded in config's tables, so help, the docs and the
+// chart list them), the report's flag tags, and OBJECT_STORE_CONFIG_FILE (file.go,
+// objectstore.go); the bill's location is a second Settings (bill.go). Settings owns the
+// defaults, validation (Rules), each client's region, Sources, and the construction of the
+// store and client (open.go): credentials, role chaining, endpoint, TLS, retries,
+// encryption, object headers. s3store and dirstore only implement the store.
 //
 // Adding an object-store option: docs/architecture.md.
 package destination
@@ -31,9 +26,7 @@ import (
 // Settings are the destination's settings. A command's configuration
 // struct embeds it; config decodes the tags, then calls Load.
 type Settings struct {
-	S3BucketName string `env:"S3_BUCKET_NAME" flag:"bucket" req:"unless OUTPUT_DIR" desc:"the archive's bucket (required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination)"`
-	// A Thanos-format file may set the destination instead of the
-	// variables; where both set a value they must agree.
+	S3BucketName          string `env:"S3_BUCKET_NAME" flag:"bucket" req:"unless OUTPUT_DIR" desc:"the archive's bucket (required unless OUTPUT_DIR or OBJECT_STORE_CONFIG_FILE sets the destination)"`
 	ObjectStoreConfigFile string `env:"OBJECT_STORE_CONFIG_FILE" flag:"object-store-config-file" desc:"Thanos-format bucket configuration, such as Kubecost's object-store.yaml or federated-store.yaml: sets bucket, prefix, endpoint, region, keys, encryption and object metadata; a variable that sets the same thing must agree with it"`
 	S3Prefix              string `env:"S3_PREFIX" flag:"prefix" desc:"optional key prefix before account_id=, ending in /"`
 	OutputDir             string `env:"OUTPUT_DIR" flag:"dir" desc:"the archive is this local directory, in the same key layout, instead of S3"`
@@ -42,40 +35,29 @@ type Settings struct {
 	SSE                   string `env:"S3_SSE" desc:"server-side encryption: empty (bucket default), AES256 or aws:kms"`
 	SSEKMSKeyID           string `env:"S3_SSE_KMS_KEY_ID" desc:"KMS key ID or ARN, with S3_SSE=aws:kms"`
 	S3PartSizeMiB         int    `env:"S3_PART_SIZE_MIB" default:"8" desc:"multipart part size in MiB, 5-5120; a day file larger than one part is uploaded in parts"`
-	// Region is the AWS region the user set (a flag, AWS_REGION); the
-	// regions of the clients are decided from it by STSRegion and
-	// BucketRegion. The run's table leaves it out: the AWS SDK defines the
-	// variable, and EKS sets it in every IRSA pod.
+	// The run's table leaves it out: the AWS SDK defines it, and EKS sets it in IRSA pods.
 	Region string `env:"AWS_REGION" flag:"region" desc:"the region of STS and of the bucket, unless the bucket names its own (an access point ARN, OBJECT_STORE_CONFIG_FILE's config.region); default: AWS_DEFAULT_REGION, else CLUSTER_ID's"`
-	// RequestTimeout bounds every AWS call of the archive (awsauth's HTTP
-	// client), for every command that opens it.
+	// RequestTimeout bounds every AWS call of the archive (awsauth's HTTP client).
 	RequestTimeout exporter.Seconds `env:"S3_REQUEST_TIMEOUT" default:"60" desc:"seconds an S3, STS or Secrets Manager call may make no progress (response headers, request or response body) before it is retried, > 0"`
 
-	// store is what Load read from OBJECT_STORE_CONFIG_FILE, so that the
-	// rules stay free of I/O.
+	// store is what Load read from OBJECT_STORE_CONFIG_FILE, so the rules do no I/O.
 	store objectStore
-	// envRegion is AWS_REGION, else AWS_DEFAULT_REGION, as Load found
-	// them; clusterRegion the command's cluster's (Scope.Region); roleVar
-	// names IRSAParentRoleARN's variable when it is not its own (the bill's).
+	// envRegion is AWS_REGION, else AWS_DEFAULT_REGION; clusterRegion is Scope.Region;
+	// roleVar names IRSAParentRoleARN's variable when it is not its own (the bill's).
 	envRegion, clusterRegion, roleVar string
 }
 
-// Load reads what the settings name (OBJECT_STORE_CONFIG_FILE) and fills
-// the values only the file sets. lookup is the environment, for the
-// variables the file must agree with. Call it once, after decoding.
+// Load reads OBJECT_STORE_CONFIG_FILE and fills the values only the file sets; lookup is
+// the environment the file must agree with. Call it once, after decoding.
 func (s *Settings) Load(lookup func(string) (string, bool)) {
 	get := func(name string) string { v, _ := lookup(name); return strings.TrimSpace(v) }
 	s.envRegion = cmp.Or(get("AWS_REGION"), get("AWS_DEFAULT_REGION")) // the SDK's order
 	s.loadObjectStore(lookup)
 }
 
-// The region of each client is decided here, once, in the order
-// docs/deployment.md ("Regions") states.
-
-// STSRegion is the region of STS and of the configuration every AWS client
-// starts from: Region (the bill's: BILL_REGION), else AWS_REGION (or
-// -region), else AWS_DEFAULT_REGION, else the command's cluster's, else
-// the bucket's own.
+// STSRegion is the region of STS and of every AWS client's base configuration, in the
+// order of docs/deployment.md ("Regions"): Region (the bill's: BILL_REGION), else
+// AWS_REGION (or -region), else AWS_DEFAULT_REGION, else the cluster's, else the bucket's.
 func (s *Settings) STSRegion() string {
 	return cmp.Or(s.Region, s.envRegion, s.clusterRegion, s.ownRegion())
 }
@@ -84,12 +66,10 @@ func (s *Settings) STSRegion() string {
 // point ARN's, the object-store file's), else STSRegion.
 func (s *Settings) BucketRegion() string { return cmp.Or(s.ownRegion(), s.STSRegion()) }
 
-// SecretsRegion is Secrets Manager's region: setting (the secret's region
-// variable) when set, else STSRegion.
+// SecretsRegion is Secrets Manager's: setting (the secret's region variable), else STSRegion.
 func (s *Settings) SecretsRegion(setting string) string { return cmp.Or(setting, s.STSRegion()) }
 
-// ownRegion is the region the bucket names itself: an access point ARN's,
-// else the object-store file's (config.region, or its AWS endpoint's).
+// ownRegion is an access point ARN's region, else the object-store file's.
 func (s *Settings) ownRegion() string {
 	if ap, msg := exporter.ParseAccessPointARN(s.S3BucketName); msg == "" {
 		return ap.Region
@@ -100,19 +80,17 @@ func (s *Settings) ownRegion() string {
 	return ""
 }
 
-// Scope is what the rest of a command's configuration tells the
-// destination's rules: the clusters' partition and accounts (none for the
-// report), and the region of the command's cluster, Region's default.
-// Clusters says the command requires its clusters and checks them: a
-// region missing for want of a valid one is reported there, once.
+// Scope is what the rest of a command's configuration tells the rules: the clusters'
+// partition and accounts (none for the report) and region. Clusters says the command
+// checks its clusters, so a missing region is reported there, once.
 type Scope struct {
 	Partition, Region string
 	Accounts          []string
 	Clusters          bool
 }
 
-// Rule checks one setting of a T (Settings, Bill); bad is called once per
-// problem with the value as the user wrote it.
+// Rule checks one setting of a T (Settings, Bill); bad is called once per problem, with
+// the value as the user wrote it.
 type Rule[T any] struct {
 	Var   string
 	Check func(s *T, sc Scope, bad func(value, format string, args ...any))
@@ -125,8 +103,7 @@ func SSEModes() []string { return []string{s3store.SSES3, s3store.SSEKMS} }
 
 const maxPartSize = 5 << 30
 
-// partSizeProblem holds a part size in bytes (S3_PART_SIZE_MIB,
-// config.part_size) to S3's limits on a multipart part:
+// partSizeProblem holds a part size in bytes to S3's limits on a multipart part:
 // https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html
 func partSizeProblem(n int64) string {
 	if n < 5<<20 || n > maxPartSize {
@@ -173,8 +150,7 @@ func Rules() []Rule[Settings] {
 	}
 }
 
-// checkRegion learns the command's cluster's region, STSRegion's
-// default, and requires a region where AWS is asked for a bucket.
+// checkRegion learns the cluster's region and requires a region for a bucket.
 func checkRegion(s *Settings, sc Scope, bad badFunc) {
 	s.clusterRegion = sc.Region
 	switch r := s.STSRegion(); {
@@ -185,8 +161,7 @@ func checkRegion(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-// checkBucket requires a destination. A file that cannot be read or is
-// refused is reported once, by its own rule, not again as a missing bucket.
+// checkBucket requires a destination; an unusable file is reported by its own rule only.
 func checkBucket(s *Settings, sc Scope, bad badFunc) {
 	switch {
 	case s.S3BucketName == "" && s.OutputDir == "" && s.ObjectStoreConfigFile == "":
@@ -202,12 +177,9 @@ func checkBucket(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-// prefixProblem is the one grammar of a key prefix, as S3_PREFIX spells
-// it (team-a/costs/; the file's prefix is read as KeyPrefix makes it). The
-// characters refused are those S3 keys or the Hive layout cannot carry as
-// written: control characters (a key is UTF-8 without them in every tool
-// that lists it) and the backslash, which Windows tools read as a
-// separator.
+// prefixProblem is the one grammar of a key prefix (the file's goes through KeyPrefix
+// first). It refuses control characters (tools that list keys expect UTF-8 without them)
+// and the backslash, which Windows tools read as a separator.
 func prefixProblem(p string) string {
 	if p == "" || (strings.HasSuffix(p, "/") && !strings.HasPrefix(p, "/") && !strings.Contains(p, "//") &&
 		!strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f })) {
@@ -228,10 +200,8 @@ func checkParentRole(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-// checkBucketOwner accepts an account, "disabled" or unset, and requires
-// one when the default is ambiguous: the clusters of a federated Kubecost
-// in several accounts, without a parent role whose account would own the
-// bucket.
+// checkBucketOwner requires an owner when the default is ambiguous: clusters of a
+// federated Kubecost in several accounts, and no parent role.
 func checkBucketOwner(s *Settings, sc Scope, bad badFunc) {
 	o := s.ExpectedBucketOwner
 	switch {
@@ -243,23 +213,18 @@ func checkBucketOwner(s *Settings, sc Scope, bad badFunc) {
 	}
 }
 
-// parentAccount is the account of IRSA_PARENT_IAM_ROLE_ARN, or "".
-func (s *Settings) parentAccount() string {
-	if m := roleARNRE.FindStringSubmatch(s.IRSAParentRoleARN); m != nil {
-		return m[2]
-	}
-	return ""
-}
-
-// BucketOwner is the account every S3 call names as ExpectedBucketOwner:
-// S3_EXPECTED_BUCKET_OWNER when set, else the parent role's account when
-// chaining (the bucket lives in the pipeline account), else home (the
-// cluster's account; "" for the report). "" disables the check.
+// BucketOwner is the ExpectedBucketOwner of every S3 call: S3_EXPECTED_BUCKET_OWNER, else
+// the parent role's account (the bucket lives in the pipeline account), else home (the
+// cluster's; "" for the report). "" disables the check.
 func (s *Settings) BucketOwner(home string) string {
 	if s.ExpectedBucketOwner == "disabled" {
 		return ""
 	}
-	return cmp.Or(s.ExpectedBucketOwner, s.parentAccount(), home)
+	var parent string
+	if m := roleARNRE.FindStringSubmatch(s.IRSAParentRoleARN); m != nil {
+		parent = m[2]
+	}
+	return cmp.Or(s.ExpectedBucketOwner, parent, home)
 }
 
 // IsDir reports whether the archive is a local directory.
@@ -273,12 +238,11 @@ func (s *Settings) Name() string {
 	return "s3://" + s.S3BucketName + "/" + s.S3Prefix
 }
 
-// Warnings are the destination's problems worth logging that do not stop
-// a run.
+// Warnings are the destination's problems that are logged but do not stop a run.
 func (s *Settings) Warnings() []string {
 	var w []string
-	// An access point's ARN names its account and region by design, and
-	// neither it nor an alias can be taken by another account.
+	// An access point's ARN names its account and region by design, and no other account
+	// can take it or its alias.
 	if b := s.S3BucketName; b != "" && !exporter.IsAccessPoint(b) && (acctRE.MatchString(b) || regionCodeRE.MatchString(b)) {
 		w = append(w, fmt.Sprintf("S3_BUCKET_NAME %q contains an account ID or a region code: predictable bucket names invite bucket sniping; prefer a name without them", b))
 	}
@@ -287,7 +251,6 @@ func (s *Settings) Warnings() []string {
 
 var (
 	acctRE = regexp.MustCompile(`\d{12}`)
-	// Only real-looking region codes trigger the warning: "cost-data-1"
-	// must not read as a region.
+	// Only real-looking region codes warn: "cost-data-1" is not a region.
 	regionCodeRE = regexp.MustCompile(`(?:^|[^a-z])(?:[a-z]{2}(?:-gov|-iso[bef]?)?|eusc-[a-z]{2})-(?:central|(?:north|south)?(?:east|west)?)-\d`)
 )

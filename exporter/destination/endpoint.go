@@ -7,37 +7,27 @@ import (
 	"strings"
 )
 
-// config.endpoint as minio-go, objstore's S3 client, reads it. The
-// exporter must not link minio-go (internal/objstorecompat checks), so
-// the few rules below are restated from minio-go v7.0.93, the version
-// objstore v0.0.0-20250804093838 requires, and internal/objstorecompat
-// holds every one of them to minio-go's own functions on its table:
+// config.endpoint as minio-go, objstore's S3 client, reads it. The exporter must not link
+// minio-go, so these rules are restated from minio-go v7.0.93 (required by objstore
+// v0.0.0-20250804093838), and internal/objstorecompat holds each to minio-go's functions:
 //
-//   - which text is an endpoint: utils.go getEndpointURL and
-//     isValidEndpointURL (url.Parse of scheme://endpoint, a path of "" or
-//     "/", s3utils.IsValidIP or IsValidDomain, and the refusal of other
-//     *.s3.amazonaws.com and *.googleapis.com hosts);
-//   - the region a host names: pkg/s3utils/utils.go GetRegionFromURL,
-//     which api.go privateNew calls when region is empty;
-//   - which hosts are AWS's: s3utils.IsAmazonEndpoint, and of those the
-//     FIPS and PrivateLink hosts that api.go makeTargetURL sends to as
-//     written, where it replaces any other AWS host by the bucket's
-//     regional endpoint;
-//   - when auto addressing is virtual-hosted: api.go
-//     isVirtualHostStyleRequest and s3utils.IsVirtualHostSupported.
+//   - an endpoint: utils.go getEndpointURL and isValidEndpointURL (url.Parse of
+//     scheme://endpoint, a path of "" or "/", s3utils.IsValidIP or IsValidDomain, and the
+//     refusal of other *.s3.amazonaws.com and *.googleapis.com hosts);
+//   - a host's region: pkg/s3utils/utils.go GetRegionFromURL (api.go privateNew);
+//   - AWS's hosts: s3utils.IsAmazonEndpoint, and the FIPS and PrivateLink ones api.go
+//     makeTargetURL sends to as written, replacing any other by the regional endpoint;
+//   - virtual-hosted auto addressing: api.go isVirtualHostStyleRequest and
+//     s3utils.IsVirtualHostSupported.
 //
-// Two choices are the exporter's own (docs/object-store-config.md): a
-// host is compared without regard to case and without a final dot, as DNS
-// compares names (minio-go's patterns are case-sensitive and take
-// "s3.amazonaws.com." for a host other than AWS's); and a bucket written
-// into an AWS host is refused, where minio-go refuses only
-// <bucket>.s3.amazonaws.com and sends path-style requests to the
-// regional forms, whose keys S3 would read under an extra <bucket>/.
+// The exporter's own choices (docs/object-store-config.md): hosts compare as DNS does,
+// without case or final dot (minio-go's patterns are case-sensitive and take
+// "s3.amazonaws.com." for a non-AWS host); and a bucket in any AWS host is refused, where
+// minio-go refuses only <bucket>.s3.amazonaws.com and sends path-style to the regional
+// forms, whose keys S3 would read under an extra <bucket>/.
 
-// S3 host patterns of s3utils (minio-go v7.0.93 pkg/s3utils/utils.go),
-// character for character, so that a quirk of theirs is one of ours: the
-// unescaped dots match any character, and the lazy groups stop at the
-// first match.
+// S3 host patterns of minio-go v7.0.93 pkg/s3utils/utils.go, character for character, so
+// their quirks are ours: unescaped dots match any character, lazy groups stop first.
 var (
 	awsHostHyphen          = regexp.MustCompile(`^s3-(.*?).amazonaws.com$`)
 	awsHostDualStack       = regexp.MustCompile(`^s3.dualstack.(.*?).amazonaws.com$`)
@@ -52,17 +42,14 @@ var (
 	awsELBChina            = regexp.MustCompile(`elb(.*?).amazonaws.com.cn$`)
 	awsHostPrivateLink     = regexp.MustCompile(`^(?:bucket|accesspoint).vpce-.*?.s3.(.*?).vpce.amazonaws.com$`)
 	regionFromHostPatterns = []*regexp.Regexp{
-		// GetRegionFromURL's order: FIPS dual-stack before FIPS, whose lazy
-		// group would otherwise take "dualstack.<region>".
+		// GetRegionFromURL's order: else FIPS's lazy group would take "dualstack.<region>".
 		awsHostFIPSDualStack, awsHostFIPS, awsHostDualStack, awsHostHyphen, awsHostChina,
 		awsHostChinaDualStack, awsHostPrivateLink, awsHostExpress, awsHostExpressControl,
 	}
 )
 
-// regionOfHost is s3utils.GetRegionFromURL for a host already made
-// canonical (endpointHost): the region an AWS S3 host names, "" for
-// s3.amazonaws.com, s3-external-1.amazonaws.com, a load balancer or any
-// other host.
+// regionOfHost is s3utils.GetRegionFromURL for a canonical host (endpointHost): "" for
+// s3.amazonaws.com, s3-external-1.amazonaws.com, a load balancer or a non-AWS host.
 func regionOfHost(host string) string {
 	if host == "s3-external-1.amazonaws.com" || awsELB.MatchString(host) || awsELBChina.MatchString(host) {
 		return ""
@@ -88,18 +75,14 @@ func isAWSHost(host string) bool {
 	return host == "s3.amazonaws.com" || host == "s3-external-1.amazonaws.com" || regionOfHost(host) != ""
 }
 
-// keepsAWSHost reports the AWS hosts minio-go sends to as written (FIPS,
-// PrivateLink), where it replaces every other AWS host by the bucket's
-// regional endpoint.
+// keepsAWSHost reports the AWS hosts minio-go sends to as written (FIPS, PrivateLink).
 func keepsAWSHost(host string) bool {
 	fips := strings.HasPrefix(host, "s3-fips") && strings.HasSuffix(host, ".amazonaws.com")
 	return fips || awsHostPrivateLink.MatchString(host)
 }
 
-// virtualHostSupported is s3utils.IsVirtualHostSupported: auto addressing
-// names the bucket in the host for AWS, Google Cloud Storage and Alibaba
-// OSS, except a bucket with a dot over TLS (no wildcard certificate
-// covers it).
+// virtualHostSupported is s3utils.IsVirtualHostSupported: not for a dotted bucket over TLS
+// (no wildcard certificate covers it).
 func virtualHostSupported(host string, secure bool, bucket string) bool {
 	if secure && strings.Contains(bucket, ".") {
 		return false
@@ -107,9 +90,8 @@ func virtualHostSupported(host string, secure bool, bucket string) bool {
 	return isAWSHost(host) || host == "storage.googleapis.com" || strings.HasSuffix(host, "aliyuncs.com")
 }
 
-// splitEndpoint cuts the endpoint as written into host and port ("" when
-// none) after dropping one trailing "/", which minio-go's url.Parse takes
-// for an empty path. ok is false for anything else than host[:port].
+// splitEndpoint cuts host[:port] after dropping one trailing "/", which minio-go's url.Parse
+// takes for an empty path; ok is false for anything else.
 func splitEndpoint(e string) (host, port string, ok bool) {
 	e = strings.TrimSuffix(e, "/")
 	if strings.HasPrefix(e, "[") && strings.HasSuffix(e, "]") {
@@ -125,24 +107,18 @@ func splitEndpoint(e string) (host, port string, ok bool) {
 	return e, "", !strings.Contains(e, ":")
 }
 
-// endpointHost is the host of a valid endpoint in canonical form: lower
-// case, without port or final dot.
+// endpointHost is a valid endpoint's host in lower case, without port or final dot.
 func endpointHost(e string) string {
 	h, _, _ := splitEndpoint(e)
 	return strings.TrimSuffix(strings.ToLower(h), ".")
 }
 
-// hostLabelRE is one DNS label as the exporter accepts it: letters,
-// digits, '-' and '_' (a docker-compose service such as minio_1), neither
-// first nor last a '-' or '_'.
+// hostLabelRE is one DNS label; '_' is for docker-compose services such as minio_1.
 var hostLabelRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`)
 
-// endpointProblem says what is wrong with config.endpoint, "" when
-// nothing is. It accepts the hosts minio-go accepts that a resolver can
-// look up (names with '_', IPv6 in brackets, a final dot); it refuses the
-// rest of what IsValidDomain lets through ("a..b", "~", non-ASCII), an
-// empty or out-of-range port, and userinfo, queries and fragments, which
-// url.Parse takes and minio-go then ignores.
+// endpointProblem accepts the hosts minio-go accepts that a resolver can look up ('_', IPv6
+// in brackets, a final dot). It refuses the rest of what IsValidDomain lets through ("a..b",
+// "~", non-ASCII), a bad port, and userinfo, queries and fragments minio-go ignores.
 func endpointProblem(e string) string {
 	switch {
 	case strings.Contains(e, "://"):
@@ -183,11 +159,8 @@ func validHostName(h string) bool {
 // last ".s3." or ".s3-" to the S3 host.
 var bucketInAWSHostRE = regexp.MustCompile(`^(.+)\.(s3[.-].+)$`)
 
-// awsHostProblem refuses an access point's host (accesspoint.go), a
-// bucket in an AWS S3 host, and the Google hosts
-// minio-go refuses (isValidEndpointURL). A path-style request sent to a
-// bucket's own host is read by S3 as a key inside that bucket, so every
-// object would land under an extra <bucket>/.
+// awsHostProblem refuses an access point's host, a bucket in an AWS S3 host (S3 would read
+// path-style keys under an extra <bucket>/), and Google hosts isValidEndpointURL refuses.
 func awsHostProblem(host string) string {
 	if msg := accessPointHostProblem(host); msg != "" {
 		return msg
@@ -201,15 +174,11 @@ func awsHostProblem(host string) string {
 	return ""
 }
 
-// sdkResolves reports an AWS host that is no custom endpoint: the AWS SDK
-// resolves it from the region (not FIPS, not PrivateLink, which are sent
-// to as written).
+// sdkResolves reports an AWS host the AWS SDK resolves from the region (not FIPS, PrivateLink).
 func sdkResolves(host string) bool { return isAWSHost(host) && !keepsAWSHost(host) }
 
-// arnEndpointRefused reports a custom S3 endpoint an access point ARN
-// cannot use: the SDK sends to <name>-<account>.<host>, which only a
-// PrivateLink interface endpoint for access points reads as the access
-// point. The file's endpoint and the variables are held to it alike.
+// arnEndpointRefused reports a custom endpoint an access point ARN cannot use: the SDK sends
+// to <name>-<account>.<host>, which only a PrivateLink endpoint for access points reads.
 func arnEndpointRefused(host string) bool {
 	return host != "" && !sdkResolves(host) && !accessPointVPCE(host) && accessPointHostProblem(host) == ""
 }

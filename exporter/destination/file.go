@@ -1,19 +1,13 @@
-// OBJECT_STORE_CONFIG_FILE is Thanos' object storage configuration, the
-// object-store.yaml (or federated-store.yaml) that Kubecost already keeps
-// for its ETL backup and federated storage, so that a user points the
-// exporter at that file instead of typing the bucket, endpoint and keys a
-// second time.
+// OBJECT_STORE_CONFIG_FILE is the Thanos object storage configuration Kubecost already
+// keeps (object-store.yaml, federated-store.yaml), so bucket, endpoint and keys are not
+// typed twice.
 //
-// The format is thanos-io/objstore's: client.BucketConfig at the top
-// (type, config, prefix) and, for type S3, the S3 provider's Config under
-// config. Parse follows objstore's own steps value for value: the top
-// level is decoded strictly, config is decoded into a generic value,
-// marshalled again and decoded strictly over the provider's defaults
-// (objstore client.NewBucketFromConfig, providers/s3 parseConfig). The
-// test in internal/objstorecompat holds it to objstore's parser.
-//
-// Every field is mapped, accepted without effect (Notices), or refused
-// (Validate); docs/object-store-config.md has the table.
+// The format is thanos-io/objstore's: client.BucketConfig (type, config, prefix) with, for
+// S3, the provider's Config under config. Parse follows objstore's steps: the top level is
+// decoded strictly; config into a generic value, marshalled again and decoded strictly over
+// the provider's defaults (client.NewBucketFromConfig, providers/s3 parseConfig).
+// internal/objstorecompat holds it to objstore's parser. docs/object-store-config.md maps
+// every field: used, accepted without effect (Notices), or refused (Validate).
 
 package destination
 
@@ -30,15 +24,13 @@ import (
 	"go.yaml.in/yaml/v2"
 )
 
-// Types the exporter writes to. objstore matches the type name without
-// regard to case (strings.ToUpper in client.NewBucketFromConfig).
+// Types the exporter writes to; objstore ignores case (client.NewBucketFromConfig).
 const (
 	TypeS3         = "S3"
 	TypeFilesystem = "FILESYSTEM"
 )
 
-// otherTypes are objstore's other providers (objstore.ObjProvider); they
-// are refused by name rather than as unknown.
+// otherTypes are objstore's other providers (objstore.ObjProvider), refused by name.
 var otherTypes = []string{"GCS", "AZURE", "SWIFT", "COS", "ALIYUNOSS", "BOS", "OCI", "OBS", "MEMORY"}
 
 // File is client.BucketConfig with its config decoded for the type.
@@ -49,9 +41,8 @@ type File struct {
 	S3 S3
 	FS Filesystem
 
-	// set holds the dotted path of every key written in the file
-	// (config.http_config.tls_config.ca_file), so that a value equal to
-	// its default still counts as "set" for the agreement checks.
+	// set holds the dotted path of every key in the file, so a value equal to its default
+	// still counts as set for the agreement checks.
 	set map[string]bool
 }
 
@@ -87,8 +78,7 @@ type S3 struct {
 	MaxRetries         int               `yaml:"max_retries"`
 }
 
-// HTTPConfig is objstore's exthttp.HTTPConfig (its Transport field is not
-// YAML).
+// HTTPConfig is objstore's exthttp.HTTPConfig (less Transport, not YAML).
 type HTTPConfig struct {
 	IdleConnTimeout       model.Duration `yaml:"idle_conn_timeout"`
 	ResponseHeaderTimeout model.Duration `yaml:"response_header_timeout"`
@@ -139,8 +129,7 @@ const (
 	LookupPath          LookupType = "path"
 )
 
-// UnmarshalYAML refuses other values while decoding, as objstore's
-// BucketLookupType does.
+// UnmarshalYAML refuses other values, as objstore's BucketLookupType does.
 func (l *LookupType) UnmarshalYAML(unmarshal func(any) error) error {
 	var s string
 	if err := unmarshal(&s); err != nil {
@@ -153,8 +142,7 @@ func (l *LookupType) UnmarshalYAML(unmarshal func(any) error) error {
 	return fmt.Errorf("unsupported bucket lookup type: %s", s)
 }
 
-// Defaults of objstore's providers/s3.DefaultConfig and
-// exthttp.DefaultHTTPConfig, which a file's values are decoded over.
+// defaultS3 is objstore's providers/s3.DefaultConfig with exthttp.DefaultHTTPConfig.
 func defaultS3() S3 {
 	return S3{
 		PutUserMetadata: map[string]string{},
@@ -172,8 +160,7 @@ func defaultS3() S3 {
 	}
 }
 
-// ParseError is a file that cannot be decoded: Path names the key
-// ("config.bucket"), or is "" when the document itself is broken.
+// ParseError is a file that cannot be decoded: Path names the key, "" for a broken document.
 type ParseError struct {
 	Path, Msg string
 }
@@ -185,10 +172,8 @@ func (e *ParseError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// Parse decodes a Thanos object storage configuration strictly: an
-// unknown key is an error naming it, as objstore's yaml.UnmarshalStrict
-// refuses it. Defaults are objstore's. Parse does not validate the
-// values; call Validate.
+// Parse decodes a Thanos object storage configuration strictly over objstore's defaults: an
+// unknown key is an error, as with objstore's yaml.UnmarshalStrict. Validate checks values.
 func Parse(b []byte) (*File, error) {
 	var raw any
 	if err := yaml.Unmarshal(b, &raw); err != nil {
@@ -203,8 +188,8 @@ func Parse(b []byte) (*File, error) {
 		return nil, &ParseError{Msg: oneLine(err)}
 	}
 	f.Type, f.Prefix = top.Type, top.Prefix
-	// objstore marshals config again and decodes that, so a value reads as
-	// the generic decoder saw it (an unquoted 0123 is the number 83).
+	// As objstore, re-marshal config, so a value reads as the generic decoder saw it (an
+	// unquoted 0123 is the number 83).
 	inner, err := yaml.Marshal(top.Config)
 	if err != nil {
 		return nil, &ParseError{Path: "config", Msg: oneLine(err)}
@@ -228,13 +213,11 @@ func Parse(b []byte) (*File, error) {
 	return f, nil
 }
 
-// IsSet reports whether the file wrote the key at path
-// ("config.part_size"), whatever its value.
+// IsSet reports whether the file wrote the key at path ("config.part_size").
 func (f *File) IsSet(path string) bool { return f.set[path] }
 
-// walkKeys records every key of v under path and refuses the first one
-// that t (a struct with yaml tags) does not have. Maps of strings
-// (put_user_metadata) take any key.
+// walkKeys records every key of v under path and refuses the first one t's yaml tags lack;
+// maps (put_user_metadata) take any key.
 func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
 	m, ok := v.(map[any]any)
 	if !ok {
@@ -271,8 +254,7 @@ func walkKeys(v any, t reflect.Type, path string, set map[string]bool) error {
 
 var lineRE = regexp.MustCompile(`line \d+: `)
 
-// oneLine makes a decoder error one line without the line numbers of the
-// re-marshalled document, which would not match the user's file.
+// oneLine makes a decoder error one line, without the re-marshalled document's line numbers.
 func oneLine(err error) string {
 	var te *yaml.TypeError
 	msg := err.Error()

@@ -13,14 +13,13 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
-// What a validated File means to the exporter. Each method is the mapping
-// of one row of the table in docs/object-store-config.md.
+// What a validated File means: each method maps a row of docs/object-store-config.md's table.
 
-// IsS3 reports whether the file describes an S3 bucket (else FILESYSTEM).
+// IsS3 reports whether the file is type S3 (else FILESYSTEM).
 func (f *File) IsS3() bool { return strings.EqualFold(f.Type, TypeS3) }
 
-// KeyPrefix is prefix as S3_PREFIX spells it: objstore trims the slashes
-// and joins prefix and name with one, so "a/b" and "/a/b/" are "a/b/".
+// KeyPrefix is prefix as S3_PREFIX spells it: objstore trims the slashes and joins prefix
+// and name with one, so "a/b" and "/a/b/" are "a/b/".
 func (f *File) KeyPrefix() string {
 	if p := strings.Trim(f.Prefix, "/"); p != "" {
 		return p + "/"
@@ -28,13 +27,11 @@ func (f *File) KeyPrefix() string {
 	return ""
 }
 
-// EndpointURL is the custom S3 endpoint (what AWS_ENDPOINT_URL_S3 would
-// say): http:// with insecure: true, else https://, without the trailing
-// "/" minio-go also ignores. An AWS endpoint that minio-go replaces by the
-// bucket's regional one (s3.amazonaws.com, s3.<region>.amazonaws.com,
-// dual-stack, China) gives "": the AWS SDK resolves the same endpoint from
-// the region. FIPS and PrivateLink hosts, which minio-go keeps, stay the
-// endpoint (endpoint.go).
+// EndpointURL is the custom endpoint as AWS_ENDPOINT_URL_S3 would say it (http:// with
+// insecure: true), without the trailing "/" minio-go ignores too. An AWS endpoint minio-go
+// replaces by the bucket's regional one (s3.amazonaws.com, s3.<region>.amazonaws.com,
+// dual-stack, China) gives "": the AWS SDK resolves it from the region. FIPS and
+// PrivateLink hosts, which minio-go keeps, stay (endpoint.go).
 func (f *File) EndpointURL() string {
 	e := strings.TrimSuffix(f.S3.Endpoint, "/")
 	if !f.IsS3() || e == "" || (!f.S3.Insecure && sdkResolves(endpointHost(f.S3.Endpoint))) {
@@ -43,7 +40,6 @@ func (f *File) EndpointURL() string {
 	return f.S3.scheme() + e
 }
 
-// scheme is what insecure says: http://, else https://.
 func (c *S3) scheme() string {
 	if c.Insecure {
 		return "http://"
@@ -51,10 +47,9 @@ func (c *S3) scheme() string {
 	return "https://"
 }
 
-// Region is region, or the one the endpoint's host names as minio-go
-// reads it when region is empty (s3utils.GetRegionFromURL: the regional,
-// FIPS, dual-stack, China and PrivateLink forms; none for s3.amazonaws.com
-// and s3-external-1.amazonaws.com). "" leaves STSRegion's.
+// Region is region, else the endpoint host's as minio-go reads it (s3utils.GetRegionFromURL:
+// regional, FIPS, dual-stack, China and PrivateLink forms; none for s3.amazonaws.com and
+// s3-external-1.amazonaws.com). "" leaves STSRegion's.
 func (f *File) Region() string {
 	if !f.IsS3() {
 		return f.S3.Region
@@ -62,14 +57,11 @@ func (f *File) Region() string {
 	return f.S3.region()
 }
 
-// region is the S3 config's region as Region says, for its own rules.
 func (c *S3) region() string { return cmp.Or(c.Region, regionOfHost(endpointHost(c.Endpoint))) }
 
-// Addressing is bucket_lookup_type, with auto resolved as minio-go
-// resolves it (s3utils.IsVirtualHostSupported): virtual-hosted for AWS,
-// Google Cloud Storage and Alibaba OSS hosts unless the bucket has a dot
-// and the endpoint is https, path-style for any other endpoint. A file
-// that is not S3 gives auto.
+// Addressing is bucket_lookup_type, auto resolved as minio-go does
+// (s3utils.IsVirtualHostSupported): virtual-hosted for AWS, Google Cloud Storage and Alibaba
+// OSS hosts unless a dotted bucket is on https, else path-style; auto for a non-S3 file.
 func (f *File) Addressing() LookupType {
 	switch lt := f.S3.BucketLookupType; {
 	case lt == LookupPath || lt == LookupVirtualHosted:
@@ -93,9 +85,8 @@ func (f *File) SSE() (mode, kmsKeyID string) {
 	return "", ""
 }
 
-// KMSContext is kms_encryption_context as the
-// x-amz-server-side-encryption-context header wants it (base64 of the
-// JSON object), "" when empty or not SSE-KMS.
+// KMSContext is kms_encryption_context as the x-amz-server-side-encryption-context header
+// wants it (base64 of the JSON object), "" when empty or not SSE-KMS.
 func (f *File) KMSContext() string {
 	ctx := f.S3.SSEConfig.KMSEncryptionContext
 	if f.S3.SSEConfig.Type != SSEKMS || len(ctx) == 0 {
@@ -105,8 +96,8 @@ func (f *File) KMSContext() string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// StaticKeys are access_key, secret_key and session_token; ok is false
-// when the file has none (IRSA, the default chain, then applies).
+// StaticKeys are access_key, secret_key and session_token; ok is false without them
+// (IRSA, the default chain, applies).
 func (f *File) StaticKeys() (accessKey, secretKey, sessionToken string, ok bool) {
 	if f.S3.AccessKey == "" {
 		return "", "", "", false
@@ -114,9 +105,8 @@ func (f *File) StaticKeys() (accessKey, secretKey, sessionToken string, ok bool)
 	return f.S3.AccessKey, f.S3.SecretKey, f.S3.SessionToken, true
 }
 
-// PartSize is part_size in bytes when the file sets it, else 0 (the
-// exporter's default, not objstore's 64 MiB). disable_multipart: true is
-// the largest single PutObject S3 takes, so a day file goes in one request.
+// PartSize is part_size in bytes when set, else 0 (the exporter's default, not objstore's
+// 64 MiB). disable_multipart is S3's largest single PutObject: a day file in one request.
 func (f *File) PartSize() int64 {
 	switch {
 	case f.S3.DisableMultipart:
@@ -127,20 +117,17 @@ func (f *File) PartSize() int64 {
 	return 0
 }
 
-// MaxAttempts is max_retries: minio-go's count of attempts, which is the
-// AWS SDK's RetryMaxAttempts. 0 (or less) leaves the SDK's default.
+// MaxAttempts is max_retries: minio-go's count of attempts, the AWS SDK's RetryMaxAttempts.
+// 0 (or less) leaves the SDK's default.
 func (f *File) MaxAttempts() int { return max(f.S3.MaxRetries, 0) }
 
-// Headers splits put_user_metadata as minio-go v7.0.93 sends it
-// (api-put-object.go PutObjectOptions.Header, after objstore's
-// NewBucketWithConfig has moved X-Amz-Storage-Class to StorageClass):
-// X-Amz-Acl, X-Amz-Grant-* and X-Amz-Storage-Class as those headers,
-// X-Amz-Meta-<k> as user metadata <k>, any other key as user metadata.
-// Cache-Control, Content-Disposition, Content-Language and
-// X-Amz-Website-Redirect-Location go beyond objstore: minio-go's
-// PutObjectOptions.validate refuses them as user metadata, so objstore
-// takes such a file and then fails every upload; the exporter sends them
-// as the headers they name. Call it on a validated File.
+// Headers splits put_user_metadata as minio-go v7.0.93 sends it (api-put-object.go
+// PutObjectOptions.Header, after objstore's NewBucketWithConfig moved X-Amz-Storage-Class
+// to StorageClass): X-Amz-Acl, X-Amz-Grant-* and X-Amz-Storage-Class as headers,
+// X-Amz-Meta-<k> and any other key as user metadata. Beyond objstore, Cache-Control,
+// Content-Disposition, Content-Language and X-Amz-Website-Redirect-Location go as headers:
+// minio-go's PutObjectOptions.validate refuses them as metadata, so objstore fails every
+// upload. Call it on a validated File.
 func (f *File) Headers() s3store.ObjectHeaders {
 	h := s3store.ObjectHeaders{Metadata: map[string]string{}}
 	for k, v := range f.S3.PutUserMetadata {
@@ -157,8 +144,7 @@ func (f *File) Headers() s3store.ObjectHeaders {
 	return h
 }
 
-// headerField is the field of h that the put_user_metadata key lk (in
-// lower case) sets, nil for a key sent as user metadata.
+// headerField is the field of h the lower-case key lk sets, nil for user metadata.
 func headerField(h *s3store.ObjectHeaders, lk string) *string {
 	return map[string]*string{
 		"x-amz-acl": &h.ACL, "x-amz-storage-class": &h.StorageClass,
@@ -169,13 +155,10 @@ func headerField(h *s3store.ObjectHeaders, lk string) *string {
 	}[lk]
 }
 
-// TLS is http_config's TLS settings for the S3 connection, or nil when the
-// file sets none. It reads ca_file, cert_file and key_file, so it runs
-// when the configuration is loaded and a bad file is a configuration
-// error. Verification is off exactly when http_config.insecure_skip_verify
-// is true: objstore's exthttp.DefaultTransport sets the TLS config's flag
-// from it, over tls_config.insecure_skip_verify, which therefore has no
-// effect there nor here (Notices says so).
+// TLS is http_config's TLS settings, nil when none. It reads ca_file, cert_file and
+// key_file, so it runs at load and a bad file is a configuration error. Verification is off
+// exactly when http_config.insecure_skip_verify is: objstore's exthttp.DefaultTransport sets
+// the flag from it, over tls_config.insecure_skip_verify, which has no effect (Notices).
 func (f *File) TLS() (*tls.Config, error) {
 	hc := f.S3.HTTPConfig
 	tc := hc.TLSConfig
@@ -209,8 +192,7 @@ func (f *File) TLS() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// Notices are one line per field that is accepted without effect, for the
-// log. Fields at their default are not mentioned.
+// Notices are a log line per field set that is accepted without effect.
 func (f *File) Notices() []string {
 	var out []string
 	note := func(path, why string) {

@@ -11,10 +11,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
-// Validate reports every refused value, one error per field, with the
-// field's path ("config.sse_config.type") as FieldError.Field. It reads no
-// file and has no side effects; the files the config names (ca_file,
-// cert_file) are read by TLS.
+// Validate reports every refused value, one error per field path
+// ("config.sse_config.type"). It reads no file (TLS reads ca_file, cert_file).
 func (f *File) Validate() exporter.FieldErrors {
 	var errs exporter.FieldErrors
 	bad := func(field, value, format string, args ...any) {
@@ -115,18 +113,15 @@ const (
 	SSEC   = "SSE-C"
 )
 
-// headerKeRE is a put_user_metadata key the exporter sends: S3 keeps
-// user metadata names as HTTP header names, and these characters survive
-// every tool that lists them. minio-go refuses a key that is not an HTTP
-// token (a space, ':') only when it uploads, so objstore takes such a file
-// and then fails every upload.
+// headerKeRE is a put_user_metadata key: S3 keeps metadata names as HTTP header names, and
+// these characters survive every tool that lists them. minio-go refuses a non-token key
+// (a space, ':') only when it uploads, so objstore takes such a file and fails every upload.
 var headerKeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // cannedACLs are S3's canned ACLs for objects.
 var cannedACLs = []string{"private", "public-read", "public-read-write", "authenticated-read", "aws-exec-read", "bucket-owner-read", "bucket-owner-full-control"}
 
-// refusedHeaders are headers put_user_metadata may not set: the exporter
-// sets them itself, or they need more than a header (Object Lock).
+// refusedHeaders are headers put_user_metadata may not set, and why.
 var refusedHeaders = map[string]string{
 	"content-type":                        "the exporter sets the Parquet media type",
 	"content-encoding":                    "the object is a Parquet file, not an encoded body",
@@ -163,8 +158,8 @@ func validateMetadata(m map[string]string, bad badFn) {
 	}
 }
 
-// maxMetadata is S3's limit on an object's user metadata, keys and
-// values as sent: https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingMetadata.html
+// maxMetadata is S3's limit on an object's user metadata, keys and values as sent:
+// https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingMetadata.html
 const maxMetadata = 2 << 10
 
 func checkMetadataSize(m map[string]string, bad badFn) {

@@ -11,17 +11,14 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// OBJECT_STORE_CONFIG_FILE: the destination from a Thanos-format file,
-// the object-store.yaml Kubecost keeps for its ETL backup and federated
-// storage. One truth: the file and the variables may each set a value,
-// and where both do they must agree, or the run stops with exit 2 naming
-// both. There is no precedence to remember.
+// OBJECT_STORE_CONFIG_FILE is a Thanos-format file, Kubecost's object-store.yaml for its
+// ETL backup and federated storage. The file and the variables may each set a value; where
+// both do they must agree, or the run stops with exit 2 naming both: no precedence.
 
 // maxObjectStoreFile bounds the file: a real one is a few hundred bytes.
 const maxObjectStoreFile = 1 << 20
 
-// objectStore is what Load read from the file, so that Validate stays
-// free of I/O.
+// objectStore is what Load read from the file.
 type objectStore struct {
 	file *File
 	err  error // the file could not be read or parsed
@@ -35,18 +32,16 @@ type pair struct {
 	setting string   // the name in Settings
 	vars    []string // the variables, the first set one counts
 	path    string   // the file's key
-	// file is the value the file sets; norm makes a value of the variable
-	// (env true) or of the file comparable.
+	// norm makes a value of the variable (env true) or of the file comparable.
 	file   func(f *File) (string, bool)
 	norm   func(v string, env bool) string
 	secret bool
-	// apply fills the Config field when only the file sets it; nil when
-	// the value reaches its user another way (AWSLookup, accessors).
+	// apply fills the field when only the file sets it; nil when the value reaches its
+	// user another way (AWSLookup, accessors).
 	apply func(c *Settings, v string)
 }
 
-// s3EndpointVars are the S3 client's endpoint variables in the order the
-// AWS SDKs read them, the service's own before the global one
+// s3EndpointVars are in the AWS SDKs' order, the service's own first
 // (https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
 var s3EndpointVars = []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}
 
@@ -67,9 +62,8 @@ func pairs() []pair {
 		{"output_dir", []string{"OUTPUT_DIR"}, "config.directory", func(f *File) (string, bool) { return f.FS.Directory, !f.IsS3() && f.FS.Directory != "" },
 			same, false, func(c *Settings, v string) { c.OutputDir = v }},
 		{"endpoint", s3EndpointVars, "config.endpoint", s3(endpointOf), url, false, nil},
-		// The bucket's region, for the S3 client alone. No variable pairs
-		// with it: AWS_REGION, which EKS injects into every IRSA pod, is the
-		// region of STS and Secrets Manager and may differ from the bucket's.
+		// For the S3 client alone, with no variable: AWS_REGION, which EKS injects into
+		// every IRSA pod, is STS's and Secrets Manager's and may differ from the bucket's.
 		{"region", nil, "config.region", s3((*File).Region), same, false, nil},
 		{"sts_endpoint", []string{"AWS_ENDPOINT_URL_STS"}, "config.sts_endpoint", s3(func(f *File) string { return f.S3.STSEndpoint }), url, false, nil},
 		{"access_key", []string{"AWS_ACCESS_KEY_ID"}, "config.access_key", s3(func(f *File) string { return f.S3.AccessKey }), same, true, nil},
@@ -87,8 +81,7 @@ func pairs() []pair {
 	}
 }
 
-// endpointOf is the endpoint as a URL, including AWS's own, so that it
-// compares with AWS_ENDPOINT_URL_S3.
+// endpointOf is the endpoint as a URL, AWS's too, to compare with AWS_ENDPOINT_URL_S3.
 func endpointOf(f *File) string {
 	if f.S3.Endpoint == "" {
 		return ""
@@ -115,8 +108,7 @@ func mibToBytes(v string, env bool) string {
 	return strconv.FormatInt(int64(n)<<20, 10)
 }
 
-// loadObjectStore reads and parses the file, records the variables it
-// must agree with, and fills the fields only the file sets.
+// loadObjectStore reads the file and the variables it must agree with, and fills the rest.
 func (c *Settings) loadObjectStore(lookup func(string) (string, bool)) {
 	st := &c.store
 	st.env = map[string]string{}
@@ -154,7 +146,7 @@ func (st *objectStore) usable() bool {
 	return st.file != nil && st.err == nil && len(st.file.Validate()) == 0
 }
 
-// envOf is the first variable of p that was set, and "" when none was.
+// envOf is the first variable of p that was set, or "".
 func (st *objectStore) envOf(p pair) string {
 	for _, name := range p.vars {
 		if v := st.env[name]; v != "" {
@@ -164,8 +156,7 @@ func (st *objectStore) envOf(p pair) string {
 	return ""
 }
 
-// checkObjectStore reports a file that cannot be read, every refused
-// field, and every value a variable sets differently.
+// checkObjectStore reports an unreadable file, refused fields, and disagreeing variables.
 func checkObjectStore(c *Settings, bad badFunc) {
 	st := &c.store
 	if c.ObjectStoreConfigFile == "" {
@@ -201,8 +192,7 @@ func checkObjectStore(c *Settings, bad badFunc) {
 	}
 }
 
-// PartSizeBytes is the multipart part size: the file's part_size (or
-// disable_multipart), else S3_PART_SIZE_MIB.
+// PartSizeBytes is the file's part_size (or disable_multipart), else S3_PART_SIZE_MIB.
 func (c *Settings) PartSizeBytes() int64 {
 	if f := c.store.file; f != nil && f.PartSize() > 0 {
 		return f.PartSize()
@@ -210,9 +200,8 @@ func (c *Settings) PartSizeBytes() int64 {
 	return int64(c.S3PartSizeMiB) << 20
 }
 
-// AWSLookup answers the AWS SDK's endpoint variables from the file when
-// the environment does not set them (they agree when both do), so the
-// S3 and STS clients, and the logs, see one endpoint.
+// AWSLookup answers the SDK's endpoint variables from the file when the environment does
+// not set them, so the S3 and STS clients and the logs see one endpoint.
 func (c *Settings) AWSLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
 	f := c.store.file
 	if f == nil || !f.IsS3() {
@@ -233,8 +222,7 @@ type Setting struct {
 	Name, Value, From string
 }
 
-// String is the setting as the start-up line shows it; a URL's
-// credentials (an endpoint variable may carry them) are redacted.
+// String is the setting as the start-up line shows it, a URL's credentials redacted.
 func (s Setting) String() string {
 	return exporter.Redact(s.Name + "=" + s.Value + " (" + s.From + ")")
 }
@@ -242,8 +230,7 @@ func (s Setting) String() string {
 // MarshalText makes a logged Setting the one line String gives.
 func (s Setting) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// Sources lists the destination's settings with their source, secrets
-// redacted, for the start-up line that a run and a dry run both log.
+// Sources lists the settings and their sources, secrets redacted, for the start-up line.
 func (c *Settings) Sources() []Setting {
 	st := &c.store
 	var out []Setting
@@ -283,8 +270,8 @@ func (c *Settings) Sources() []Setting {
 	return out
 }
 
-// objectStoreWarnings are the file's one-line notices: static keys in use,
-// TLS verification off, and each field accepted without effect.
+// objectStoreWarnings are the file's notices: static keys, TLS verification off, and
+// fields accepted without effect.
 func (c *Settings) objectStoreWarnings() []string {
 	f := c.store.file
 	if f == nil {
@@ -301,9 +288,7 @@ func (c *Settings) objectStoreWarnings() []string {
 	return w
 }
 
-// maxAttempts is the S3 client's attempts per call: max_retries, else
-// AWS_MAX_ATTEMPTS (they agree when both are set), else 0, the SDK's
-// default. Read here, the lookup's value counts as the process's would.
+// maxAttempts is max_retries, else the lookup's AWS_MAX_ATTEMPTS, else 0 (the SDK's default).
 func (c *Settings) maxAttempts() int {
 	if f := c.store.file; f != nil && f.MaxAttempts() > 0 {
 		return f.MaxAttempts()

@@ -17,25 +17,20 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/s3store"
 )
 
-// Env is what the command running adds to the settings: who it is, not
-// where the archive is (region, endpoint, timeouts: Settings).
+// Env is what the running command adds to the settings: who it is, not where the archive is.
 type Env struct {
 	// Lookup is the environment, for the AWS variables awsauth reads.
 	Lookup func(string) (string, bool)
 	// Session names the STS sessions (the cluster's name, or "report").
 	Session string
-	// Home is the account that owns the bucket when no setting says
-	// (the cluster's); "" sends no owner.
+	// Home is the bucket owner when no setting says (the cluster's); "" sends none.
 	Home string
-	// AWS loads the credentials even for a directory: the run's Kubecost
-	// secrets are read with them.
+	// AWS loads the credentials even for a directory: the run reads Kubecost secrets.
 	AWS bool
-	// Shared is an identity already loaded (the archive's), which a
-	// location that names no role and no keys of its own (the bill's,
-	// without BILL_ROLE_ARN) reads with instead of loading the chain again.
+	// Shared is an identity already loaded (the archive's), for a location with no role or
+	// keys of its own (the bill's without BILL_ROLE_ARN).
 	Shared *awsauth.Identity
-	// ReadOnly opens an existing directory only: a command that reads must
-	// not create one, or a typo would read as an empty archive.
+	// ReadOnly opens an existing directory only, so a typo does not read as an empty archive.
 	ReadOnly bool
 	Logger   *slog.Logger
 }
@@ -47,8 +42,7 @@ type Archive struct {
 	AWS *awsauth.Identity
 }
 
-// Open opens the archive the settings name, the one way every command
-// reaches it. AWS is touched only when something needs it, so a
+// Open opens the archive the settings name. AWS is touched only when needed, so a
 // directory works without credentials.
 func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 	a := &Archive{}
@@ -78,7 +72,6 @@ func Open(ctx context.Context, s *Settings, e Env) (*Archive, error) {
 	return a, nil
 }
 
-// openS3 is the archive's store in S3, reached with the run's identity.
 func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 	return s3store.New(s.s3Client(id), s3store.Options{
 		Bucket: s.S3BucketName, ExpectedBucketOwner: s.BucketOwner(e.Home),
@@ -87,9 +80,8 @@ func (s *Settings) openS3(e Env, id *awsauth.Identity) (*s3store.Store, error) {
 	})
 }
 
-// awsInput is the credential chain: IRSA (or the file's static keys),
-// then the parent role; the file's endpoints reach the SDK through the
-// lookup.
+// awsInput is the credential chain: IRSA (or the file's static keys), then the parent
+// role; the file's endpoints reach the SDK through the lookup.
 func (s *Settings) awsInput(e Env) awsauth.Input {
 	in := awsauth.Input{
 		Region: s.STSRegion(), ParentRoleARN: s.IRSAParentRoleARN, ParentRoleSetting: cmp.Or(s.roleVar, "IRSA_PARENT_IAM_ROLE_ARN"), ClusterName: e.Session,
@@ -104,35 +96,28 @@ func (s *Settings) awsInput(e Env) awsauth.Input {
 	return in
 }
 
-// s3Client is the destination's S3 client: the bucket's region, and the
-// file's addressing and TLS settings, over the run's AWS configuration.
+// s3Client is the run's AWS configuration with the bucket's region, addressing and TLS.
 func (s *Settings) s3Client(id *awsauth.Identity) *s3.Client {
 	cc := s3store.ClientConfig{Region: s.BucketRegion(), MaxAttempts: s.maxAttempts()}
 	if f := s.store.file; f != nil && f.IsS3() {
 		cc.Addressing = map[LookupType]s3store.Addressing{LookupPath: s3store.AddressingPath, LookupVirtualHosted: s3store.AddressingVirtualHosted}[f.Addressing()]
 	}
 	if t := s.store.tls; t != nil {
-		// Only this client gets the endpoint's TLS settings; STS and
-		// Secrets Manager keep the system's roots.
+		// STS and Secrets Manager keep the system's roots.
 		cc.HTTPClient = awsauth.NewHTTPClient(s.RequestTimeout.Duration(), timeoutVar).
 			WithTransportOptions(func(tr *http.Transport) { tr.TLSClientConfig = t.Clone() })
 	}
 	if _, msg := exporter.ParseAccessPointARN(s.S3BucketName); msg == "" {
-		// The SDK names the access point in the host, never in the path
-		// (it refuses path-style with an ARN), and refuses an ARN of
-		// another region than the client's unless UseARNRegion, which is
-		// off unless AWS_S3_USE_ARN_REGION says otherwise (service/s3
-		// endpoints.go bindEndpointParams; endpoints_test.go "vanilla
-		// access point arn with region mismatch and UseArnRegion=false"):
-		// the client's region is the ARN's (BucketRegion), so neither
-		// depends on it.
+		// The SDK refuses path-style with an ARN, and an ARN of another region than the
+		// client's unless UseARNRegion (AWS_S3_USE_ARN_REGION; service/s3 endpoints.go
+		// bindEndpointParams; endpoints_test.go "vanilla access point arn with region
+		// mismatch and UseArnRegion=false"); BucketRegion is the ARN's, so neither bites.
 		cc.Addressing = s3store.AddressingVirtualHosted
 	}
 	return cc.New(id.Config)
 }
 
-// objectHeaders are the file's put_user_metadata and KMS encryption
-// context, for every object written.
+// objectHeaders are the file's put_user_metadata and KMS encryption context.
 func (s *Settings) objectHeaders() s3store.ObjectHeaders {
 	f := s.store.file
 	if f == nil || !f.IsS3() {

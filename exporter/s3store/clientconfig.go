@@ -13,48 +13,35 @@ import (
 // Addressing selects how the bucket is named in requests.
 type Addressing int
 
-// Addressing modes. AddressingAuto is path-style exactly when a custom
-// endpoint is set (CONTRACT §1); the others are a bucket_lookup_type from
-// a Thanos object storage configuration.
+// Addressing modes. AddressingAuto is path-style exactly with a custom endpoint (CONTRACT
+// §1); the others are a Thanos configuration's bucket_lookup_type.
 const (
 	AddressingAuto Addressing = iota
 	AddressingPath
 	AddressingVirtualHosted
 )
 
-// ClientConfig is what a destination may say about the S3 client itself,
-// beyond the shared aws.Config: a Thanos object storage configuration
-// names the bucket's region, its addressing, its TLS settings and its
-// retry count. The zero value changes nothing.
+// ClientConfig is what a destination says about the S3 client beyond the shared aws.Config
+// (a Thanos configuration's region, addressing, TLS, retries); zero changes nothing.
 type ClientConfig struct {
-	// Region of the bucket; "" keeps aws.Config's.
-	Region string
-	// The endpoint is the one the SDK resolves from aws.Config (awsauth
-	// answers its endpoint variables), never set here.
+	Region string // the bucket's; "" keeps aws.Config's
+	// No endpoint: the SDK resolves it from aws.Config, whose variables awsauth answers.
 	Addressing Addressing
-	// HTTPClient replaces aws.Config's, for TLS settings of this endpoint
-	// alone; nil keeps it.
+	// HTTPClient replaces aws.Config's, for this endpoint's TLS settings alone.
 	HTTPClient aws.HTTPClient
-	// MaxAttempts is the retryer's attempts per call; 0 keeps the SDK's
-	// (AWS_MAX_ATTEMPTS, default 3).
+	// MaxAttempts is per call; 0 keeps the SDK's (AWS_MAX_ATTEMPTS, default 3).
 	MaxAttempts int
 }
 
-// New builds the S3 client for a Store from an aws.Config loaded with
-// config.LoadDefaultConfig, with cc applied. optFns run before the rules
-// below, so callers may set BaseEndpoint themselves.
+// New builds a Store's S3 client from a config.LoadDefaultConfig aws.Config with cc applied;
+// optFns run first, so callers may set BaseEndpoint.
 //
-// Custom endpoints: the SDK itself resolves AWS_ENDPOINT_URL_S3,
-// AWS_ENDPOINT_URL and the shared config file's endpoint_url into
-// Options.BaseEndpoint, so we look at the resolved value rather than at the
-// environment. With AddressingAuto, whenever one is set we switch to
-// path-style addressing (CONTRACT §1).
+// The SDK resolves AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL and the shared config's
+// endpoint_url into Options.BaseEndpoint, so AddressingAuto reads that, not the environment.
 //
-// Retries: we keep the SDK's standard retryer (AWS_MAX_ATTEMPTS and
-// AWS_RETRY_MODE still apply). It knows S3's throttling and transient error
-// codes, retries only what is safe to repeat, rewinds the seekable part
-// bodies (file sections, buffers) and honours ctx, so the store adds no retry
-// loop of its own; two nested loops would multiply attempts and delays.
+// Retries are the SDK's standard retryer's (AWS_MAX_ATTEMPTS and AWS_RETRY_MODE apply): it
+// knows S3's throttling and transient codes, repeats only what is safe, rewinds the seekable
+// part bodies and honours ctx. A loop of our own would multiply attempts and delays.
 func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.Client {
 	return s3.NewFromConfig(awsCfg, append(slices.Clone(optFns), func(o *s3.Options) {
 		if cc.Region != "" {
@@ -72,8 +59,7 @@ func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.C
 		case AddressingVirtualHosted:
 			o.UsePathStyle = false
 		default:
-			// MinIO, Ceph and friends rarely have the wildcard DNS and
-			// certificates that virtual-hosted bucket names need.
+			// MinIO, Ceph and friends rarely have virtual-hosted wildcard DNS and certificates.
 			if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
 				o.UsePathStyle = true
 			}
@@ -84,10 +70,8 @@ func (cc ClientConfig) New(awsCfg aws.Config, optFns ...func(*s3.Options)) *s3.C
 	})...)
 }
 
-// withExpectedBucketOwner fills ExpectedBucketOwner into every request
-// that has the field and leaves it empty. The store sets the field itself
-// on the calls it builds; this is the safety net for any call that does
-// not, such as one added later.
+// withExpectedBucketOwner fills ExpectedBucketOwner into every request that leaves it
+// empty: a safety net for a call that does not set it, such as one added later.
 func withExpectedBucketOwner(owner string) func(*s3.Options) {
 	mw := middleware.InitializeMiddlewareFunc("kse.ExpectedBucketOwner", func(
 		ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler,
@@ -104,8 +88,7 @@ func withExpectedBucketOwner(owner string) func(*s3.Options) {
 	}
 }
 
-// ownerField points at the ExpectedBucketOwner field of an S3 input (every
-// input the store sends has one), nil for a type without it.
+// ownerField points at an S3 input's ExpectedBucketOwner field, nil for a type without it.
 func ownerField(params any) **string {
 	v := reflect.ValueOf(params)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {

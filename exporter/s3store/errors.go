@@ -15,11 +15,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// Error is a failed store operation. Its message is one short sentence
-// (operation, key, what went wrong, how many attempts) instead of the
-// SDK's, which carries request IDs, host IDs and upload IDs and runs to
-// several hundred characters; the SDK's error stays reachable with
-// errors.As through Unwrap.
+// Error is a failed store operation, in one short sentence instead of the SDK's hundreds of
+// characters of request, host and upload IDs, which Unwrap keeps reachable.
 type Error struct {
 	Op  string // "put", "list", "open", "delete", "abort"
 	Key string // the key, or the prefix for list
@@ -49,8 +46,7 @@ func opErr(call string, err error) error {
 	return &callError{call: call, err: err}
 }
 
-// fail wraps err for op on key, with a brief message, and marks a failed
-// precondition with exporter.ErrPreconditionFailed.
+// fail wraps err for op on key, and marks a failed precondition ErrPreconditionFailed.
 func (s *Store) fail(op, key string, err error) error {
 	e := &Error{Op: op, Key: key, Msg: s.brief(err), Err: err}
 	if isPrecondition(err) {
@@ -59,9 +55,8 @@ func (s *Store) fail(op, key string, err error) error {
 	return e
 }
 
-// isPrecondition recognises a failed conditional write: HTTP 412 from S3
-// and MinIO, and S3's 409 ConditionalRequestConflict, which means another
-// conditional write of the key is in flight.
+// isPrecondition recognises a failed conditional write: HTTP 412 (S3, MinIO), and S3's 409
+// ConditionalRequestConflict, another conditional write of the key in flight.
 func isPrecondition(err error) bool {
 	switch apiCode(err) {
 	case "PreconditionFailed", "ConditionalRequestConflict":
@@ -71,8 +66,7 @@ func isPrecondition(err error) bool {
 	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusPreconditionFailed
 }
 
-// brief renders err as one short sentence: the failing call, the HTTP
-// status and S3 error code, or the network error, and the attempts made.
+// brief is the failing call, the HTTP status and S3 code or network error, and the attempts.
 func (s *Store) brief(err error) string {
 	var b strings.Builder
 	var ce *callError
@@ -82,13 +76,11 @@ func (s *Store) brief(err error) string {
 	var re *awshttp.ResponseError
 	var ae smithy.APIError
 	var timeout interface{ Timeout() bool }
-	// A stall of the HTTP client (awsauth.StallError) names its bound and
-	// setting; the store knows neither.
+	// awsauth.StallError names its bound and setting, which the store does not know.
 	var stall interface {
 		Bound() (time.Duration, string)
 	}
-	// Timeouts first: net/http's header timeout also matches
-	// context.DeadlineExceeded, but it is our bound, not a cancellation.
+	// Timeouts first: net/http's header timeout also matches context.DeadlineExceeded.
 	switch {
 	case errors.As(err, &stall):
 		after, setting := stall.Bound()
@@ -131,9 +123,8 @@ func apiCode(err error) string {
 	return ""
 }
 
-// isCode reports the SDK's modelled error T, or an API error with its
-// code, which is what the SDK gives for an operation that does not model
-// it or a server that answers differently.
+// isCode reports the SDK's modelled error T, or its code, which the SDK gives for an
+// operation that does not model it or a server that answers differently.
 func isCode[T error](err error, code string) bool {
 	var t T
 	return errors.As(err, &t) || apiCode(err) == code

@@ -9,19 +9,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
-// Defaults for Options. A Put of a seekable file reads its parts in place
-// and holds no part buffers. A Put of any other stream holds at most
-// Concurrency+1 pooled PartSize buffers, whatever the object's size
-// (TestPutMemoryBounded), so the job fits a small pod limit while still
-// sending two parts at a time.
+// Defaults for Options. A Put of a seekable file reads parts in place; any other stream
+// holds at most Concurrency+1 PartSize buffers (TestPutMemoryBounded), so the job fits a
+// small pod limit while sending two parts at a time.
 const (
 	DefaultConcurrency = 2
 	// DefaultContentType is the IANA media type registered for Parquet.
 	DefaultContentType = "application/vnd.apache.parquet"
-	// DefaultChecksum is the flexible checksum sent with every PutObject and
-	// UploadPart. CRC32 is what the SDK picks on its own, S3
-	// accepts it as a composite checksum for multipart uploads, and MinIO
-	// and the other common S3-compatible servers verify it.
+	// DefaultChecksum goes with every PutObject and UploadPart: the SDK's own pick, S3 takes
+	// it as a multipart composite, and MinIO and the common S3-compatible servers verify it.
 	DefaultChecksum = types.ChecksumAlgorithmCrc32
 )
 
@@ -31,43 +27,26 @@ const (
 	SSEKMS = string(types.ServerSideEncryptionAwsKms)
 )
 
-// Options configure a Store. The zero value of every field but Bucket means
-// "use the default". The store trusts them: the user's settings are
-// checked once, at configuration time, by package destination.
+// Options configure a Store; a zero field but Bucket means the default. The store trusts
+// them: package destination checks the user's settings.
 type Options struct {
-	// Bucket is the destination bucket. Required.
-	Bucket string
-	// ExpectedBucketOwner is the 12-digit account that must own Bucket. When
-	// set it is sent on every request, so that a bucket re-created by another
-	// account under the same name (bucket sniping) is refused by S3 instead
-	// of receiving cost data.
+	Bucket string // required
+	// ExpectedBucketOwner, sent on every request when set, makes S3 refuse a bucket
+	// re-created by another account under the same name (bucket sniping).
 	ExpectedBucketOwner string
-	// SSE is "", "AES256" (SSE-S3) or "aws:kms" (SSE-KMS). Empty leaves the
-	// bucket's default encryption in charge.
+	// SSE is "" (the bucket's default), SSES3 or SSEKMS.
 	SSE string
-	// SSEKMSKeyID is the KMS key ID or ARN, only with SSE "aws:kms". Empty
-	// means the account's aws/s3 key.
+	// SSEKMSKeyID is the KMS key ID or ARN, with SSEKMS; "" is the account's aws/s3 key.
 	SSEKMSKeyID string
-	// Headers go on every object written (Put); see ObjectHeaders.
-	Headers ObjectHeaders
-	// PartSize is the multipart part size and the size of each upload
-	// buffer, required for Put. The destination gives it, its default and
-	// S3's limits (S3_PART_SIZE_MIB); a store that only reads needs none.
-	PartSize int64
-	// Concurrency is how many parts of one object are sent at once. 0 means
-	// DefaultConcurrency.
-	Concurrency int
-	// Checksum is the flexible checksum algorithm for uploads. "" means
-	// DefaultChecksum.
-	Checksum types.ChecksumAlgorithm
-	// ContentType of stored objects. "" means DefaultContentType.
+	Headers     ObjectHeaders
+	// PartSize is the multipart part and buffer size (S3_PART_SIZE_MIB), required for Put.
+	PartSize    int64
+	Concurrency int // parts of one object sent at once
+	Checksum    types.ChecksumAlgorithm
 	ContentType string
-	// Logger receives debug events per operation and warnings about
-	// clean-up failures. nil discards them.
-	Logger *slog.Logger
+	Logger      *slog.Logger // debug events and clean-up warnings
 }
 
-// withDefaults fills in every zero field that has a default.
 func (o Options) withDefaults() Options {
 	o.Concurrency = cmp.Or(o.Concurrency, DefaultConcurrency)
 	o.Checksum = cmp.Or(o.Checksum, DefaultChecksum)
@@ -76,26 +55,21 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ObjectHeaders go on every object the store writes: what a Thanos
-// object storage configuration's put_user_metadata and sse_config ask for
-// (for example X-Amz-Acl: bucket-owner-full-control, which a bucket in
-// another account needs so that its owner can read the files). Empty
-// fields are not sent.
+// ObjectHeaders go on every object written, from a Thanos configuration's
+// put_user_metadata and sse_config (e.g. X-Amz-Acl: bucket-owner-full-control, so another
+// account's bucket owner can read the files). Empty fields are not sent.
 type ObjectHeaders struct {
 	ACL, StorageClass                                        string
 	GrantRead, GrantReadACP, GrantWriteACP, GrantFullControl string
 	CacheControl, ContentDisposition, ContentLanguage        string
 	WebsiteRedirectLocation                                  string
-	// Metadata is user metadata (x-amz-meta-), merged under the metadata
-	// of each Put: the exporter's own keys (rows, config-fingerprint, ...)
-	// win, because planning reads them back.
+	// Metadata is merged under each Put's: the exporter's keys (rows, config-fingerprint,
+	// ...) win, because planning reads them back.
 	Metadata map[string]string
-	// SSEKMSEncryptionContext is the base64 JSON encryption context, only
-	// with SSE aws:kms.
+	// SSEKMSEncryptionContext is the base64 JSON encryption context, with SSEKMS only.
 	SSEKMSEncryptionContext string
 }
 
-// merged is h.Metadata under meta, or meta itself when h has none.
 func (h ObjectHeaders) merged(meta map[string]string) map[string]string {
 	if len(h.Metadata) == 0 {
 		return meta

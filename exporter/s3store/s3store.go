@@ -1,15 +1,11 @@
-// Package s3store is the exporter's ObjectStore on Amazon S3 (and
-// S3-compatible servers such as MinIO).
+// Package s3store is the exporter's ObjectStore on Amazon S3 (and S3-compatible servers
+// such as MinIO).
 //
-// Put accepts any io.Reader: the exporter hands it the day's finished spool
-// file (seekable), while other callers may stream a body of unknown length.
-// Uploads are plain PutObject or multipart calls of our own (upload.go)
-// rather than the SDK's upload manager, which is deprecated and cannot carry
-// the conditional-write headers on CompleteMultipartUpload. A spooled day
-// file is uploaded in place, part by part, and a failed multipart upload is
-// aborted, so an object appears whole or not at all (CONTRACT §3). Uploads
-// that a killed process left behind are aborted by the next run
-// (AbortStale).
+// Put takes any io.Reader: the day's spool file (seekable), or a stream of unknown length.
+// Uploads are our own PutObject or multipart calls (upload.go), not the SDK's upload
+// manager, which is deprecated and cannot put conditional-write headers on
+// CompleteMultipartUpload. A failed multipart upload is aborted, so an object appears whole
+// or not at all (CONTRACT §3); the next run aborts a killed process's uploads (AbortStale).
 package s3store
 
 import (
@@ -36,13 +32,11 @@ var (
 	_ exporter.RangeOpener   = (*Store)(nil)
 )
 
-// abortTimeout bounds the clean-up of a failed multipart upload. It runs on
-// a context detached from the caller's, because the usual reason for the
-// failure is that the caller's context was cancelled.
+// abortTimeout bounds the clean-up of a failed multipart upload, on a context detached
+// from the caller's, whose cancellation is the usual cause of the failure.
 const abortTimeout = 30 * time.Second
 
-// Store is an exporter.ObjectStore on one S3 bucket. It is safe for
-// concurrent use.
+// Store is an exporter.ObjectStore on one S3 bucket, safe for concurrent use.
 type Store struct {
 	client *s3.Client
 	opts   Options
@@ -51,8 +45,8 @@ type Store struct {
 	callOpts, getOpts []func(*s3.Options)
 }
 
-// New returns a Store writing to opts.Bucket through client. Build client
-// with ClientConfig.New so that custom endpoints get path-style addressing.
+// New returns a Store on opts.Bucket. Build client with ClientConfig.New, so custom
+// endpoints get path-style addressing.
 func New(client *s3.Client, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("s3store: nil client")
@@ -70,11 +64,9 @@ func New(client *s3.Client, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// owner returns the ExpectedBucketOwner request field, nil when disabled.
 func (s *Store) owner() *string { return opt(s.opts.ExpectedBucketOwner) }
 
-// List calls fn for each key under prefix that sorts after startAfter, in
-// S3's lexical (UTF-8 byte) order, one ListObjectsV2 page at a time.
+// List calls fn for each key under prefix after startAfter, in S3's UTF-8 byte order.
 func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error {
 	in := &s3.ListObjectsV2Input{
 		Bucket:              aws.String(s.opts.Bucket),
@@ -100,22 +92,18 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 	return nil
 }
 
-// Open returns the object's body. The caller must close it. A missing key
-// gives an error wrapping exporter.ErrNotExist.
+// Open returns the object's body, to close; a missing key wraps exporter.ErrNotExist.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	return s.get(ctx, key, &s3.GetObjectInput{
 		Bucket:              aws.String(s.opts.Bucket),
 		Key:                 aws.String(key),
 		ExpectedBucketOwner: s.owner(),
-		// Ask for the stored checksum so the SDK verifies the body as it is
-		// read (for single-part objects; S3 cannot give a whole-object
-		// checksum for composite multipart ones).
+		// The SDK verifies the body as it is read (single-part objects; S3 has no
+		// whole-object checksum for composite multipart ones).
 		ChecksumMode: types.ChecksumModeEnabled,
 	})
 }
 
-// get is GetObject for Open and OpenRange: the body, or a missing key as
-// exporter.ErrNotExist.
 func (s *Store) get(ctx context.Context, key string, in *s3.GetObjectInput) (io.ReadCloser, error) {
 	out, err := s.client.GetObject(ctx, in, s.getOpts...)
 	if err != nil {
@@ -127,11 +115,10 @@ func (s *Store) get(ctx context.Context, key string, in *s3.GetObjectInput) (io.
 	return out.Body, nil
 }
 
-// OpenRange returns n bytes of key from off: GetObject with
-// Range: bytes=off-(off+n-1) (https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html;
-// S3 serves one range per request). With etag, If-Match makes S3 refuse
-// (412) a replaced object, so one read never mixes two versions. No
-// checksum is asked for: S3 has none for part of an object.
+// OpenRange returns n bytes of key from off, one Range per GetObject
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html). With etag, If-Match
+// makes S3 refuse (412) a replaced object, so a read never mixes versions. S3 has no
+// checksum for part of an object.
 func (s *Store) OpenRange(ctx context.Context, key, etag string, off, n int64) (io.ReadCloser, error) {
 	if off < 0 || n <= 0 {
 		return nil, fmt.Errorf("s3: open %s: range of %d bytes at %d", key, n, off)
@@ -145,8 +132,7 @@ func (s *Store) OpenRange(ctx context.Context, key, etag string, off, n int64) (
 	})
 }
 
-// Delete removes key. S3 answers success for a missing key, as the
-// interface requires.
+// Delete removes key; S3 answers success for a missing key, as the interface requires.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{
 		Bucket:              aws.String(s.opts.Bucket),
@@ -160,9 +146,8 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// Head returns the object's size, ETag and user metadata with one
-// HeadObject. A missing key gives an error wrapping exporter.ErrNotExist.
-// S3 returns user metadata keys in lower case, whatever Put was given.
+// Head returns the object's size, ETag and user metadata (keys in lower case, as S3 returns
+// them); a missing key wraps exporter.ErrNotExist.
 func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{
 		Bucket:              aws.String(s.opts.Bucket),
@@ -170,8 +155,7 @@ func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, err
 		ExpectedBucketOwner: s.owner(),
 	}, s.callOpts...)
 	if err != nil {
-		// HEAD responses have no body, so S3 cannot say NoSuchKey: a
-		// missing key is a bare 404, which the SDK reports as NotFound.
+		// A HEAD response has no body to say NoSuchKey: the SDK calls the bare 404 NotFound.
 		if isCode[*types.NotFound](err, "NotFound") || isCode[*types.NoSuchKey](err, "NoSuchKey") {
 			return exporter.ObjectAttrs{}, fmt.Errorf("s3: head %s: %w", key, exporter.ErrNotExist)
 		}
@@ -184,17 +168,14 @@ func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, err
 	return exporter.ObjectAttrs{Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag), Metadata: meta}, nil
 }
 
-// quietMultipartChecksum silences the SDK's warning that it skipped
-// validating a composite (multipart) checksum: every big day file has one,
-// so the warning would fire on every read and mean nothing.
+// quietMultipartChecksum silences the SDK's warning that it skipped a composite (multipart)
+// checksum, which every big day file has.
 func quietMultipartChecksum(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped = true }
 
-// AbortStale aborts the unfinished multipart uploads under prefix that were
-// initiated before olderThan and whose key match accepts, logging each. A
-// process killed mid-upload (kill -9, OOM, node loss) cannot abort its
-// own; without this, only a bucket lifecycle rule would remove the parts.
-// The age limit keeps it away from uploads a concurrent run is still
-// sending; match keeps it to this cluster's own day files.
+// AbortStale aborts the unfinished multipart uploads under prefix initiated before olderThan
+// whose key match accepts (this cluster's day files), logging each. A process killed
+// mid-upload (kill -9, OOM, node loss) cannot abort its own, and else only a lifecycle rule
+// would; the age limit spares a concurrent run's uploads.
 func (s *Store) AbortStale(ctx context.Context, prefix string, olderThan time.Time, match func(string) bool) (int, error) {
 	pages := s3.NewListMultipartUploadsPaginator(s.client, &s3.ListMultipartUploadsInput{
 		Bucket:              aws.String(s.opts.Bucket),

@@ -22,24 +22,19 @@ import (
 // maxParts is S3's limit on the parts of one multipart upload.
 const maxParts = 10000
 
-// Put streams r to key when cond holds. Bodies up to PartSize go in one
-// PutObject; larger ones go multipart with PartSize parts, Concurrency at a
-// time. The precondition rides on PutObject or on CompleteMultipartUpload,
-// so the object appears only if it still holds when the object is
-// committed. When r fails, ctx ends or the precondition fails, the
-// multipart upload is aborted and no object appears; an existing object
-// under key is left untouched.
+// Put streams r to key when cond holds: up to PartSize in one PutObject, else multipart,
+// Concurrency parts at a time. The precondition rides on PutObject or
+// CompleteMultipartUpload, so it holds when the object is committed. When r, ctx or the
+// precondition fails, the upload is aborted: no object appears, an existing one is kept.
 //
-// A spooled day file (an io.ReaderAt with Seek) is read in place: each part
-// is a section of the file, so memory does not grow with the day and a
-// retried part is re-read from disk. Any other reader is cut into
-// PartSize buffers, Concurrency+1 at most.
+// A spooled day file (io.ReaderAt with Seek) is read in place, a file section per part, so
+// memory does not grow with the day and a retry re-reads from disk. Any other reader is cut
+// into PartSize buffers, Concurrency+1 at most.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) error {
 	start := time.Now()
 	if s.opts.PartSize == 0 { // a store opened to read (Options.PartSize)
 		return s.fail("put", key, errors.New("no part size: the store was opened without Options.PartSize"))
 	}
-	// Concurrency parts in flight and one being read.
 	src, err := newPartSource(ctx, r, s.opts.PartSize, s.opts.Concurrency+1)
 	if err != nil {
 		return s.fail("put", key, err)
@@ -58,8 +53,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	if err != nil {
 		s.log.DebugContext(ctx, "s3 put failed", "bucket", s.opts.Bucket, "key", key, "error", err)
 		if cond.IfMatch != "" && apiCode(err) == "NoSuchKey" {
-			// If-Match on a key that is gone: S3 and MinIO answer 404
-			// rather than 412, but for the caller it is the same lost race.
+			// If-Match on a key gone: S3 and MinIO answer 404, not 412; the same lost race.
 			return fmt.Errorf("%w (%w)", &Error{Op: "put", Key: key, Msg: "the object to replace is gone", Err: err}, exporter.ErrPreconditionFailed)
 		}
 		return s.fail("put", key, err)
@@ -78,9 +72,7 @@ func (s *Store) putSingle(ctx context.Context, key string, p part, meta map[stri
 	return opErr("PutObject", err)
 }
 
-// objectInput is what every write of key says about the object, whether
-// it goes in one request or in parts (createInput): type, metadata,
-// checksum, encryption and the destination's object headers.
+// objectInput is what every write of key says about the object, whole or in parts.
 func (s *Store) objectInput(key string, meta map[string]string) *s3.PutObjectInput {
 	h := s.opts.Headers
 	return &s3.PutObjectInput{
@@ -102,11 +94,9 @@ func (s *Store) objectInput(key string, meta map[string]string) *s3.PutObjectInp
 	}
 }
 
-// createInput starts the multipart upload of the object p describes: every
-// field the two requests share is copied by name, so a header objectInput
-// sets (or an SDK release adds) reaches both without a second list to keep
-// in step. Once per object, the reflection costs nothing next to the
-// upload.
+// createInput copies every field the two requests share by name, so a header objectInput
+// sets (or an SDK release adds) reaches both without a second list; once per object, the
+// reflection costs nothing next to the upload.
 func createInput(p *s3.PutObjectInput) *s3.CreateMultipartUploadInput {
 	c := &s3.CreateMultipartUploadInput{}
 	pv, cv := reflect.ValueOf(p).Elem(), reflect.ValueOf(c).Elem()
@@ -124,8 +114,7 @@ func (s *Store) putMultipart(ctx context.Context, key string, src *partSource, f
 	out, err := s.client.CreateMultipartUpload(ctx, in, s.callOpts...)
 	if err != nil {
 		first.release()
-		// A CreateMultipartUpload whose reply was lost leaves an upload we
-		// cannot name; the next run's AbortStale removes it.
+		// A lost reply leaves an upload we cannot name; the next run's AbortStale removes it.
 		return 0, opErr("CreateMultipartUpload", err)
 	}
 	id := aws.ToString(out.UploadId)
@@ -148,8 +137,8 @@ func (s *Store) putMultipart(ctx context.Context, key string, src *partSource, f
 	return len(completed), nil
 }
 
-// uploadParts sends first and every later part of src, Concurrency at a
-// time, and returns them in part order. The first failure stops the rest.
+// uploadParts sends first and the rest of src, Concurrency at a time, and returns them in
+// part order; the first failure stops the rest.
 func (s *Store) uploadParts(ctx context.Context, key, id string, src *partSource, first part) ([]types.CompletedPart, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -215,9 +204,7 @@ func (s *Store) uploadParts(ctx context.Context, key, id string, src *partSource
 	return completed, nil
 }
 
-// abort removes a failed multipart upload so that its parts are neither
-// left behind (CONTRACT §3) nor billed, on a context detached from the
-// caller's (abortTimeout). An upload already gone is fine.
+// abort removes a failed multipart upload: no parts left behind (CONTRACT §3) or billed.
 func (s *Store) abort(ctx context.Context, key, id string, cause error) error {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 	defer cancel()
@@ -230,7 +217,7 @@ func (s *Store) abort(ctx context.Context, key, id string, cause error) error {
 	return errors.Join(cause, fmt.Errorf("abort: %w", opErr("AbortMultipartUpload", err)))
 }
 
-// abortUpload aborts one multipart upload; one already gone is no error.
+// abortUpload treats an upload already gone as done.
 func (s *Store) abortUpload(ctx context.Context, key, id string) error {
 	_, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
 		Bucket:              aws.String(s.opts.Bucket),
@@ -251,8 +238,7 @@ func ifNoneMatch(c exporter.Precondition) *string {
 	return aws.String("*")
 }
 
-// part is one part's body, seekable so the SDK can checksum it and rewind
-// it for a retry.
+// part is one part's body, seekable so the SDK can checksum and rewind it.
 type part struct {
 	num     int32
 	body    io.ReadSeeker
@@ -260,17 +246,15 @@ type part struct {
 	release func()
 }
 
-// partSource cuts a Put's body into parts: sections of a seekable file, or
-// pooled buffers filled from a stream.
+// partSource cuts a Put's body into sections of a seekable file, or pooled stream buffers.
 type partSource struct {
 	ctx      context.Context
 	file     readerAtSeeker // nil for a stream
 	size     int64          // file size
 	stream   io.Reader
 	partSize int64
-	// free recycles part buffers. A channel rather than a sync.Pool: the
-	// pool may drop buffers (it does on purpose under the race detector),
-	// and then memory would grow with the object after all.
+	// free recycles buffers; a sync.Pool may drop them (it does under the race detector),
+	// and memory would grow with the object.
 	free  chan *[]byte
 	num   int32
 	off   int64
@@ -278,7 +262,6 @@ type partSource struct {
 	eof   bool
 }
 
-// readerAtSeeker is what reading parts in place needs.
 type readerAtSeeker interface {
 	io.ReaderAt
 	io.ReadSeeker
@@ -328,8 +311,7 @@ func (src *partSource) single(first part) bool {
 	return src.eof
 }
 
-// next returns the next part, or io.EOF when there is none. The first call
-// always returns a part, empty for an empty body.
+// next returns the next part, or io.EOF; the first is always a part (empty for no body).
 func (src *partSource) next() (part, error) {
 	if err := src.ctx.Err(); err != nil {
 		return part{}, err
