@@ -17,8 +17,9 @@ type FingerprintInput struct {
 	Annotations []string // ANNOTATIONS, in order
 	Aggregation string   // AGGREGATION
 	Granularity string   // GRANULARITY
-	Query       string   // day query without window, canonical (aggregate, step, accumulate, idle, sharing)
-	Codec       Codec
+	// Query is the day query without window, canonical (aggregate, step, accumulate, idle, sharing).
+	Query string
+	Codec Codec
 }
 
 // Fingerprint is a short hash of in and the schema version and columns it implies, stored as

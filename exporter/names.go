@@ -99,7 +99,8 @@ const AccessPointARNAccepted = "arn:<partition>:s3:<region>:<12-digit account>:a
 
 // OutpostsRefused says why S3 on Outposts is refused in every form (ARN, alias, host):
 // concurrent runs rely on conditional writes, which AWS documents for general purpose and
-// directory buckets only (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html).
+// directory buckets only
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html).
 const OutpostsRefused = "S3 on Outposts is not supported: the exporter's writes are conditional (If-None-Match, If-Match), " +
 	"which AWS documents for S3 general purpose buckets and not for S3 on Outposts"
 

@@ -29,9 +29,9 @@ type ObjectAt struct {
 func (o *ObjectAt) Close() { o.close() }
 
 // OpenAt opens key for random access (the report's and the bill's Parquet reads). A
-// RangeOpener (S3) is read a block at a time as asked; a store handing out files (dirstore)
-// in place; anything else is spooled to a temp file in tempDir ("" for the system's) named
-// after pattern, so memory does not grow with the object.
+// RangeOpener (S3) is read a block at a time as asked, a store handing out files (dirstore)
+// is read in place, anything else is spooled to a temp file in tempDir ("" for the
+// system's) named after pattern, so memory does not grow with the object.
 func OpenAt(ctx context.Context, store Opener, key, tempDir, pattern string) (*ObjectAt, error) {
 	if rs, ok := store.(RangeOpener); ok {
 		return openRanged(ctx, rs, key)
@@ -77,9 +77,9 @@ type RangeOpener interface {
 	OpenRange(ctx context.Context, key, etag string, off, n int64) (io.ReadCloser, error)
 }
 
-// rangeBlock is the unit of a ranged read: Parquet readers read a column chunk in small
-// sequential pieces, so a request per 256 KiB, while a week's report fetches little beyond
-// its row groups. rangeBlocks (16 MiB) are kept: a few per column decoded side by side.
+// rangeBlock is what one ranged GET fetches: Parquet readers read a column chunk in small
+// sequential pieces, and at 256 KiB a week's report still fetches little beyond its row
+// groups. rangeBlocks (16 MiB) are kept: a few per column decoded side by side.
 const (
 	rangeBlock  = 256 << 10
 	rangeBlocks = 64

@@ -19,7 +19,7 @@ var secretParamRE = regexp.MustCompile(`(?i)token|secret|pass|pwd|key|auth|sig|c
 // It does not parse URLs: those that most need it are the ones a parser refuses (a password
 // holding "#", "@", "%zz" or a space). A URL ends at a quote, a bracket, a line break, ": "
 // or ", " (how errors join parts), or the next URL; a space too, except inside the user
-// information ("http://us er:pw@host" hides "us er:pw"). Doubtful text is hidden.
+// information ("http://us er:pw@host" hides "us er:pw"). What may be user information is hidden.
 func Redact(s string) string {
 	if !strings.Contains(s, "://") {
 		return s

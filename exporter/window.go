@@ -19,9 +19,10 @@ const (
 func Midnight(t time.Time) time.Time { return t.UTC().Truncate(day) }
 
 // Window returns the first and last day (inclusive UTC midnights) a run at now may export
-// (CONTRACT §2). CCA asks Kubecost for window=midnight(now − days·24h + 1 day),midnight(now −
-// 48h), end exclusive; settle generalises the 48 hours, so the newest day is the latest that
-// ended at least settle ago. An empty window (days=3 with 48h) has last before first.
+// (CONTRACT §2). CCA asks Kubecost for
+// window=midnight(now − days·24h + 1 day),midnight(now − 48h), end exclusive; settle
+// generalises the 48 hours, so the newest day is the latest that ended at least settle ago.
+// An empty window (days=3 with 48h) has last before first.
 func Window(now time.Time, days int, settle time.Duration) (first, last time.Time) {
 	first = Midnight(now.Add(-time.Duration(days) * day).Add(day))
 	last = Midnight(now.Add(-settle)).Add(-day)

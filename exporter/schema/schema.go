@@ -95,7 +95,8 @@ func (c Column) Presto() string {
 	return typeNames[c.Type].presto
 }
 
-// fieldList renders fields as open name<nameSep>type<sep>... close: Glue's struct<>, Presto's row().
+// fieldList renders fields as open name<nameSep>type<sep>... close: Glue's struct<>,
+// Presto's row().
 func (c Column) fieldList(open, nameSep, sep, close string, typeOf func(Column) string) string {
 	var b strings.Builder
 	b.WriteString(open)
