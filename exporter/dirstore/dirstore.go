@@ -234,7 +234,8 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	if err := s.setMeta(ctx, f, meta); err != nil {
 		return err
 	}
-	// Else a crash can leave the new name on an empty or partial file on some filesystems.
+	// Sync before rename, else a crash can leave the new name on a partial file on some
+	// filesystems.
 	if err := f.Sync(); err != nil {
 		return err
 	}

@@ -158,9 +158,10 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 		parquet.DataPageStatistics(false),
 		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
 	}
-	// Else a row group's compressed pages (about 9 MB for 64k rows) sit on the heap until
-	// flushed, doubled by the GC; in a file they cost page cache, not process memory, and row
-	// groups stay as large as Athena likes (docs/performance.md).
+	// Without the spool a row group's compressed pages (about 9 MB for 64k rows) sit on the
+	// heap, doubled by the GC, so peak memory grew with the day. In a file they cost page
+	// cache, not process memory, and row groups stay as large as Athena likes
+	// (docs/performance.md).
 	spool := &spoolPool{dir: cmp.Or(opts.PageBufferDir, os.TempDir()), pattern: "kubecost-s3-exporter-pages-*"}
 	options = append(options, parquet.ColumnPageBuffers(spool))
 	for _, path := range sch.Columns() {

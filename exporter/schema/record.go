@@ -70,7 +70,7 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 	return p
 }
 
-// slotFor returns key's slot, allocating a new one. Keys that sanitize alike (a.b and a/b)
+// slotFor returns key's slot, allocating one for a new key. Keys that sanitize alike (a.b and a/b)
 // share a slot: Kubecost cannot tell them apart either.
 func slotFor(m map[string]int, key string) int {
 	s, ok := m[key]
