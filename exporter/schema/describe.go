@@ -9,8 +9,7 @@ import (
 	"text/tabwriter"
 )
 
-// partitionKeys are the Hive partitions of the key layout (CONTRACT §3), strings because
-// month is zero-padded ("03").
+// partitionKeys are the Hive partitions (CONTRACT §3), strings as month is zero-padded ("03").
 func partitionKeys() []string { return []string{"account_id", "region", "year", "month"} }
 
 // Described is the contract `kubecost-s3-exporter schema --format json` prints; Terraform

@@ -100,8 +100,7 @@ func ExtraIndex(name string) int {
 	return slices.IndexFunc(extras[:], func(e ExtraColumn) bool { return e.Name == name })
 }
 
-// ExtraKey returns the Record.X index of a JSON member of an allocation or (property) of its
-// properties, or -1.
+// ExtraKey returns the Record.X index of an allocation's (or its properties') member, or -1.
 func ExtraKey(key string, property bool) int {
 	return slices.IndexFunc(extras[:], func(e ExtraColumn) bool { return e.Key == key && e.Property == property })
 }
@@ -149,8 +148,7 @@ func (n *Nested) copyFrom(o *Nested) {
 	n.Entries = append(n.Entries[:0], o.Entries...)
 }
 
-// CopyFrom makes r a deep copy of o, reusing r's storage, so a consumer can keep a record
-// the decoder is about to reuse.
+// CopyFrom makes r a deep copy of o, reusing r's storage, to keep a record the decoder reuses.
 func (r *Record) CopyFrom(o *Record) {
 	r.Name, r.Start, r.End, r.Num, r.Props = o.Name, o.Start, o.End, o.Num, o.Props
 	r.Labels = append(r.Labels[:0], o.Labels...)

@@ -70,8 +70,8 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 	return p
 }
 
-// slotFor returns key's slot, allocating one for a new key. Keys that sanitize alike (a.b and a/b)
-// share a slot: Kubecost cannot tell them apart either.
+// slotFor returns key's slot, allocating one for a new key. Keys that sanitize alike (a.b,
+// a/b) share a slot: Kubecost cannot tell them apart either.
 func slotFor(m map[string]int, key string) int {
 	s, ok := m[key]
 	if !ok {

@@ -95,8 +95,7 @@ func (c Column) Presto() string {
 	return typeNames[c.Type].presto
 }
 
-// fieldList renders fields as open name<nameSep>type<sep>... close: Glue's struct<>,
-// Presto's row().
+// fieldList renders fields as open name<nameSep>type<sep>... close (struct<>, row()).
 func (c Column) fieldList(open, nameSep, sep, close string, typeOf func(Column) string) string {
 	var b strings.Builder
 	b.WriteString(open)
@@ -110,8 +109,8 @@ func (c Column) fieldList(open, nameSep, sep, close string, typeOf func(Column) 
 	return b.String()
 }
 
-// QuickSight is the QuickSight input column type for an Athena source, or "" for maps,
-// lists and structs, which the QuickSight dataset leaves to Athena.
+// QuickSight is the input column type of a QuickSight Athena source, or "" for maps, lists
+// and structs: the QuickSight dataset leaves them to Athena.
 func (c Column) QuickSight() string { return typeNames[c.Type].quickSight }
 
 // doubles are the numeric columns in contract order, named as a Kubecost allocation's JSON keys.
@@ -170,8 +169,7 @@ var props = [NumProps]string{
 // PropName returns the suffix after "properties." of property i.
 func PropName(i int) string { return props[i] }
 
-// kubecostProps maps the Kubecost `properties` keys copied verbatim to their Record.Props
-// index; the others are derived.
+// kubecostProps maps the verbatim Kubecost `properties` keys to Record.Props; others are derived.
 var kubecostProps = map[string]int{
 	"cluster":        PropCluster,
 	"container":      PropContainer,
@@ -223,8 +221,7 @@ func CCA(labels, annotations []string) []Column {
 	return cols
 }
 
-// Sanitize returns a label or annotation key as Kubecost reports it: every character
-// outside [a-zA-Z0-9_] becomes '_'.
+// Sanitize returns a key as Kubecost reports it: every byte outside [a-zA-Z0-9_] becomes '_'.
 func Sanitize(key string) string {
 	b := []byte(key)
 	for i, c := range b {
