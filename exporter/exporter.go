@@ -62,8 +62,7 @@ type ObjectAttrs struct {
 // Reader is what the report and the bill's reader need of a store: list and read, never
 // write (as objstore's BucketReader), so a read-only credential suffices.
 type Reader interface {
-	// List calls fn for every key under prefix after startAfter, in lexical order, until
-	// fn returns an error.
+	// List calls fn for each key under prefix after startAfter, in lexical order, until fn errs.
 	List(ctx context.Context, prefix, startAfter string, fn func(ObjectInfo) error) error
 	// Open returns ErrNotExist for a missing key.
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
@@ -73,8 +72,7 @@ type Reader interface {
 type ObjectStore interface {
 	Reader
 	// Put stores r under key when cond holds, else returns an error wrapping
-	// ErrPreconditionFailed. The object appears whole or not at all, also when r fails or
-	// ctx ends.
+	// ErrPreconditionFailed. The object appears whole or not at all, even if r or ctx fails.
 	Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond Precondition) error
 	// Delete removes an object; deleting a missing key is not an error.
 	Delete(ctx context.Context, key string) error
@@ -108,8 +106,7 @@ type DayTotal struct {
 
 // AllocationSource is the Kubecost (or OpenCost) Allocation API.
 type AllocationSource interface {
-	// AvailableDays returns, ascending, the UTC midnights in [from, to) with a non-empty
-	// allocation set.
+	// AvailableDays returns the days in [from, to) with a non-empty allocation set, ascending.
 	AvailableDays(ctx context.Context, from, to time.Time) ([]DayTotal, error)
 	// FetchDay streams every allocation of the UTC day starting at day into sink.
 	FetchDay(ctx context.Context, day time.Time, sink RecordSink) error
@@ -142,8 +139,7 @@ type Layout struct {
 	Cluster string // EKS cluster name
 }
 
-// PartitionPrefix is the key prefix shared by every file of this account
-// and region, whatever the cluster.
+// PartitionPrefix is the key prefix of every file of this account and region, any cluster.
 func (l Layout) PartitionPrefix() string {
 	return fmt.Sprintf("%saccount_id=%s/region=%s/", l.Prefix, l.Account, l.Region)
 }

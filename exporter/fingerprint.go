@@ -17,7 +17,7 @@ type FingerprintInput struct {
 	Annotations []string // ANNOTATIONS, in order
 	Aggregation string   // AGGREGATION
 	Granularity string   // GRANULARITY
-	// Query is the day query without window, canonical (aggregate, step, accumulate, idle, sharing).
+	// Query is the canonical day query without window (aggregate, step, accumulate, idle, sharing).
 	Query string
 	Codec Codec
 }

@@ -16,8 +16,7 @@ type Opener interface {
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
-// ObjectAt is an object opened for random access, as Parquet readers need
-// it (the footer first, then the column chunks they choose).
+// ObjectAt is an object opened for random access, as Parquet readers need (footer, then chunks).
 type ObjectAt struct {
 	io.ReaderAt
 	Size    int64

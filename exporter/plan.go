@@ -109,9 +109,8 @@ func (p Plan) Cleanups() []DayPlan {
 }
 
 // PlanDays decides, for every day Kubecost has inside the window, whether to export it and
-// why; it is pure. Other clusters' objects never reach it (Layout.ParseKey rejects them); a
-// day stored with any known codec is present, so a codec switch never duplicates a day in
-// Athena.
+// why; it is pure. Other clusters' objects never reach it (Layout.ParseKey rejects them); a day
+// stored with any known codec is present, so a codec switch never duplicates a day in Athena.
 func PlanDays(in PlanInput) Plan {
 	p := Plan{}
 	p.First, p.Last = Window(in.Now, in.BackfillDays, in.Settle)
