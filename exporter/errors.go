@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// FieldError is one invalid setting: an environment variable, an option or
-// an argument. Config, stores and the CLI share it so that every invalid
-// value is reported the same way: the name, the value and what is accepted.
+// FieldError is one invalid setting (environment variable, option or argument), reported
+// the same way by config, stores and the CLI: the name, the value and what is accepted.
 type FieldError struct {
 	Field, Value, Msg string
 }
@@ -27,8 +26,7 @@ func (e FieldErrors) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// Innermost follows err's chain to its root cause (the first branch of a
-// joined error).
+// Innermost follows err's chain to its root cause (a joined error's first branch).
 func Innermost(err error) error {
 	for {
 		var next error

@@ -1,14 +1,9 @@
-// Package exporter holds the domain of kubecost-s3-exporter: the small
-// interfaces that the Kubecost client and the object stores implement
-// (AllocationSource, RecordSink, ObjectStore, UploadJanitor), the object
-// key layout (CONTRACT §3) and the one copy of each grammar the other
-// packages call: archive keys and file names (ParseKey, Layout), EKS
-// cluster ARNs and AWS names (names.go), base URLs (urls.go). It also
-// holds the backfill window and its backlog (window.go), the pure planner
-// (plan.go, which uses the window and not the reverse), the config
-// fingerprint, the redaction of URLs in any text (redact.go) and
-// FieldError, the one form of an invalid setting. Each external system
-// lives in its own subpackage; this package imports none of them.
+// Package exporter holds the domain of kubecost-s3-exporter: the interfaces the Kubecost
+// client and the object stores implement, the object key layout (CONTRACT §3) and the one
+// copy of each grammar: archive keys (ParseKey, Layout), EKS ARNs and AWS names (names.go),
+// base URLs (urls.go). Also the backfill window and backlog (window.go), the pure planner
+// (plan.go), the config fingerprint, URL redaction (redact.go) and FieldError. Each external
+// system lives in its own subpackage; this package imports none of them.
 package exporter
 
 import (
@@ -24,90 +19,72 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// Version is the exporter's version, stamped at build time with
-// -ldflags "-X github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter.Version=...".
+// Version is the exporter's version, stamped by the Makefile's -ldflags -X.
 var Version = "dev"
 
 // ErrNotExist is returned by ObjectStore.Open and Head for a missing key.
 var ErrNotExist = errors.New("object does not exist")
 
-// ErrPreconditionFailed is returned by ObjectStore.Put when its
-// Precondition does not hold: the key exists for a create-only Put, or no
-// longer has the expected ETag for a replacing one (HTTP 412 on S3). It
-// means another writer got there first; nothing was written.
+// ErrPreconditionFailed is returned by ObjectStore.Put when its Precondition does not hold
+// (HTTP 412 on S3): another writer got there first; nothing was written.
 var ErrPreconditionFailed = errors.New("precondition failed: the object was written by someone else")
 
 // ObjectInfo describes one stored object.
 type ObjectInfo struct {
 	Key  string
 	Size int64
-	// ETag identifies this version of the object; a Put with
-	// Precondition{IfMatch: ETag} replaces exactly this version.
-	ETag string
+	ETag string // Precondition{IfMatch: ETag} replaces exactly this version
 }
 
-// Precondition makes a Put conditional, so that concurrent runs never
-// overwrite each other's work. The zero value writes unconditionally.
+// Precondition makes a Put conditional, so that concurrent runs never overwrite each
+// other's work. The zero value writes unconditionally.
 type Precondition struct {
-	// IfNoneMatch creates the object only if the key does not exist
-	// (If-None-Match: *).
-	IfNoneMatch bool
-	// IfMatch replaces the object only if its current ETag is this one
-	// (If-Match: <etag>).
-	IfMatch string
+	IfNoneMatch bool   // create only if the key does not exist (If-None-Match: *)
+	IfMatch     string // replace only if the current ETag is this one (If-Match: <etag>)
 }
 
 // CreateOnly is the precondition of a new day: write only if absent.
 var CreateOnly = Precondition{IfNoneMatch: true}
 
-// ReplaceOnly is the precondition of a re-export: replace only the
-// version seen when planning.
+// ReplaceOnly is the precondition of a re-export: replace only the version seen when planning.
 func ReplaceOnly(etag string) Precondition { return Precondition{IfMatch: etag} }
 
 // ObjectAttrs is what Head tells about one object without reading it.
 type ObjectAttrs struct {
 	Size int64
-	// ETag identifies this version of the object: it changes whenever the
-	// object is replaced. It is opaque; compare it only for equality, and
-	// pass it back unchanged to a conditional write.
+	// ETag changes whenever the object is replaced. It is opaque: compare it only for
+	// equality, and pass it back unchanged to a conditional write.
 	ETag string
-	// Metadata is the user metadata given to Put, with lower-case keys (as
-	// S3 returns them). Never nil.
+	// Metadata is the user metadata given to Put, keys lower-case (as S3 returns them). Never nil.
 	Metadata map[string]string
 }
 
-// Reader is what a reader of a store needs of it (the report, the bill's
-// reader): it lists and reads, never writes, as objstore's BucketReader,
-// so a read-only credential needs no more.
+// Reader is what the report and the bill's reader need of a store: list and read, never
+// write (as objstore's BucketReader), so a read-only credential suffices.
 type Reader interface {
-	// List calls fn for every key under prefix that sorts after startAfter,
-	// in lexical order, until fn returns an error.
+	// List calls fn for each key under prefix after startAfter, in lexical order, until fn errs.
 	List(ctx context.Context, prefix, startAfter string, fn func(ObjectInfo) error) error
-	// Open reads an object back. It returns ErrNotExist for a missing key.
+	// Open returns ErrNotExist for a missing key.
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
 // ObjectStore is where day files go: S3, or a local directory.
 type ObjectStore interface {
 	Reader
-	// Put stores r under key when cond holds, else it returns an error
-	// wrapping ErrPreconditionFailed and writes nothing. The object appears
-	// whole or not at all: when r returns an error or ctx ends, nothing is
-	// left behind.
+	// Put stores r under key when cond holds, else returns an error wrapping
+	// ErrPreconditionFailed. The object appears whole or not at all, even if r or ctx fails.
 	Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond Precondition) error
 	// Delete removes an object; deleting a missing key is not an error.
 	Delete(ctx context.Context, key string) error
-	// Head returns an object's size, ETag and user metadata without reading
-	// its body. It returns ErrNotExist for a missing key.
+	// Head returns ErrNotExist for a missing key.
 	Head(ctx context.Context, key string) (ObjectAttrs, error)
 }
 
-// UploadJanitor is implemented by stores that can leave unfinished
-// uploads behind when the process is killed (S3 multipart uploads).
+// UploadJanitor is implemented by stores that can leave unfinished uploads behind when the
+// process is killed (S3 multipart uploads).
 type UploadJanitor interface {
-	// AbortStale aborts the unfinished uploads under prefix that were
-	// started before olderThan and whose key match accepts, and returns how
-	// many it aborted.
+	// AbortStale aborts the uploads under prefix started before olderThan whose key match
+	// accepts, and returns how many.
 	AbortStale(ctx context.Context, prefix string, olderThan time.Time, match func(key string) bool) (int, error)
 }
 
@@ -115,15 +92,13 @@ type UploadJanitor interface {
 type RecordSink interface {
 	// Write consumes r before returning: the caller reuses r.
 	Write(r *schema.Record) error
-	// Reset discards everything written so far. A source calls it when it
-	// must refetch the day after rows of a failed response were written.
+	// Reset discards everything written so far: the source refetches the day after rows
+	// of a failed response were written.
 	Reset() error
 }
 
-// DayTotal is one day Kubecost has, with the sum of totalCost over its
-// allocations in the availability query (aggregate=cluster, step=1d). A
-// change of the total after the day was exported means Kubecost
-// reconciled the day again.
+// DayTotal is one day Kubecost has, with the sum of totalCost in the availability query
+// (aggregate=cluster, step=1d). A later change means Kubecost reconciled the day again.
 type DayTotal struct {
 	Day       time.Time // UTC midnight
 	TotalCost float64
@@ -131,24 +106,18 @@ type DayTotal struct {
 
 // AllocationSource is the Kubecost (or OpenCost) Allocation API.
 type AllocationSource interface {
-	// AvailableDays returns the UTC midnights in [from, to) for which
-	// Kubecost has a non-empty allocation set, in ascending order, each with
-	// the day's total cost.
+	// AvailableDays returns the days in [from, to) with a non-empty allocation set, ascending.
 	AvailableDays(ctx context.Context, from, to time.Time) ([]DayTotal, error)
 	// FetchDay streams every allocation of the UTC day starting at day into sink.
 	FetchDay(ctx context.Context, day time.Time, sink RecordSink) error
 }
 
-// ErrServerUnsupported marks a failed day whose cause every other day of
-// the run would meet again: the server cannot answer a query the run
-// needs (an OpenCost that ignores the cluster filter of a federated
-// export, say). The run stops exporting rather than fail each day the
-// same way, and says what to change instead of promising that the next
-// run retries: the next run fails the same until the server or the
-// setting changes.
+// ErrServerUnsupported marks a failed day whose cause every day of the run would meet: the
+// server cannot answer a query the run needs (an OpenCost ignoring a federated export's
+// cluster filter, say). The run stops and says what to change: a retry fails the same.
 var ErrServerUnsupported = errors.New("the server cannot answer the queries this run needs")
 
-// Codec is a Parquet compression codec, which also names the file suffix.
+// Codec is a Parquet compression codec; it also names the file suffix.
 type Codec string
 
 // Supported codecs. Snappy is the default, as in the Python exporter.
@@ -170,8 +139,7 @@ type Layout struct {
 	Cluster string // EKS cluster name
 }
 
-// PartitionPrefix is the key prefix shared by every file of this account
-// and region, whatever the cluster.
+// PartitionPrefix is the key prefix of every file of this account and region, any cluster.
 func (l Layout) PartitionPrefix() string {
 	return fmt.Sprintf("%saccount_id=%s/region=%s/", l.Prefix, l.Account, l.Region)
 }
@@ -181,25 +149,22 @@ func (l Layout) Key(day time.Time, codec Codec) string {
 	return fmt.Sprintf("%s%s_%s.%s.parquet", l.MonthPrefix(day), day.UTC().Format(time.DateOnly), l.Cluster, codec)
 }
 
-// MonthPrefix is the key prefix of the month holding day; listing starts
-// just before it so that earlier months are skipped.
+// MonthPrefix is the key prefix of day's month; listing starts there to skip earlier months.
 func (l Layout) MonthPrefix(day time.Time) string {
 	day = day.UTC()
 	return fmt.Sprintf("%syear=%04d/month=%02d/", l.PartitionPrefix(), day.Year(), int(day.Month()))
 }
 
 // ParseDay returns the day of key when its file name is exactly
-// <YYYY-MM-DD>_<cluster>.<codec>.parquet for this cluster and a known codec.
-// Matching the whole name matters: cluster "prod" must never claim the
-// files of "prod-eu".
+// <YYYY-MM-DD>_<cluster>.<codec>.parquet for this cluster and a known codec: cluster
+// "prod" must never claim the files of "prod-eu".
 func (l Layout) ParseDay(key string) (time.Time, bool) {
 	d, _, ok := l.ParseKey(key)
 	return d, ok
 }
 
-// ParseKey is ParseDay that also returns the codec named by the suffix.
-// Only the file name is read (parseFileName): the listing that found key
-// was already under this cluster's partition.
+// ParseKey is ParseDay that also returns the codec. Only the file name is read: the
+// listing that found key was already under this cluster's partition.
 func (l Layout) ParseKey(key string) (time.Time, Codec, bool) {
 	day, cluster, codec, ok := parseFileName(key[strings.LastIndexByte(key, '/')+1:])
 	if !ok || cluster != l.Cluster {
@@ -208,9 +173,8 @@ func (l Layout) ParseKey(key string) (time.Time, Codec, bool) {
 	return day, codec, true
 }
 
-// parseFileName is the one grammar of a day file's name,
-// <YYYY-MM-DD>_<cluster>.<codec>.parquet with a known codec: the cluster
-// is everything between the date's underscore and the codec.
+// parseFileName is the one grammar of a day file's name: the cluster is everything
+// between the date's underscore and the codec.
 func parseFileName(name string) (day time.Time, cluster string, codec Codec, ok bool) {
 	const dateLen = len(time.DateOnly)
 	rest, found := strings.CutSuffix(name, ".parquet")
@@ -233,10 +197,8 @@ type Key struct {
 	Codec                    Codec
 }
 
-// ParseKey is the one grammar of a whole archive key,
-// [prefix]account_id=<digits>/region=<region>/year=<YYYY>/month=<MM>/<file name>,
-// whose year and month folders agree with the file name's day. The key
-// Layout.Key writes parses to that layout.
+// ParseKey is the one grammar of a whole archive key, as Layout.Key writes it; the year and
+// month folders must agree with the file name's day.
 func ParseKey(key string) (Key, bool) {
 	parts := strings.Split(key, "/")
 	n := len(parts)
@@ -258,9 +220,8 @@ func ParseKey(key string) (Key, bool) {
 	return Key{Prefix: prefix, Account: account, Region: region, Cluster: cluster, Day: day, Codec: codec}, true
 }
 
-// ContextReader returns a reader that fails with ctx's error as soon as ctx
-// ends, so that a copy into a store stops even while the producer keeps
-// writing.
+// ContextReader returns a reader that fails with ctx's error once ctx ends, so a copy into
+// a store stops even while the producer keeps writing.
 func ContextReader(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx: ctx, r: r} }
 
 type ctxReader struct {
@@ -275,8 +236,8 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// Seconds is a positive number of seconds, fractions allowed, as a
-// setting spells a timeout (S3_REQUEST_TIMEOUT, CONNECTION_TIMEOUT).
+// Seconds is a timeout setting (S3_REQUEST_TIMEOUT, CONNECTION_TIMEOUT): a positive
+// number of seconds, fractions allowed.
 type Seconds time.Duration
 
 // Decode parses v.

@@ -9,30 +9,25 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// FingerprintInput is everything that changes the bytes or the meaning of
-// a day file. Anything else (the exporter's version, CONCURRENCY, timeouts)
-// must stay out: a fingerprint that changed for those would re-export every
-// day for nothing.
+// FingerprintInput is everything that changes a day file's bytes or meaning. Anything else
+// (version, CONCURRENCY, timeouts) stays out, or a change would re-export every day for nothing.
 type FingerprintInput struct {
 	ClusterID   string   // CLUSTER_ID: properties.clusterid and eksClusterName
 	Labels      []string // LABELS, in order: each is a column
 	Annotations []string // ANNOTATIONS, in order
 	Aggregation string   // AGGREGATION
 	Granularity string   // GRANULARITY
-	// Query is the Kubecost day query without its window, canonically
-	// encoded (aggregate, step, accumulate, idle and sharing flags).
+	// Query is the canonical day query without window (aggregate, step, accumulate, idle, sharing).
 	Query string
 	Codec Codec
 }
 
-// Fingerprint is a short hash of in and of the schema version and column
-// list it implies. It goes into every object's metadata (MetaFingerprint),
-// so a later run can tell which stored days were made with another config.
-// 16 hex digits (64 bits) are plenty to tell a handful of configs apart.
+// Fingerprint is a short hash of in and the schema version and columns it implies, stored as
+// MetaFingerprint so a later run tells days made with another config. 16 hex digits (64
+// bits) are plenty for a handful of configs.
 func Fingerprint(in FingerprintInput) string {
 	h := sha256.New()
-	// One field per line, each line prefixed by its name: no two different
-	// inputs can render the same text, so none share a hash by construction.
+	// One named field per line: no two inputs render the same text.
 	fmt.Fprintf(h, "fingerprint-format=1\n")
 	fmt.Fprintf(h, "schema-version=%s\n", schema.Version)
 	for _, c := range schema.Columns(in.Labels, in.Annotations) {

@@ -8,41 +8,34 @@ import (
 	"strings"
 )
 
-// HeadersSetting is the variable that names the request headers file for
-// Kubecost, named in errors so that a user knows what to fix.
+// HeadersSetting is the variable naming Kubecost's request headers file, named in errors.
 const HeadersSetting = "KUBECOST_HTTP_HEADERS_FILE"
 
-// reservedHeaders are the headers a headers file may not set: net/http
-// writes them itself (framing, the connection, the host), or the client
-// depends on them (Accept: the JSON check), and a wrong value would break
-// every request in ways that do not look like a credentials problem.
+// reservedHeaders may not be set by a headers file: net/http writes them (framing,
+// connection, host) or the client needs them (Accept: the JSON check), and a wrong value
+// would break every request in ways that do not look like a credentials problem.
 var reservedHeaders = map[string]bool{
 	"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Connection": true,
 	"Keep-Alive": true, "Upgrade": true, "Te": true, "Trailer": true, "Proxy-Connection": true,
 	"Accept": true, "Accept-Encoding": true,
 }
 
-// ParseHeaders parses the request headers file (HeadersSetting):
-// "Name: value" lines, the credentials an SSO-enabled Kubecost wants (an
-// X-API-KEY, an Authorization header, a cookie a proxy checks). Blank
-// lines and lines starting with '#' are skipped; the value is trimmed of
-// surrounding spaces and tabs. Parsing is strict, because a header silently
-// dropped is a 401 an hour later: a line without a colon, a name that is
-// not an HTTP token, an empty value, a control character, a header given
-// twice or one net/http owns is an error naming the line. No error ever
-// holds a value, nor the text of a line: it may be a secret.
+// ParseHeaders parses the request headers file (HeadersSetting): "Name: value" lines, the
+// credentials an SSO-enabled Kubecost wants (X-API-KEY, Authorization, a proxy's cookie).
+// Blank and '#' lines are skipped; values are trimmed of spaces and tabs. Parsing is strict,
+// as a silently dropped header is a 401 an hour later: no colon, a name that is not an HTTP
+// token, an empty value, a control character, a repeated or reserved header is an error
+// naming the line. No error holds a value or a line's text: it may be a secret.
 func ParseHeaders(data []byte) (http.Header, error) {
 	h := http.Header{}
 	first := map[string]int{} // canonical name → line it was set on
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	for n := 1; sc.Scan(); n++ {
-		// bufio.ScanLines already drops one CR (a file written on
-		// Windows); a second is part of the line, as in net/textproto. Only
-		// HTTP's own whitespace, space and tab, is trimmed: what textproto
-		// strips (held to it by FuzzParseHeaders). A wider trim would send
-		// "v\u00a0" as "v" and take "v\v" for "v" where net/http refuses
-		// the line.
+		// bufio.ScanLines drops one CR (Windows); a second is part of the line, as in
+		// net/textproto. Only space and tab are trimmed, as textproto does (FuzzParseHeaders
+		// holds it): a wider trim would send "v\u00a0" as "v" and take "v\v" for "v" where
+		// net/http refuses the line.
 		line := sc.Text()
 		trimmed := strings.Trim(line, " \t")
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
@@ -86,8 +79,8 @@ const tokenChars = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHI
 // isToken reports whether s is an RFC 9110 token.
 func isToken(s string) bool { return s != "" && strings.Trim(s, tokenChars) == "" }
 
-// validValue reports whether s may be sent as a field value: no control
-// characters but tab (a CR or LF would start another header line).
+// validValue reports whether s has no control character but tab (a CR or LF would start
+// another header line).
 func validValue(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f })
 }

@@ -7,14 +7,13 @@ import (
 	"strings"
 )
 
-// The one copy of the AWS name rules that the configuration, the S3 store,
-// the command line and the metrics check.
+// The one copy of the AWS name rules (config, S3 store, CLI and metrics check them).
 
 // PartitionPattern matches the AWS partitions the exporter accepts in ARNs.
 const PartitionPattern = `(?:aws|aws-cn|aws-us-gov|aws-iso|aws-iso-b|aws-iso-e|aws-iso-f|aws-eusc)`
 
-// RegionPattern matches AWS region codes, including GovCloud (us-gov-west-1),
-// China (cn-northwest-1), the ISO regions and the European Sovereign Cloud.
+// RegionPattern matches AWS region codes, also GovCloud (us-gov-west-1), China
+// (cn-northwest-1), the ISO regions and the European Sovereign Cloud.
 const RegionPattern = `(?:[a-z]{2}(?:-gov|-iso[bef]?)?-[a-z]+|eusc-[a-z]{2}-[a-z]+)-\d{1,2}`
 
 var (
@@ -31,10 +30,8 @@ type ClusterARN struct {
 	ARN, Partition, Region, Account, Name string
 }
 
-// ParseClusterARN is the one grammar of EKS cluster ARNs: CLUSTER_ID, the
-// values of CLUSTER_ARNS and of the cluster map file, and the ARNs the
-// summary and the metrics name clusters by. ok is false, and only ARN is
-// set, when arn is not one.
+// ParseClusterARN is the one grammar of EKS cluster ARNs (CLUSTER_ID, CLUSTER_ARNS, the
+// cluster map file, the summary and metrics). When !ok only ARN is set.
 func ParseClusterARN(arn string) (c ClusterARN, ok bool) {
 	m := clusterARNRE.FindStringSubmatch(arn)
 	if m == nil {
@@ -46,11 +43,9 @@ func ParseClusterARN(arn string) (c ClusterARN, ok bool) {
 // IsAccountID reports whether s is a 12-digit AWS account ID.
 func IsAccountID(s string) bool { return accountRE.MatchString(s) }
 
-// BucketNameProblem returns why name cannot be the archive's bucket, or
-// "" when it can: a general-purpose bucket name, an access point alias or
-// an access point ARN. S3 takes the alias wherever a bucket name goes, and
-// the AWS SDK takes the ARN as the bucket and sends to the access point's
-// own host (AccessPointARN).
+// BucketNameProblem returns why name cannot be the archive's bucket, or "": a bucket name,
+// an access point alias (S3 takes it wherever a bucket name goes) or an access point ARN
+// (the AWS SDK sends to the access point's own host).
 func BucketNameProblem(name string) string {
 	switch {
 	case strings.HasPrefix(name, "arn:"):
@@ -81,13 +76,10 @@ func BucketNameProblem(name string) string {
 	return ""
 }
 
-// Access points, as AWS names them
+// Access point names, aliases and ARNs, as AWS names them
 // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/access-points-naming.html,
-// access-points-restrictions-limitations-naming-rules.html): a name is 3
-// to 50 lowercase letters, digits and hyphens, neither first nor last a
-// hyphen; S3 generates the alias <name prefix>-<metadata>-s3alias, "a
-// valid S3 bucket name" (access-points-alias.html), and the ARN is
-// arn:<partition>:s3:<region>:<account>:accesspoint/<name>.
+// access-points-restrictions-limitations-naming-rules.html; the alias is "a valid S3
+// bucket name", access-points-alias.html).
 var (
 	accessPointNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,48}[a-z0-9]$`)
 	aliasRE           = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*-[a-z0-9]+-s3alias$`)
@@ -96,8 +88,7 @@ var (
 	regionRE          = regexp.MustCompile(`^` + RegionPattern + `$`)
 )
 
-// IsRegion reports an AWS region code (RegionPattern), the one check of
-// every region setting.
+// IsRegion reports an AWS region code (RegionPattern), the check of every region setting.
 func IsRegion(s string) bool { return regionRE.MatchString(s) }
 
 // RegionAccepted is what a region setting accepts, in the words of errors.
@@ -106,12 +97,10 @@ const RegionAccepted = "an AWS region code such as us-east-1, us-gov-west-1 or c
 // AccessPointARNAccepted says what ParseAccessPointARN accepts.
 const AccessPointARNAccepted = "arn:<partition>:s3:<region>:<12-digit account>:accesspoint/<name>"
 
-// OutpostsRefused says why S3 on Outposts is refused in every form (ARN,
-// alias, host): the exporter's guarantee that concurrent runs never
-// overwrite each other rests on conditional writes, which AWS documents
-// for general purpose and directory buckets
-// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html)
-// and not for S3 on Outposts.
+// OutpostsRefused says why S3 on Outposts is refused in every form (ARN, alias, host):
+// concurrent runs rely on conditional writes, which AWS documents for general purpose and
+// directory buckets only
+// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html).
 const OutpostsRefused = "S3 on Outposts is not supported: the exporter's writes are conditional (If-None-Match, If-Match), " +
 	"which AWS documents for S3 general purpose buckets and not for S3 on Outposts"
 
@@ -120,10 +109,9 @@ type AccessPointARN struct {
 	Partition, Region, Account, Name string
 }
 
-// ParseAccessPointARN reads an access point ARN, the one form of ARN the
-// exporter takes as its bucket; msg says why arn is not one ("" when it
-// is). Object Lambda, Multi-Region and Outposts access points are refused
-// by name.
+// ParseAccessPointARN reads an access point ARN, the one ARN the exporter takes as its
+// bucket; msg says why arn is not one, or "". Object Lambda, Multi-Region and Outposts
+// access points are refused by name.
 func ParseAccessPointARN(arn string) (ap AccessPointARN, msg string) {
 	m := arnRE.FindStringSubmatch(arn)
 	if m == nil {
@@ -155,15 +143,13 @@ func ParseAccessPointARN(arn string) (ap AccessPointARN, msg string) {
 	return ap, ""
 }
 
-// IsAccessPoint reports whether bucket names an access point, by alias or
-// ARN, rather than a bucket.
+// IsAccessPoint reports whether bucket is an access point alias or ARN.
 func IsAccessPoint(bucket string) bool {
 	_, msg := ParseAccessPointARN(bucket)
 	return msg == "" || (strings.HasSuffix(bucket, "-s3alias") && aliasProblem(bucket) == "")
 }
 
-// aliasProblem checks an access point alias: a bucket name ending in
-// -s3alias, made of an access point name prefix and S3's metadata.
+// aliasProblem checks an access point alias, <name prefix>-<metadata>-s3alias.
 func aliasProblem(name string) string {
 	switch {
 	case strings.HasSuffix(name, "-ext-s3alias"):

@@ -16,26 +16,21 @@ type Opener interface {
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
-// ObjectAt is an object opened for random access, as Parquet readers need
-// it (the footer first, then the column chunks they choose).
+// ObjectAt is an object opened for random access, as Parquet readers need (footer, then chunks).
 type ObjectAt struct {
 	io.ReaderAt
-	Size int64
-	// Spooled is how many bytes were copied to a temp file: 0 when the
-	// store handed out a file or reads ranges.
-	Spooled int64
+	Size    int64
+	Spooled int64 // bytes copied to a temp file: 0 when the store gave a file or reads ranges
 	close   func()
 }
 
 // Close releases the object (and removes its temp file).
 func (o *ObjectAt) Close() { o.close() }
 
-// OpenAt opens key for random access. A store that reads ranges (S3,
-// RangeOpener) is read a block at a time as the reader asks; a store that
-// hands out files (the directory store) is read in place; anything else
-// is spooled to a temp file in tempDir ("" for the system's) named after
-// pattern, so memory does not grow with the object. The report and the
-// bill's reader both open Parquet objects this way.
+// OpenAt opens key for random access (the report's and the bill's Parquet reads). A
+// RangeOpener (S3) is read a block at a time as asked, a store handing out files (dirstore)
+// is read in place, anything else is spooled to a temp file in tempDir ("" for the
+// system's) named after pattern, so memory does not grow with the object.
 func OpenAt(ctx context.Context, store Opener, key, tempDir, pattern string) (*ObjectAt, error) {
 	if rs, ok := store.(RangeOpener); ok {
 		return openRanged(ctx, rs, key)
@@ -70,24 +65,20 @@ func OpenAt(ctx context.Context, store Opener, key, tempDir, pattern string) (*O
 	return &ObjectAt{ReaderAt: tmp, Size: n, Spooled: n, close: cleanup}, nil
 }
 
-// RangeOpener is a store that reads part of an object: S3's GetObject with
-// a Range header (https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html,
-// RFC 9110 section 14). OpenAt gives such a store's objects a ReaderAt that
-// fetches only what the Parquet reader reads (the footer, then the column
-// chunks of the row groups it keeps) instead of spooling whole objects.
+// RangeOpener is a store that reads part of an object: S3's GetObject with a Range header
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html, RFC 9110 section
+// 14). OpenAt then fetches only what the Parquet reader reads (footer, kept column chunks).
 type RangeOpener interface {
 	Opener
 	Head(ctx context.Context, key string) (ObjectAttrs, error)
-	// OpenRange returns n bytes of key from off. A non-empty etag is the
-	// version to read: a replaced object is an error, not a mix of two.
+	// OpenRange returns n bytes of key from off. A non-empty etag is the version to read: a
+	// replaced object is an error, not a mix of two.
 	OpenRange(ctx context.Context, key, etag string, off, n int64) (io.ReadCloser, error)
 }
 
-// rangeBlock is the unit of a ranged read. Parquet readers read a column
-// chunk in small sequential pieces (page headers, then pages); fetching
-// 256 KiB at a time keeps that to a request per 256 KiB while a week's
-// report still fetches little beyond its row groups. rangeBlocks blocks
-// (16 MiB) are kept: a few per column a reader decodes side by side.
+// rangeBlock is what one ranged GET fetches: Parquet readers read a column chunk in small
+// sequential pieces, and at 256 KiB a week's report still fetches little beyond its row
+// groups. rangeBlocks (16 MiB) are kept: a few per column decoded side by side.
 const (
 	rangeBlock  = 256 << 10
 	rangeBlocks = 64
@@ -109,8 +100,7 @@ type rangeBlockData struct {
 	data []byte
 }
 
-// openRanged is OpenAt for a RangeOpener: a HEAD for the size and the
-// version, then ranged reads on demand.
+// openRanged is OpenAt for a RangeOpener: a HEAD for size and version, then ranged reads.
 func openRanged(ctx context.Context, store RangeOpener, key string) (*ObjectAt, error) {
 	attrs, err := store.Head(ctx, key)
 	if err != nil {
@@ -149,7 +139,7 @@ func (r *rangeAt) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// block returns block idx, fetching it when it is not kept.
+// block returns block idx, fetching it when not kept.
 func (r *rangeAt) block(idx int64) ([]byte, error) {
 	for i, b := range r.blocks {
 		if b.idx == idx {

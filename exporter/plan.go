@@ -26,18 +26,15 @@ const (
 
 // Object metadata keys the plan reads (the exporter writes them).
 const (
-	MetaFingerprint = "config-fingerprint" // Fingerprint of the config that made the file
-	MetaDayTotal    = "kubecost-day-total" // DayTotal.TotalCost when the day was exported
-	MetaRows        = "rows"
-	// MetaExporterVersion marks every object this exporter wrote, also
-	// those of versions before the fingerprint existed.
-	MetaExporterVersion = "exporter-version"
+	MetaFingerprint     = "config-fingerprint" // Fingerprint of the config that made the file
+	MetaDayTotal        = "kubecost-day-total" // DayTotal.TotalCost when the day was exported
+	MetaRows            = "rows"
+	MetaExporterVersion = "exporter-version" // on every object of ours, also pre-fingerprint ones
 )
 
-// writtenByUs tells our objects from CCA's or hand-made ones. An object of
-// an earlier version of ours has no fingerprint but is still ours: it
-// counts as made with another config, so a user who upgrades gets the new
-// columns in every day Kubecost still has instead of a legacy-kept archive.
+// writtenByUs tells our objects from CCA's or hand-made ones. An object of an earlier
+// version of ours has no fingerprint: it counts as made with another config, so an upgrade
+// gets the new columns in every day Kubecost still has instead of a legacy-kept archive.
 func writtenByUs(a ObjectAttrs) bool {
 	return a.Metadata[MetaFingerprint] != "" || a.Metadata[MetaExporterVersion] != ""
 }
@@ -69,9 +66,7 @@ type PlanInput struct {
 	Stored       []StoredObject // this cluster's objects; those outside the window are ignored
 	Layout       Layout
 	Policy
-	// Backlog reaches past the backfill window for days Kubecost still
-	// holds (BacklogFrom); its zero value keeps to the window.
-	Backlog
+	Backlog // past the window (BacklogFrom); the zero value keeps to the window
 }
 
 // DayPlan is the decision for one day Kubecost has.
@@ -81,13 +76,10 @@ type DayPlan struct {
 	Export bool
 	Key    string  // the key the day is (or would be) written to
 	Total  float64 // Kubecost's day total now
-	// ETag of the object at Key when planning, "" when there is none. It
-	// lets a replacement be made conditional on nobody else having
-	// replaced the object since.
+	// ETag of the object at Key when planning, or "": a replacement is conditional on it.
 	ETag string
-	// Delete lists keys of the same day to remove: after the new object is
-	// written when Export, right away otherwise (leftovers of a codec switch
-	// that was interrupted between writing and deleting).
+	// Delete lists keys of the same day to remove: after the new object is written when
+	// Export, right away otherwise (leftovers of an interrupted codec switch).
 	Delete []string
 	Detail string // why, in words, when the reason alone does not say
 }
@@ -95,17 +87,15 @@ type DayPlan struct {
 // Plan is the outcome of comparing Kubecost with the bucket.
 type Plan struct {
 	First, Last time.Time // the backfill window, inclusive; Last before First when empty
-	// From is the first day the plan looks at: First, or an older day
-	// when the run reaches into the backlog (see BacklogFrom). Days in
-	// [From, First) are exported only when missing.
+	// From is the first day the plan looks at: First, or older in the backlog (BacklogFrom).
+	// Days in [From, First) are exported only when missing.
 	From      time.Time
 	Available []time.Time // days Kubecost has, from From to Last
 	Present   []time.Time // days of this cluster already stored, from From to Last
 	Days      []DayPlan   // one per available day, oldest first
 }
 
-// inScope reports whether d is a day the plan looks at: of the window, or
-// of the backlog before it.
+// inScope reports whether d is in the window or the backlog before it.
 func (p Plan) inScope(d time.Time) bool { return !d.Before(p.From) && !d.After(p.Last) }
 
 // Exports returns the days to export, oldest first.
@@ -118,11 +108,9 @@ func (p Plan) Cleanups() []DayPlan {
 	return slices.DeleteFunc(slices.Clone(p.Days), func(d DayPlan) bool { return d.Export || len(d.Delete) == 0 })
 }
 
-// PlanDays decides, for every day Kubecost has inside the window, whether
-// to export it and why. It is pure: its input fully determines the result.
-// Objects of other clusters never reach it (Layout.ParseKey rejects them);
-// a day stored with any known codec counts as present, so that switching
-// codec never duplicates a day in Athena.
+// PlanDays decides, for every day Kubecost has inside the window, whether to export it and
+// why; it is pure. Other clusters' objects never reach it (Layout.ParseKey rejects them); a day
+// stored with any known codec is present, so a codec switch never duplicates a day in Athena.
 func PlanDays(in PlanInput) Plan {
 	p := Plan{}
 	p.First, p.Last = Window(in.Now, in.BackfillDays, in.Settle)
@@ -154,11 +142,9 @@ func PlanDays(in PlanInput) Plan {
 	return p
 }
 
-// decide plans one available day d with the objects stored for it. A day
-// of the backlog (before the window) is exported when nothing is stored
-// for it, else kept as it is: config changes, drift and FORCE_DATES are
-// the window's business, as checking them over a year would cost a HEAD
-// per stored day on every run.
+// decide plans one available day d with its stored objects. A backlog day is exported only
+// when missing: config changes, drift and FORCE_DATES are the window's business, as checking
+// them over a year would cost a HEAD per stored day on every run.
 func decide(in PlanInput, d time.Time, total float64, objs []StoredObject, backlog bool) DayPlan {
 	dp := DayPlan{Day: d, Key: in.Layout.Key(d, in.Codec), Total: total}
 	switch {
@@ -172,8 +158,7 @@ func decide(in PlanInput, d time.Time, total float64, objs []StoredObject, backl
 		dp.Reason, dp.Detail = ReasonCurrent, "older than the backfill window: kept as stored"
 		return dp
 	}
-	// The object that speaks for the day: the one under the current codec
-	// when there is one; others are extras.
+	// The object that speaks for the day: the one under the current codec, if any.
 	slices.SortFunc(objs, func(a, b StoredObject) int { return codecRank(a.Codec) - codecRank(b.Codec) })
 	primary := objs[0]
 	for _, o := range objs {
@@ -206,18 +191,16 @@ func decide(in PlanInput, d time.Time, total float64, objs []StoredObject, backl
 		switch {
 		case o.Key == dp.Key:
 		case dp.Export:
-			// The day is being replaced: afterwards it has exactly one file.
-			dp.Delete = append(dp.Delete, o.Key)
+			dp.Delete = append(dp.Delete, o.Key) // afterwards the day has exactly one file
 		case o.Key != primary.Key && writtenByUs(o.Attrs):
-			// Ours, and not the file that speaks for the day: a leftover.
 			dp.Delete = append(dp.Delete, o.Key)
 		}
 	}
 	return dp
 }
 
-// drift compares the stored day total with Kubecost's. A total that is
-// missing or unreadable counts as drifted: the day cannot be vouched for.
+// drift compares the stored day total with Kubecost's. A missing or unreadable total
+// counts as drifted: the day cannot be vouched for.
 func drift(stored string, now, tolerance float64) (bool, string) {
 	was, err := strconv.ParseFloat(stored, 64)
 	if err != nil || math.IsNaN(was) || math.IsInf(was, 0) {
@@ -244,27 +227,18 @@ func codecRank(c Codec) int {
 	return len(Codecs())
 }
 
-// FormatTotal renders a day total for MetaDayTotal and the logs, exactly:
-// parsing it back gives the same float64, so an unchanged day never reads
-// as drifted. Plain decimals ('f'), not 'g', whose shortest form turns
-// totals of a million dollars or more into 1.234567e+06. A total made by
-// RoundTotal prints with at most 6 decimals.
+// FormatTotal renders a day total for MetaDayTotal and the logs so that it parses back to
+// the same float64 (an unchanged day never reads as drifted). 'f', as 'g' turns a million
+// dollars into 1.234567e+06; a RoundTotal total prints at most 6 decimals.
 func FormatTotal(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// RoundTotal rounds a day total (a sum of thousands of costs) to a
-// millionth of a dollar.
+// RoundTotal rounds a day total (a sum of thousands of costs) to a millionth of a dollar.
 //
-// Why round rather than sum with compensation: the noise in a sum such as
-// 78.29131000000001 is not only the adding's. The costs are decimal
-// fractions a float64 cannot hold, so even their exact sum, rounded once,
-// is often not the decimal total (0.1+0.2 summed exactly is still
-// 0.30000000000000004): compensation would print noise less often, not
-// never. Rounding to fixed decimals removes it, and the decimals lost are
-// far below anything the total is used for: a drift smaller than
-// DRIFT_TOLERANCE (0.1% by default) is ignored anyway, and a cost of a
-// millionth of a dollar is below what the servers price. The rounded
-// value is what is compared, stored and logged, so all three agree.
-// Totals of more than about a billion dollars keep their float64 digits.
+// Not compensated summation: the costs are decimals a float64 cannot hold, so even their
+// exact sum is often not the decimal total (0.1+0.2 is 0.30000000000000004). Rounding
+// removes the noise (78.29131000000001), and what it loses is far below DRIFT_TOLERANCE
+// (0.1% by default) and what servers price. The rounded value is compared, stored and
+// logged, so all three agree. Totals above about a billion dollars keep their digits.
 func RoundTotal(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e9 {
 		return v

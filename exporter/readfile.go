@@ -6,10 +6,9 @@ import (
 	"os"
 )
 
-// ReadFileMax reads a configuration file the user names (the headers
-// file, CLUSTER_MAP_FILE, OBJECT_STORE_CONFIG_FILE) but no more than max
-// bytes, a whole number of MiB, so that a wrong path (a log, a device)
-// is refused instead of read whole.
+// ReadFileMax reads a file the user names (headers file, CLUSTER_MAP_FILE,
+// OBJECT_STORE_CONFIG_FILE) up to max bytes, a whole number of MiB, so a wrong path (a log,
+// a device) is refused instead of read whole.
 func ReadFileMax(path string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -8,22 +8,18 @@ import (
 // Redacted replaces every secret part of a URL.
 const Redacted = "REDACTED"
 
-// secretParamRE matches query parameter names that carry credentials:
-// tokens, keys, passwords, signatures (X-Amz-Signature, X-Amz-Credential,
-// X-Amz-Security-Token of a presigned URL), sessions.
+// secretParamRE matches query parameter names that carry credentials, also a presigned
+// URL's X-Amz-Signature, X-Amz-Credential and X-Amz-Security-Token.
 var secretParamRE = regexp.MustCompile(`(?i)token|secret|pass|pwd|key|auth|sig|credential|session|cookie`)
 
-// Redact hides the credentials of every URL inside s: anything between
-// "://" and the last "@" before the host, and the values of query
-// parameters named like secrets. It is the one redaction of the program:
-// every log line, error and configuration message passes through it.
+// Redact hides the credentials of every URL inside s: anything between "://" and the last
+// "@" before the host, and the values of query parameters named like secrets. Every log
+// line, error and configuration message passes through it.
 //
-// It does not parse URLs, because the URLs that most need it are the ones
-// a parser refuses: a password holding "#", "@", "%zz" or a space. A URL
-// ends at a quote, a bracket, a line break, ": " or ", " (how errors join
-// their parts), or the next URL; a space ends it too, except inside the
-// user information ("http://us er:pw@host" hides "us er:pw"). Text it
-// cannot tell apart from user information is hidden rather than shown.
+// It does not parse URLs: those that most need it are the ones a parser refuses (a password
+// holding "#", "@", "%zz" or a space). A URL ends at a quote, a bracket, a line break, ": "
+// or ", " (how errors join parts), or the next URL; a space too, except inside the user
+// information ("http://us er:pw@host" hides "us er:pw"). What may be user information is hidden.
 func Redact(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
@@ -43,8 +39,8 @@ func Redact(s string) string {
 	}
 }
 
-// urlEnd is the length of the URL body at the start of s (after "://"),
-// spaces included: redactURLBody decides what a space means.
+// urlEnd is the length of the URL body at the start of s (after "://"), spaces included:
+// redactURLBody decides what a space means.
 func urlEnd(s string) int {
 	// Square brackets do not end a URL: they enclose an IPv6 host.
 	end := len(s)
@@ -69,19 +65,17 @@ func isSchemeByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
 }
 
-// redactURLBody hides the user information and secret query values of
-// body, the text after "://".
+// redactURLBody hides the user information and secret query values of body (after "://").
 func redactURLBody(body string) string {
-	// The user information is everything up to the last "@" that has no
-	// "/" before it: a path never precedes the host, a password may hold
-	// "@", "#", "?" or ":".
+	// The user information ends at the last "@" with no "/" before it: a path never
+	// precedes the host, a password may hold "@", "#", "?" or ":".
 	host := body
 	if slash := strings.IndexByte(body, '/'); slash >= 0 {
 		host = body[:slash]
 	}
 	at := strings.LastIndexByte(host, '@')
-	// A space is part of the user information only in "user:password"
-	// form; elsewhere it ends the URL, and an "@" after it is prose.
+	// A space is user information only in "user:password" form; elsewhere it ends the URL,
+	// and an "@" after it is prose.
 	end := len(body)
 	if sp := strings.IndexByte(body, ' '); sp >= 0 && (at < 0 || sp < at && !strings.Contains(body[:at], ":")) {
 		end, at = sp, strings.LastIndexByte(body[:sp], '@')
@@ -95,8 +89,7 @@ func redactURLBody(body string) string {
 	return redactQuery(url) + body[end:]
 }
 
-// redactQuery blanks the values of secret-looking parameters after the
-// first "?" of a URL body.
+// redactQuery blanks the values of secret-looking parameters after a URL body's first "?".
 func redactQuery(body string) string {
 	head, q, ok := strings.Cut(body, "?")
 	if !ok {

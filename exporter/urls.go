@@ -8,10 +8,9 @@ import (
 // BaseURLAccepted says what IsBaseURL accepts, in the words of errors.
 const BaseURLAccepted = "http://<host>[:port][/path] or https://<host>[:port][/path]"
 
-// ParseHTTPURL parses raw as an absolute http or https URL with a host and
-// no fragment: the one grammar of the URLs the exporter calls. A query is
-// allowed here (a Kubecost client's URL may carry its own parameters);
-// a base URL, as a user gives one, has none (IsBaseURL).
+// ParseHTTPURL parses raw as an absolute http(s) URL with a host and no fragment: the one
+// grammar of the URLs the exporter calls. A query is allowed (a Kubecost client's URL may
+// carry parameters); a user's base URL has none (IsBaseURL).
 func ParseHTTPURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	switch {
@@ -23,9 +22,8 @@ func ParseHTTPURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// IsBaseURL reports whether raw is a service's base URL,
-// http(s)://<host>[:port][/path] without query or fragment: the Kubecost
-// endpoint (KUBECOST_API_ENDPOINT) and the Pushgateway (PUSHGATEWAY_URL).
+// IsBaseURL reports whether raw is a base URL without query or fragment
+// (KUBECOST_API_ENDPOINT, PUSHGATEWAY_URL).
 func IsBaseURL(raw string) bool {
 	u, err := ParseHTTPURL(raw)
 	return err == nil && u.RawQuery == "" && !u.ForceQuery

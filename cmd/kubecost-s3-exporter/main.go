@@ -13,8 +13,7 @@ import (
 )
 
 func main() {
-	// The garbage collector's setting is the process's, so only main
-	// chooses it; an explicit GOGC wins.
+	// The GC setting is the process's, so only main chooses it; an explicit GOGC wins.
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(cli.GCPercent)
 	}

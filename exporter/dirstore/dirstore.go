@@ -1,29 +1,20 @@
-// Package dirstore is the exporter's ObjectStore on a local directory
-// (OUTPUT_DIR): the same keys as in S3, as slash-separated paths under a
-// root directory. It serves demos, air-gapped sites and tests.
+// Package dirstore is the exporter's ObjectStore on a local directory (OUTPUT_DIR): S3's
+// keys as slash-separated paths under a root, for demos, air-gapped sites and tests.
 //
-// Put writes a temp file next to the destination, fsyncs it and renames it
-// into place, so a reader (or a crash) sees the old file or the new one,
-// never a partial one (CONTRACT §3).
+// Put writes a temp file next to the destination, fsyncs it and renames it into place, so a
+// reader (or a crash) sees the old file or the new one, never a partial one (CONTRACT §3).
 //
-// Conditional Puts have S3's semantics. Create-only publishes the temp
-// file with a hard link, which fails atomically when the key exists.
-// Replace-only compares the key's ETag (derived from its size, mtime and
-// inode, which every Put changes because it renames a new file into place)
-// and renames while holding an exclusive lock on the directory, so two
+// Conditional Puts have S3's semantics. Create-only publishes with a hard link, which fails
+// atomically when the key exists. Replace-only compares the ETag (size, mtime and inode,
+// which every Put's rename changes) and renames under an exclusive directory lock, so two
 // replacing writers cannot both pass the check.
 //
-// Object metadata is kept in one extended attribute of the file
-// (user.kubecost-s3-exporter.meta, JSON), set on the temp file before the
-// rename. The attribute belongs to the inode, so the rename publishes data
-// and metadata in one atomic step: no reader ever sees the new file with
-// the old metadata. Sidecar files could not give that, and they would show
-// up for every tool that reads the tree (Athena-style readers, rsync to S3).
-// On a filesystem or platform without extended attributes, Put logs one
-// warning and stores the file without metadata; Head then reports none.
+// Metadata is one extended attribute (user.kubecost-s3-exporter.meta, JSON) set on the temp
+// file: it belongs to the inode, so the rename publishes data and metadata atomically.
+// Sidecar files could not, and would show up for every tool reading the tree (Athena-style
+// readers, rsync to S3). Without xattrs, Put warns once and stores no metadata.
 //
-// All file access goes through os.Root, so no key can reach outside the
-// root, not even through a symlink planted in the tree.
+// All access goes through os.Root: no key reaches outside the root, not even by a symlink.
 package dirstore
 
 import (
@@ -60,20 +51,18 @@ const (
 
 // Options configure a Store.
 type Options struct {
-	// Logger receives debug events per operation. nil discards them.
-	Logger *slog.Logger
+	Logger *slog.Logger // debug events per operation; nil discards them
 }
 
-// Store is an exporter.ObjectStore on a directory. It is safe for
-// concurrent use, also by several processes: the last rename wins.
+// Store is an exporter.ObjectStore on a directory, safe for concurrent use, also by several
+// processes: the last rename wins.
 type Store struct {
 	root    string
 	log     *slog.Logger
 	noXattr sync.Once // warns once that metadata cannot be kept
 }
 
-// New returns a Store on root, creating root (and its parents) when
-// missing, so that OUTPUT_DIR=./out just works.
+// New returns a Store on root, creating it and its parents, so OUTPUT_DIR=./out just works.
 func New(root string, opts Options) (*Store, error) {
 	if root == "" {
 		return nil, fmt.Errorf("dirstore: invalid options: %w", exporter.FieldErrors{{Field: "root", Value: "", Msg: "required"}})
@@ -90,9 +79,8 @@ func New(root string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// openRoot opens the root afresh for each operation. That costs one
-// syscall and spares callers a Close method the ObjectStore interface does
-// not have; it also follows the directory if it is replaced.
+// openRoot opens the root afresh for each operation: one syscall spares a Close the
+// ObjectStore interface lacks, and follows a replaced directory.
 func (s *Store) openRoot() (*os.Root, error) {
 	r, err := os.OpenRoot(s.root)
 	if err != nil {
@@ -109,9 +97,7 @@ func (s *Store) begin(ctx context.Context, op, key string) (*os.Root, error) {
 	return s.openRoot()
 }
 
-// missing reports whether err means there is no file: opening "a/b" when
-// "a" is a file gives ENOTDIR, and as far as objects go, "a/b" simply does
-// not exist.
+// missing reports whether err means no file; "a/b" when "a" is a file (ENOTDIR) too.
 func missing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
@@ -119,13 +105,11 @@ func missing(err error) bool {
 // tempRE matches the temp files Put creates: .<name>.tmp-<16 hex digits>.
 var tempRE = regexp.MustCompile(`^\..+\.tmp-[0-9a-f]{16}$`)
 
-// IsTemp reports whether base is the name of one of Put's temp files. List
-// skips them; a crash can leave one behind, and it is safe to delete.
+// IsTemp reports whether base names one of Put's temp files. List skips them; one left by
+// a crash is safe to delete.
 func IsTemp(base string) bool { return tempRE.MatchString(base) }
 
-// checkKey accepts keys that map to a file below the root: relative,
-// slash-separated, without empty, "." or ".." segments, and not named like
-// a temp file (which List would hide).
+// checkKey accepts keys of a file below the root, not named like a temp file (List hides them).
 func checkKey(key string) error {
 	switch {
 	case !fs.ValidPath(key) || key == ".":
@@ -138,10 +122,8 @@ func checkKey(key string) error {
 	return nil
 }
 
-// List calls fn for each file under prefix whose key sorts after
-// startAfter, in byte-wise lexical order like S3. It walks only the
-// deepest directory the prefix names, then sorts: a directory walk alone
-// would put "a/b" before "a-c", S3 does not.
+// List calls fn for each file under prefix after startAfter, in S3's byte order. It walks
+// the deepest directory the prefix names, then sorts: a walk puts "a/b" before "a-c", S3 does not.
 func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exporter.ObjectInfo) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("dirstore: list %s: %w", prefix, err)
@@ -168,7 +150,6 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 			return err
 		}
 		if d.IsDir() {
-			// Skip subtrees that can hold no key under prefix.
 			if p != "." && !strings.HasPrefix(p+"/", prefix) && !strings.HasPrefix(prefix, p+"/") {
 				return fs.SkipDir
 			}
@@ -203,11 +184,8 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(exp
 	return nil
 }
 
-// Put writes r to key through a temp file in the destination directory,
-// fsyncs it, publishes it under key when cond holds and fsyncs the
-// directory. When r fails, ctx ends or cond fails, the temp file is
-// removed and key is untouched. meta goes into an extended attribute of
-// the temp file (see the package comment).
+// Put writes r through a temp file in key's directory, fsyncs it, publishes it when cond
+// holds and fsyncs the directory (see the package comment).
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[string]string, cond exporter.Precondition) (err error) {
 	defer func() {
 		if err != nil {
@@ -256,15 +234,15 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	if err := s.setMeta(ctx, f, meta); err != nil {
 		return err
 	}
-	// Sync before rename: otherwise a crash can leave the new name pointing
-	// at an empty or partial file on some filesystems.
+	// Sync before rename, else a crash can leave the new name on a partial file on some
+	// filesystems.
 	if err := f.Sync(); err != nil {
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	// Last chance to honour a cancellation before the object becomes visible.
+	// Last chance to honour a cancellation before the object is visible.
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -272,8 +250,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 		return err
 	}
 	committed = true
-	// Persist the rename itself. Failure here is reported, but the object
-	// is already complete and visible.
+	// Persist the rename; a failure is reported, but the object is complete and visible.
 	if d, err := root.Open(filepath.FromSlash(dir)); err == nil {
 		serr := d.Sync()
 		d.Close()
@@ -285,8 +262,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta map[strin
 	return nil
 }
 
-// Open returns the file at key. A missing key, or one that names a
-// directory, gives an error wrapping exporter.ErrNotExist.
+// Open returns the file at key; a missing key or a directory wraps exporter.ErrNotExist.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	root, err := s.begin(ctx, "open", key)
 	if err != nil {
@@ -307,10 +283,8 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// Delete removes the file at key. A missing key is not an error, nor is a
-// key that names a directory (no object has that key). Emptied directories
-// are kept: removing them would race with a concurrent Put creating a file
-// in them, and List ignores empty directories anyway.
+// Delete removes the file at key; a missing key or a directory is no error. Emptied
+// directories are kept: removing them would race a concurrent Put, and List ignores them.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	root, err := s.begin(ctx, "delete", key)
 	if err != nil {
@@ -340,8 +314,7 @@ func publish(root *os.Root, dir, tmp, key string, cond exporter.Precondition) er
 	from, to := filepath.FromSlash(tmp), filepath.FromSlash(key)
 	switch {
 	case cond.IfNoneMatch:
-		// link(2) never replaces: the key appears atomically or the call
-		// fails with EEXIST, whoever else writes it at the same moment.
+		// link(2) never replaces: the key appears atomically or it fails with EEXIST.
 		if err := root.Link(from, to); errors.Is(err, fs.ErrExist) {
 			root.Remove(from)
 			return exporter.ErrPreconditionFailed
@@ -370,8 +343,7 @@ func publish(root *os.Root, dir, tmp, key string, cond exporter.Precondition) er
 // metaXattr is the extended attribute holding an object's user metadata.
 const metaXattr = "user.kubecost-s3-exporter.meta"
 
-// setMeta stores meta on the temp file f. Keys are lower-cased, as S3
-// returns them, so both stores read back alike.
+// setMeta stores meta on the temp file f, keys lower-cased as S3 returns them.
 func (s *Store) setMeta(ctx context.Context, f *os.File, meta map[string]string) error {
 	if len(meta) == 0 {
 		return nil
@@ -396,8 +368,8 @@ func (s *Store) setMeta(ctx context.Context, f *os.File, meta map[string]string)
 	return nil
 }
 
-// Head returns the file's size, ETag and metadata. A missing key, or one
-// that names a directory, gives an error wrapping exporter.ErrNotExist.
+// Head returns the file's size, ETag and metadata; a missing key or a directory wraps
+// exporter.ErrNotExist.
 func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, error) {
 	rc, err := s.Open(ctx, key)
 	if err != nil {
@@ -412,8 +384,7 @@ func (s *Store) Head(ctx context.Context, key string) (exporter.ObjectAttrs, err
 	if err != nil {
 		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: %w", key, err)
 	}
-	// Data and attribute come from the same open file, hence the same
-	// inode: a concurrent Put cannot pair this file with other metadata.
+	// The same open file, hence inode: a concurrent Put cannot pair it with other metadata.
 	raw, err := getXattr(f)
 	if err != nil {
 		return exporter.ObjectAttrs{}, fmt.Errorf("dirstore: head %s: read metadata: %w", key, err)

@@ -8,8 +8,7 @@ import (
 	"syscall"
 )
 
-// lockDir takes an exclusive flock(2) on directory dir of root, which
-// serialises replacing Puts in it across processes.
+// lockDir takes an exclusive flock(2) on dir, serialising replacing Puts across processes.
 func lockDir(root *os.Root, dir string) (unlock func(), err error) {
 	d, err := root.Open(filepath.FromSlash(dir))
 	if err != nil {

@@ -17,8 +17,7 @@ func setXattr(f *os.File, value []byte) error {
 	return fdDo(f, func(fd int) error { return unix.Fsetxattr(fd, metaXattr, value, 0) })
 }
 
-// getXattr reads metaXattr from the open file f; nil, nil when the file has
-// none or the filesystem keeps none.
+// getXattr reads metaXattr from f; nil, nil when the file or filesystem has none.
 func getXattr(f *os.File) ([]byte, error) {
 	var out []byte
 	err := fdDo(f, func(fd int) error {
@@ -58,9 +57,8 @@ func fdDo(f *os.File, fn func(fd int) error) error {
 	return ferr
 }
 
-// etag names one version of a file: a Put renames a new inode into place,
-// so the inode number changes with every write, and size and modification
-// time change with an edit in place.
+// etag names one version of a file: every Put renames a new inode into place, and size and
+// mtime change with an edit in place.
 func etag(fi fs.FileInfo) string {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return fmt.Sprintf(`"%x-%x-%x"`, st.Ino, fi.ModTime().UnixNano(), fi.Size())

@@ -9,19 +9,14 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter"
 )
 
-// codecFor maps the contract's codec names to parquet-go codecs. All three
-// are backed by github.com/klauspost/compress:
-//
-//   - snappy: snappyCodec (snappy.go), s2's snappy-compatible "better"
-//     block mode fed 64 KiB at a time. s2's plain snappy mode was measured
-//     too: about 10% less CPU but 6.5% larger files, and Athena bills by
-//     bytes scanned.
+// codecFor maps the contract's codec names to parquet-go codecs, all backed by
+// github.com/klauspost/compress:
+//   - snappy: snappyCodec (snappy.go), s2's snappy-compatible "better" mode fed 64 KiB at a
+//     time. s2's plain snappy mode: 10% less CPU, 6.5% larger files (Athena bills bytes).
 //   - zstd: klauspost/compress/zstd, default level (about zstd -3).
 //   - gzip: klauspost/compress/gzip, level 6.
 //
-// zstd and gzip are parquet-go's shared codec values; they pool their
-// encoders, so successive files in one run reuse them. snappyCodec holds
-// no state.
+// zstd and gzip are parquet-go's shared values, pooling encoders across a run's files.
 func codecFor(c exporter.Codec) (compress.Codec, error) {
 	switch c {
 	case "", exporter.Snappy:

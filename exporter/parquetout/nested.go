@@ -10,11 +10,9 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// The appended columns of schema version 2 are nullable and some are
-// nested (maps, lists, structs). parquet-go's column writers take leaf
-// values with their repetition and definition levels, which this file
-// computes ("shreds") from a schema.Nested, one column type at a time.
-// The schema of each type and its levels:
+// The appended columns of schema version 2 are nullable, some nested. parquet-go's column
+// writers take leaf values with repetition and definition levels, which this file computes
+// ("shreds") from a schema.Nested. Each type's schema and levels:
 //
 //	NullableDouble  optional double                       def: null 0, value 1
 //	StringMap       optional group (MAP) {                key: null 0, empty 1, entry 2
@@ -30,8 +28,7 @@ import (
 //	                    required binary key (STRING)             unset 3, set 4
 //	                    optional group value { optional fields } } }
 //
-// The first value of a row has repetition level 0, the next entries of the
-// same map or list 1.
+// A row's first value has repetition level 0, the same map's or list's next entries 1.
 
 // nestedCol is where an appended column's leaves are in the file.
 type nestedCol struct {
@@ -41,7 +38,7 @@ type nestedCol struct {
 	ftyps []schema.Type
 }
 
-// leaves returns how many leaf columns a column has.
+// leaves returns a column's number of leaf columns.
 func leaves(c schema.Column) int {
 	switch c.Type {
 	case schema.StringMap:
@@ -57,8 +54,7 @@ func leaves(c schema.Column) int {
 // nestedNode returns the parquet node of an appended column.
 func nestedNode(c schema.Column, dict bool) (parquet.Node, error) {
 	if !slices.IsSortedFunc(c.Fields, func(a, b schema.Column) int { return strings.Compare(a.Name, b.Name) }) {
-		// parquet.Group orders fields by name; a schema listing them
-		// otherwise would describe Glue types that disagree with the file.
+		// parquet.Group orders fields by name; else Glue types would disagree with the file.
 		return nil, fmt.Errorf("parquet: fields of %q are not sorted by name", c.Name)
 	}
 	switch c.Type {
@@ -91,10 +87,9 @@ func nestedNode(c schema.Column, dict bool) (parquet.Node, error) {
 	return parquet.Optional(parquet.Map(stringNode(dict), parquet.Optional(g))), nil
 }
 
-// put appends v with its levels to leaf i (relative to nc). The level
-// setters inline where Value.Level does not, which matters at 100 and more
-// values a row; the column index Level would also set is not read by
-// ColumnWriter.WriteRowValues, whose values all belong to its column.
+// put appends v with its levels to leaf i of nc. The level setters inline where Value.Level
+// does not (100+ values a row); the column index Level also sets is unread by
+// ColumnWriter.WriteRowValues.
 func (w *Writer) put(nc *nestedCol, i int, v parquet.Value, rep, def int) {
 	s := nc.slot + i
 	v.SetRepetitionLevel(rep)
@@ -102,8 +97,7 @@ func (w *Writer) put(nc *nestedCol, i int, v parquet.Value, rep, def int) {
 	w.nested[s] = append(w.nested[s], v)
 }
 
-// putAll writes a null (or empty) value with definition level def to
-// every leaf of nc.
+// putAll writes a null (or empty) value with definition level def to n leaves of nc.
 func (w *Writer) putAll(nc *nestedCol, n int, def int) {
 	var null parquet.Value
 	null.SetDefinitionLevel(def)
@@ -112,10 +106,8 @@ func (w *Writer) putAll(nc *nestedCol, n int, def int) {
 	}
 }
 
-// strMap appends the entries of a non-empty string map to its key and
-// value leaves. It is the hot loop of the writer (20 and more labels a
-// row, four map columns), so it grows both leaves once and fills them by
-// index, setting the levels in place.
+// strMap appends a non-empty string map to its key and value leaves. The writer's hot loop
+// (20+ labels a row, four map columns): it grows both once and fills them in place.
 func (w *Writer) strMap(nc *nestedCol, kvs []schema.KV) {
 	keys, vals := w.nested[nc.slot], w.nested[nc.slot+1]
 	n, m := len(keys), len(keys)+len(kvs)
@@ -179,8 +171,8 @@ func (w *Writer) shred(nc *nestedCol, x *schema.Nested) {
 	}
 }
 
-// fields writes the fields of one struct value, starting at leaf first;
-// base is the definition level of a present struct with an unset field.
+// fields writes one struct value from leaf first; base is the definition level of a present
+// struct with an unset field.
 func (w *Writer) fields(nc *nestedCol, first int, e *schema.Entry, rep, base int) {
 	for f, t := range nc.ftyps {
 		o := &e.Fields[f]

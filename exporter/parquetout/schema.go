@@ -10,29 +10,22 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// rootName is the name of the schema's root message. pyarrow names it
-// "schema" too, so tools that print it show the same thing for both files.
+// rootName is the schema's root message name, as pyarrow's, so tools print both files alike.
 const rootName = "schema"
 
-// orderedGroup is a flat parquet group whose fields keep the order they were
-// given in. parquet.Group is a map and returns its fields sorted by name, so
-// "minutes" would land before "name" and the labels would move about; the
-// contract (CONTRACT §4) fixes the column order, and QuickSight, Glue and
-// humans reading `parquet schema` expect it. parquet-go derives column
-// indexes, schema elements and column chunks from Node.Fields(), so
-// returning them in contract order is enough for the file to follow it.
+// orderedGroup is a flat parquet group whose fields keep their given order. parquet.Group is
+// a map that sorts fields by name ("minutes" before "name"); CONTRACT §4 fixes the order,
+// which QuickSight, Glue and `parquet schema` readers expect. parquet-go derives column
+// indexes, schema elements and chunks from Node.Fields(), so ordering it is enough.
 //
-// The equivalent parquet.Group answers every other method, GoType too,
-// which only reflection-based code paths consult: a Go struct cannot carry
-// these names as field names anyway, so its sorted struct is as good an
-// answer as any.
+// The parquet.Group answers every other method, GoType too, which only reflection paths
+// use: a Go struct cannot carry these names anyway, so its sorted struct does.
 type orderedGroup struct {
 	parquet.Group
 	fields []parquet.Field
 }
 
-// namedField attaches a column name to a leaf node. Names are taken
-// verbatim: "window.start" is one top-level column, not a nested group.
+// namedField names a leaf node verbatim: "window.start" is one top-level column, not a group.
 type namedField struct {
 	parquet.Node
 	name string
@@ -40,9 +33,8 @@ type namedField struct {
 
 func (f *namedField) Name() string { return f.name }
 
-// Value is used by parquet-go's reflection-based row (de)construction,
-// which this writer never calls; it supports maps keyed by column name so
-// that a stray use behaves sensibly rather than panicking.
+// Value serves parquet-go's reflection-based row (de)construction, which this writer never
+// calls: it reads maps keyed by column name, so a stray use does not panic.
 func (f *namedField) Value(base reflect.Value) reflect.Value {
 	for base.Kind() == reflect.Interface || base.Kind() == reflect.Pointer {
 		if base.IsNil() {
@@ -85,10 +77,9 @@ const (
 	srcExtra // index into Record.X
 )
 
-// plan maps every contract column, in order, to its Record source. It is
-// derived from the column names so that the writer follows schema.Columns
-// instead of restating its order; a column it cannot place is an error,
-// which makes a contract change without a writer change fail loudly.
+// plan maps every contract column, in order, to its Record source by name, so the writer
+// follows schema.Columns instead of restating it; a column it cannot place is an error, so a
+// contract change without a writer change fails loudly.
 func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 	cols := p.Columns()
 	labels, annotations := p.Labels(), p.Annotations()
@@ -142,16 +133,11 @@ func plan(p *schema.Projection) ([]schema.Column, []source, error) {
 	return cols, srcs, nil
 }
 
-// buildSchema turns the contract columns into a parquet schema.
-//
-// Every CCA column is REQUIRED: the contract fills "" and 0 for missing
-// values, so there is never a null to encode, and required columns need no
-// definition levels. Athena, Glue and pyarrow read required and optional
-// columns alike. The appended columns are OPTIONAL and may be nested
-// (nested.go).
-//
-// Strings in dict get RLE_DICTIONARY encoding (the writer falls back to
-// PLAIN per column chunk when a dictionary grows past DictionaryMaxBytes).
+// buildSchema turns the contract columns into a parquet schema. Every CCA column is
+// REQUIRED: the contract fills "" and 0, so there is no null and no definition level;
+// Athena, Glue and pyarrow read both alike. The appended columns are OPTIONAL and may be
+// nested (nested.go). Strings in dict get RLE_DICTIONARY (PLAIN per column chunk past
+// DictionaryMaxBytes).
 func buildSchema(cols []schema.Column, dict func(schema.Column) bool) (*parquet.Schema, error) {
 	g := &orderedGroup{
 		Group:  make(parquet.Group, len(cols)),
@@ -186,11 +172,9 @@ func stringNode(dict bool) parquet.Node {
 	return parquet.String()
 }
 
-// dictionaryFor reports whether a string column is worth a dictionary.
-// Nearly every property repeats across rows (a day has a few namespaces,
-// nodes, zones and label values); the allocation name and the pod name are
-// close to unique per row, so a dictionary would only cost a hash per value
-// before falling back to PLAIN.
+// dictionaryFor reports whether a string column is worth a dictionary. Properties repeat
+// (a day has few namespaces, nodes, zones, label values); names and pods are nearly unique
+// per row, where a dictionary costs a hash per value before falling back to PLAIN.
 func dictionaryFor(c schema.Column) bool {
 	switch c.Name {
 	case "name", "properties.pod":

@@ -11,33 +11,25 @@ import (
 // snappyChunk is the largest input s2 encodes with its 64 KiB tables.
 const snappyChunk = 64 << 10
 
-// snappyCodec writes Parquet's SNAPPY (the raw Snappy block format) with
-// s2's snappy-compatible "better" mode, as parquet-go's own codec does, but
-// hands s2 at most 64 KiB at a time, as the reference Snappy encoder
-// (github.com/golang/snappy) also does.
+// snappyCodec writes Parquet's SNAPPY (raw Snappy blocks) with s2's snappy-compatible
+// "better" mode, as parquet-go's codec does, but hands s2 at most 64 KiB at a time, as the
+// reference encoder (github.com/golang/snappy) does.
 //
-// Why: for a block over 64 KiB s2 borrows a 576 KiB table from a
-// sync.Pool that it shares with the 80 KiB tables of 4 to 16 KiB blocks
-// (klauspost/compress v1.20.3, s2/encode_asm.go, encBetterPools[0]). A
-// Parquet writer alternates between exactly those sizes (64 KiB data pages
-// that end a little over their target, small dictionary-index pages), so
-// nearly every large page found the wrong table in the pool and allocated
-// a new one: about 60 MB of garbage per 120k-allocation day, more than
-// the rest of the exporter together, and a GC cycle every few pages.
+// Why: over 64 KiB s2 borrows a 576 KiB table from a sync.Pool shared with the 80 KiB tables
+// of 4-16 KiB blocks (klauspost/compress v1.20.3, s2/encode_asm.go, encBetterPools[0]). A
+// Parquet writer alternates exactly those sizes (data pages a little over 64 KiB, small
+// dictionary-index pages), so nearly every large page allocated a table: about 60 MB of
+// garbage per 120k-allocation day, more than the rest of the exporter, and frequent GCs.
 //
-// A Snappy block is a varint length and then a sequence of literal and
-// copy elements; elements never depend on where an encoder's internal
-// blocks begin, so the elements of consecutive 64 KiB chunks, each
-// encoded alone, make one valid block of the whole input. Copies cannot
-// reach back across a chunk boundary, which costs a fraction of a percent
-// of file size on pages just over 64 KiB (docs/performance.md).
+// A Snappy block is a varint length then literal and copy elements that do not depend on
+// where an encoder's blocks begin, so 64 KiB chunks encoded alone make one valid block.
+// Copies cannot cross a chunk boundary: a fraction of a percent of size (docs/performance.md).
 type snappyCodec struct{}
 
 func (snappyCodec) String() string                            { return "SNAPPY" }
 func (snappyCodec) CompressionCodec() format.CompressionCodec { return format.Snappy }
 
-// Decode is s2's, which reads any Snappy block into dst when it is large
-// enough.
+// Decode is s2's, which reads any Snappy block (into dst when large enough).
 func (snappyCodec) Decode(dst, src []byte) ([]byte, error) { return s2.Decode(dst, src) }
 
 // Encode writes the Snappy block of src into dst (grown when too small).
@@ -51,8 +43,7 @@ func (snappyCodec) Encode(dst, src []byte) ([]byte, error) {
 		src = src[len(chunk):]
 		dst = slices.Grow(dst, s2.MaxEncodedLen(len(chunk)))
 		free := dst[len(dst):cap(dst)]
-		// s2 writes the chunk's own varint length first; drop it, and
-		// keep the elements right after what dst already holds.
+		// Drop the chunk's own varint length; keep its elements after dst's.
 		enc := s2.EncodeSnappyBetter(free, chunk)
 		_, hdr := binary.Uvarint(enc)
 		dst = append(dst, enc[hdr:]...)

@@ -8,14 +8,11 @@ import (
 	"sync"
 )
 
-// spoolPool keeps the compressed pages of the row group being written in
-// one temp file for all columns, each column's pages a list of segments
-// in it. parquet-go's own file pool creates and removes a temp file per
-// column per row group: a hundred files and twice as many system calls
-// every 64k rows, a measurable share of the writer's CPU on an overlay
-// file system. The file is removed as soon as it is created, so nothing
-// is left behind even when the process is killed; it is emptied whenever
-// no column holds pages, that is after every row group.
+// spoolPool keeps the row group's compressed pages in one temp file for all columns, each
+// column's pages a list of segments. parquet-go's file pool makes a temp file per column per
+// row group: a hundred files and twice the system calls every 64k rows, a measurable share
+// of CPU on an overlay file system. The file is unlinked at once, so a killed process
+// leaves nothing, and emptied when no column holds pages (after every row group).
 type spoolPool struct {
 	dir     string
 	pattern string
@@ -63,7 +60,7 @@ func (p *spoolPool) close() error {
 	return err
 }
 
-// append writes b at the end of the file and returns where it went.
+// append writes b at the end of the file and returns its offset.
 func (p *spoolPool) append(b []byte) (int64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -136,7 +133,7 @@ func (b *spoolBuf) Read(p []byte) (int, error) {
 	if b.pos >= b.size {
 		return 0, io.EOF
 	}
-	// Find the segment that holds pos: few per column, so a walk.
+	// Few segments per column: walk to the one holding pos.
 	start := int64(0)
 	for _, s := range b.segs {
 		if b.pos < start+s.n {

@@ -1,10 +1,7 @@
-// Package parquetout writes allocation records as a typed Parquet file
-// that follows the column contract (CONTRACT §4) exactly: the columns of
-// schema.Projection.Columns, in that order, with the stated types.
-//
-// The writer streams: rows are buffered column by column in small batches
-// and a row group is flushed every Options.RowGroupRows rows, so memory
-// stays bounded however large the day is.
+// Package parquetout writes allocation records as a typed Parquet file that follows the
+// column contract (CONTRACT §4) exactly: schema.Projection.Columns, in order, with their
+// types. It streams: rows are buffered per column in small batches and a row group is
+// flushed every Options.RowGroupRows rows, so memory stays bounded however large the day.
 package parquetout
 
 import (
@@ -23,9 +20,8 @@ import (
 	"github.com/kubecost-s3-exporter/kubecost-s3-exporter/exporter/schema"
 )
 
-// DefaultRowGroupRows is the default row group size. 64k rows is a few MB
-// compressed: large enough for good compression and for Athena to skip row
-// groups by statistics, small enough to keep the writer's memory low.
+// DefaultRowGroupRows is the default row group size: a few MB compressed, large enough for
+// compression and Athena's skipping by statistics, small enough for the writer's memory.
 const DefaultRowGroupRows = 64 * 1024
 
 // Metadata keys written in every file's key/value metadata.
@@ -35,46 +31,31 @@ const (
 )
 
 const (
-	// batchRows is how many rows are buffered before they are handed to
-	// parquet-go column by column. Handing over whole batches amortises
-	// parquet-go's per-call work. 256 rows (about 0.4 MB of values for 60
-	// columns) measured faster per CPU second than 1024 (the batch stays in
-	// cache) and take 1.4 MB less heap; pages end on slightly different
-	// rows, which made files 0.5% larger.
+	// batchRows rows are buffered before they go to parquet-go column by column, which
+	// amortises its per-call work. 256 (about 0.4 MB for 60 columns) measured faster per CPU
+	// second than 1024 (the batch stays in cache), with 1.4 MB less heap, files 0.5% larger.
 	batchRows = 256
-	// dictionaryMaxBytes makes a column chunk fall back from dictionary to
-	// PLAIN encoding once its dictionary passes this size, as pyarrow does
-	// (its dictionary_pagesize_limit is also 1 MiB). It only matters for a
-	// label that turns out to be unique per row.
+	// dictionaryMaxBytes: past it a column chunk falls back to PLAIN, as pyarrow's
+	// dictionary_pagesize_limit (also 1 MiB). It matters only for a label unique per row.
 	dictionaryMaxBytes = 1 << 20
-	// pageBufferSize is the uncompressed page size parquet-go aims for.
-	// Every column holds one page buffer plus the compressed pages of the
-	// current row group, so this sets most of the writer's memory: 64 KiB
-	// instead of parquet-go's 256 KiB halved the live heap (about 40 to 18
-	// MB) for files under 2% larger.
+	// pageBufferSize is parquet-go's target uncompressed page size. Each column holds one
+	// page buffer plus the row group's compressed pages, so it sets most of the memory: 64
+	// KiB instead of parquet-go's 256 KiB halved the live heap (40 to 18 MB), files <2% larger.
 	pageBufferSize = 64 << 10
 )
 
 // Options configure a Writer. The zero value is valid.
 type Options struct {
-	// Codec is the compression codec: exporter.Snappy (default), Zstd or Gzip.
-	Codec exporter.Codec
-	// RowGroupRows is the number of rows per row group; 0 means
-	// DefaultRowGroupRows.
-	RowGroupRows int
-	// Metadata is extra key/value metadata for the file footer. It may
-	// override the MetaExporterVersion and MetaSchemaVersion defaults.
+	Codec        exporter.Codec // exporter.Snappy (default), Zstd or Gzip
+	RowGroupRows int            // rows per row group; 0 means DefaultRowGroupRows
+	// Metadata is extra footer key/value metadata; it may override MetaExporterVersion and
+	// MetaSchemaVersion.
 	Metadata map[string]string
-	// PageBufferDir is where the compressed pages of the row group being
-	// written wait until the row group is complete: one temp file for all
-	// columns per writer, removed from its directory as soon as it is
-	// created (spool.go). "" means os.TempDir(), where the exporter also
-	// spools its day files.
+	// PageBufferDir holds the row group's compressed pages until it is complete: one
+	// unlinked temp file per writer (spool.go). "" means os.TempDir(), as the day files.
 	PageBufferDir string
 
-	// noDictionary writes every string column PLAIN; benchmarks use it to
-	// measure what dictionary encoding costs and saves.
-	noDictionary bool
+	noDictionary bool // every string column PLAIN, for benchmarks of dictionary encoding
 }
 
 // Writer writes records to one Parquet file. It is not safe for concurrent use.
@@ -82,8 +63,7 @@ type Writer struct {
 	pw    *parquet.GenericWriter[any]
 	spool *spoolPool
 	p     *schema.Projection
-	// Where each Record field goes, by source kind, so that Write runs one
-	// tight loop per kind instead of a type switch per value.
+	// Where each Record field goes, by source kind: one tight loop per kind in Write.
 	slots     [srcExtra][]slot
 	leafNames []string // leaf column names, for errors
 
@@ -93,26 +73,21 @@ type Writer struct {
 	err     error // sticky: parquet-go leaves a writer unusable after an error
 	closed  bool
 
-	// The batch: column c's values for rows 0..n-1 live in
-	// vals[c*batchRows : c*batchRows+n]. Byte-array values point at the
-	// bytes of the record's strings: Go strings never change, so the
-	// caller may reuse r (its slices, its fields) as soon as Write
-	// returns, and parquet-go copies the bytes when the batch is flushed.
-	// Copying them here first, as this writer once did, cost about a
-	// tenth of its CPU.
+	// The batch: column c's rows 0..n-1 are vals[c*batchRows : c*batchRows+n]. Byte arrays
+	// point at the record's strings, which never change, so the caller may reuse r once
+	// Write returns; parquet-go copies them at flush (copying here cost a tenth of the CPU).
 	vals []parquet.Value
 	n    int
 
-	// The appended columns: flat is the number of CCA columns (one leaf
-	// each, first in the file); nested[i] holds the batch's values of leaf
-	// flat+i with their levels, as many per row as the row has entries.
+	// flat is the number of CCA columns (one leaf each, first in the file); nested[i] holds
+	// the batch's values of appended leaf flat+i with their levels.
 	flat   int
 	extras []nestedCol
 	nested [][]parquet.Value
 }
 
-// NewWriter starts a Parquet file on out with the columns of p. Nothing is
-// written to out until the first row group is flushed or Close is called.
+// NewWriter starts a Parquet file on out with the columns of p. Nothing is written to out
+// before the first row group is flushed or Close is called.
 func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, error) {
 	if out == nil || p == nil {
 		return nil, errors.New("parquet: nil writer or projection")
@@ -138,8 +113,7 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 		MetaSchemaVersion:   schema.Version,
 	}
 	maps.Copy(meta, opts.Metadata)
-	// Keys are set one by one, sorted, so the footer is byte-for-byte
-	// reproducible for the same input.
+	// Sorted, so the footer is reproducible byte for byte.
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
 		pw.SetKeyValueMetadata(k, meta[k])
 	}
@@ -156,10 +130,9 @@ func NewWriter(out io.Writer, p *schema.Projection, opts Options) (*Writer, erro
 	return w, nil
 }
 
-// writerOptions returns parquet-go's options for the columns, validated.
-// The options, not a config built from them, go to NewGenericWriter: a
-// *WriterConfig given as an option is merged into parquet-go's defaults
-// with boolean OR, which turned DataPageStatistics back on.
+// writerOptions returns parquet-go's options for the columns, validated. Options, not a
+// config built from them: a *WriterConfig option is merged into parquet-go's defaults with
+// boolean OR, which turned DataPageStatistics back on.
 func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, *spoolPool, error) {
 	codec, err := codecFor(opts.Codec)
 	if err != nil {
@@ -176,44 +149,36 @@ func writerOptions(cols []schema.Column, opts Options) ([]parquet.WriterOption, 
 	options := []parquet.WriterOption{
 		sch,
 		parquet.Compression(codec),
-		// Version 1 data pages are what pyarrow writes by default and what
-		// every Athena, Glue and Spark version reads.
+		// What pyarrow writes by default and every Athena, Glue and Spark version reads.
 		parquet.DataPageVersion(1),
 		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
 		parquet.PageBufferSize(pageBufferSize),
-		// Page header statistics are deprecated in favour of the column
-		// index, which parquet-go still writes along with the column chunk
-		// statistics; Athena and Spark use those, not the page headers.
-		// Turning them off saves computing every page's min and max twice.
+		// Page header statistics are deprecated for the column index and chunk statistics,
+		// which parquet-go still writes and Athena and Spark use: off saves a min/max per page.
 		parquet.DataPageStatistics(false),
 		&parquet.WriterConfig{CreatedBy: "kubecost-s3-exporter version " + exporter.Version},
 	}
-	// Without this, a row group's compressed pages (64k rows are about
-	// 9 MB) sit on the heap until it is flushed, and the GC doubles
-	// that: peak memory grew with the day until the first row group was
-	// full. In files they cost page cache, not process memory, and the
-	// row groups stay as large as Athena likes them. See
-	// docs/performance.md for the measurements.
+	// Without the spool a row group's compressed pages (about 9 MB for 64k rows) sit on the
+	// heap, doubled by the GC, so peak memory grew with the day. In a file they cost page
+	// cache, not process memory, and row groups stay as large as Athena likes
+	// (docs/performance.md).
 	spool := &spoolPool{dir: cmp.Or(opts.PageBufferDir, os.TempDir()), pattern: "kubecost-s3-exporter-pages-*"}
 	options = append(options, parquet.ColumnPageBuffers(spool))
 	for _, path := range sch.Columns() {
-		// Min and max of map keys, list elements and struct fields say
-		// nothing a query engine can skip pages by.
+		// Bounds of map keys, list elements and struct fields let no engine skip pages.
 		if x := schema.ExtraIndex(path[0]); x >= 0 && schema.Extras()[x].Type.Nested() {
 			options = append(options, parquet.SkipPageBounds(path...))
 		}
 	}
-	// Validated here so a bad option is an error, not a panic in
-	// NewGenericWriter.
+	// So a bad option is an error, not a panic in NewGenericWriter.
 	if _, err := parquet.NewWriterConfig(options...); err != nil {
 		return nil, nil, fmt.Errorf("parquet: writer config: %w", err)
 	}
 	return options, spool, nil
 }
 
-// place records where each column's values come from: the CCA columns
-// first, one leaf each, in the batch; then the appended columns, whose
-// leaves follow in the file and are buffered in w.nested.
+// place records where each column's values come from: the CCA columns first, one leaf each,
+// in the batch; then the appended columns' leaves, buffered in w.nested.
 func (w *Writer) place(cols []schema.Column, srcs []source) error {
 	for c, s := range srcs {
 		if s.kind == srcExtra {
@@ -238,14 +203,12 @@ func (w *Writer) place(cols []schema.Column, srcs []source) error {
 	return nil
 }
 
-// slot places one Record field: off is the start of its column in the
-// batch, idx the field's index (into Num, Props, LABELS or ANNOTATIONS).
+// slot places one Record field: off is its column's start in the batch, idx its index into
+// Num, Props, LABELS or ANNOTATIONS.
 type slot struct{ off, idx int }
 
-// Write appends one row. It keeps nothing of r but the bytes of its
-// strings, so the caller may reuse r as soon as Write returns; as Go
-// requires of every string, those bytes must never change (no unsafe
-// views of a reused buffer).
+// Write appends one row. It keeps only r's string bytes, so the caller may reuse r once it
+// returns; as Go requires, those bytes must never change (no unsafe views of a reused buffer).
 func (w *Writer) Write(r *schema.Record) error {
 	if w.err != nil {
 		return w.err
@@ -286,8 +249,7 @@ func (w *Writer) Write(r *schema.Record) error {
 	return nil
 }
 
-// str returns a value that points at the bytes of s, which parquet-go
-// only reads. The value keeps them alive until the batch is flushed.
+// str returns a value pointing at s's bytes (parquet-go only reads them), alive until flush.
 func str(s string) parquet.Value {
 	if len(s) == 0 {
 		return parquet.ByteArrayValue(nil)
@@ -295,9 +257,8 @@ func str(s string) parquet.Value {
 	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// flushBatch hands the buffered rows to parquet-go, column by column, and
-// closes the row group when it is full. parquet-go copies the values into
-// its page buffers, so the batch is free for reuse afterwards.
+// flushBatch hands the buffered rows to parquet-go, which copies them, column by column,
+// and closes the row group when full.
 func (w *Writer) flushBatch() error {
 	if w.n == 0 {
 		return nil
@@ -314,8 +275,7 @@ func (w *Writer) flushBatch() error {
 		if _, err := cw.WriteRowValues(vals); err != nil {
 			return w.fail(fmt.Errorf("parquet: write column %s: %w", w.leafNames[c], err))
 		}
-		// Drop the pointers to strings so the batch does not keep them.
-		clear(vals)
+		clear(vals) // so the batch does not keep the strings alive
 	}
 	w.n = 0
 	w.inGroup += n
@@ -336,9 +296,8 @@ func (w *Writer) fail(err error) error {
 // Rows returns the number of rows written so far.
 func (w *Writer) Rows() int64 { return w.rows }
 
-// Close flushes the last row group and writes the footer. It does not
-// close the underlying io.Writer: the caller decides whether the file is
-// complete (upload, rename) or discarded. Close is idempotent.
+// Close flushes the last row group and writes the footer; it is idempotent. It does not
+// close the io.Writer: the caller completes (upload, rename) or discards the file.
 func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
@@ -354,11 +313,8 @@ func (w *Writer) Close() error {
 		}
 	}
 	if err != nil {
-		// The file cannot be finished: hand the page buffers of its
-		// unfinished row group back to their pool.
-		w.pw.Reset(io.Discard)
+		w.pw.Reset(io.Discard) // returns the unfinished row group's page buffers to the pool
 	}
-	// The page spool's file has no name left; closing it frees it.
-	_ = w.spool.close()
+	_ = w.spool.close() // the spool file is unlinked: closing frees it
 	return err
 }

@@ -9,13 +9,11 @@ import (
 	"text/tabwriter"
 )
 
-// partitionKeys are the Hive partitions of the key layout (CONTRACT §3).
-// They are strings because month is zero-padded ("03").
+// partitionKeys are the Hive partitions (CONTRACT §3), strings as month is zero-padded ("03").
 func partitionKeys() []string { return []string{"account_id", "region", "year", "month"} }
 
-// Described is the machine-readable contract printed by
-// `kubecost-s3-exporter schema --format json`; Terraform and QuickSight
-// column lists are generated from it.
+// Described is the contract `kubecost-s3-exporter schema --format json` prints; Terraform
+// and QuickSight column lists are generated from it.
 type Described struct {
 	SchemaVersion string            `json:"schema_version"`
 	Columns       []DescribedColumn `json:"columns"`
@@ -28,15 +26,12 @@ type DescribedColumn struct {
 	Type   string `json:"type"`
 	Glue   string `json:"glue"`
 	Presto string `json:"presto"`
-	// QuickSight is "" for maps, lists and structs, which the QuickSight
-	// dataset leaves out.
+	// QuickSight is "" for maps, lists and structs.
 	QuickSight string `json:"quicksight"`
-	// AfterLabels marks the columns appended in schema version 2: they
-	// come after the LABELS and ANNOTATIONS columns, whose number depends
-	// on the configuration. Generators insert those before the first one.
-	AfterLabels bool `json:"after_labels,omitempty"`
-	// Source is the Kubecost field of an appended column.
-	Source string `json:"source,omitempty"`
+	// AfterLabels marks the version 2 columns, after the LABELS and ANNOTATIONS columns that
+	// vary with the config: generators insert those before the first one.
+	AfterLabels bool   `json:"after_labels,omitempty"`
+	Source      string `json:"source,omitempty"` // an appended column's Kubecost field
 }
 
 // Describe returns the contract for the given LABELS and ANNOTATIONS keys.
@@ -60,8 +55,7 @@ func describe(c Column) DescribedColumn {
 	return DescribedColumn{Name: c.Name, Type: c.Type.String(), Glue: c.Glue(), Presto: c.Presto(), QuickSight: c.QuickSight()}
 }
 
-// Write prints d as "json" (indented, stable) or "text" (a table with a
-// header, one column a row).
+// Write prints d as "json" (indented, stable) or "text" (a table, one column a row).
 func (d Described) Write(w io.Writer, format string) error {
 	switch format {
 	case "json":
@@ -77,14 +71,11 @@ func (d Described) Write(w io.Writer, format string) error {
 	return fmt.Errorf("schema: unknown format %q (accepted: json, text)", format)
 }
 
-// maxTypeWidth is the widest type the text table shows in its cell
-// (map(varchar, varchar) fits).
+// maxTypeWidth is the widest type the text table shows in its cell (map(varchar, varchar)).
 const maxTypeWidth = 24
 
-// writeText prints an aligned table. A struct, map or list type can be a
-// hundred characters long, which would push every other row's cells out of
-// line: such a row shows the type's kind in the table and its full Glue and
-// Presto types on indented lines below it.
+// writeText prints an aligned table. A nested type can be a hundred characters long and
+// would misalign every row: its row shows the kind, its full types follow below the table.
 func (d Described) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "COLUMN\tGLUE\tPRESTO\tQUICKSIGHT\n")

@@ -2,11 +2,9 @@ package schema
 
 import "slices"
 
-// The columns appended in schema version 2, after the LABELS and
-// ANNOTATIONS columns: everything else Kubecost and OpenCost report for an
-// allocation, so that nothing is lost when Kubecost's own retention ends.
-// Unlike the CCA columns they are nullable: null means Kubecost did not
-// report the field, which is not the same as 0 or "".
+// The columns appended in schema version 2, after LABELS and ANNOTATIONS: everything else
+// Kubecost and OpenCost report, so nothing is lost when Kubecost's retention ends. They are
+// nullable: null means Kubecost did not report the field, unlike 0 or "".
 
 // Extra column indexes into Record.X, in column order.
 const (
@@ -31,20 +29,15 @@ const (
 // MaxFields bounds the fields of a struct column (Nested.Fields).
 const MaxFields = 6
 
-// ExtraColumn is an appended column and where Kubecost reports it. Its
-// name is the path of the field in a Kubecost allocation.
+// ExtraColumn is an appended column, named by the field's path in a Kubecost allocation.
 type ExtraColumn struct {
 	Column
-	// Property is true when the field is a member of "properties" rather
-	// than of the allocation itself.
-	Property bool
-	// Key is the JSON member name the decoder looks for.
-	Key string
+	Property bool   // a member of "properties", not of the allocation
+	Key      string // the JSON member name the decoder looks for
 }
 
-// Struct fields are listed in byte order of their names: parquet-go writes
-// a group's fields sorted by name, and the Glue and Athena struct types are
-// generated from this same list, so the two cannot disagree.
+// Struct fields are in byte order of name, as parquet-go writes a group's fields; the Glue
+// and Athena struct types are generated from the same list, so they cannot disagree.
 var (
 	gpuAllocationFields = []Column{
 		{"gpuDevice", NullableString, nil},
@@ -107,8 +100,7 @@ func ExtraIndex(name string) int {
 	return slices.IndexFunc(extras[:], func(e ExtraColumn) bool { return e.Name == name })
 }
 
-// ExtraKey returns the Record.X index for a JSON member of an allocation
-// (property=false) or of its properties (property=true), or -1.
+// ExtraKey returns the Record.X index of an allocation's (or its properties') member, or -1.
 func ExtraKey(key string, property bool) int {
 	return slices.IndexFunc(extras[:], func(e ExtraColumn) bool { return e.Key == key && e.Property == property })
 }
@@ -116,8 +108,7 @@ func ExtraKey(key string, property bool) int {
 // KV is one entry of a string map.
 type KV struct{ Key, Value string }
 
-// Opt is a nullable scalar: a struct field. Which of Num, Str and Bool
-// holds the value follows the field's type.
+// Opt is a nullable scalar struct field; the field's type says whether Num, Str or B holds it.
 type Opt struct {
 	Num float64
 	Str string
@@ -131,18 +122,15 @@ type Entry struct {
 	Fields [MaxFields]Opt
 }
 
-// Nested holds the value of one appended column for one row. Set is false
-// when Kubecost omitted the field or sent null. Which other member holds
-// the value follows the column's type; their storage is reused from row
-// to row.
+// Nested holds one appended column's value for one row, in the member of its type, storage
+// reused across rows. Set is false when Kubecost omitted the field or sent null.
 type Nested struct {
 	Set  bool
 	Num  float64  // NullableDouble
 	KV   []KV     // StringMap
 	List []string // StringList
-	// Entries holds a StructMap's entries, or a Struct's one value in
-	// Entries[0] (its Key unused): struct fields are large and rare, so
-	// they take no room in rows without them.
+	// Entries holds a StructMap's entries, or a Struct's value in Entries[0] (Key unused):
+	// struct fields are large and rare, so rows without them pay nothing.
 	Entries []Entry
 }
 
@@ -160,8 +148,7 @@ func (n *Nested) copyFrom(o *Nested) {
 	n.Entries = append(n.Entries[:0], o.Entries...)
 }
 
-// CopyFrom makes r a deep copy of o, reusing r's slice storage, so that a
-// consumer can keep a record the decoder is about to reuse.
+// CopyFrom makes r a deep copy of o, reusing r's storage, to keep a record the decoder reuses.
 func (r *Record) CopyFrom(o *Record) {
 	r.Name, r.Start, r.End, r.Num, r.Props = o.Name, o.Start, o.End, o.Num, o.Props
 	r.Labels = append(r.Labels[:0], o.Labels...)

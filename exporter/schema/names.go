@@ -1,20 +1,16 @@
 package schema
 
-// The prefixes of the LABELS and ANNOTATIONS columns (CONTRACT §4),
-// followed by the original Kubernetes key: the one spelling that the
-// schema, the Parquet writer, the report and the dashboards use.
+// The prefixes of the LABELS and ANNOTATIONS columns before the original key (CONTRACT §4),
+// the one spelling for the schema, the writer, the report and the dashboards.
 const (
 	LabelPrefix      = "properties.labels."
 	AnnotationPrefix = "properties.annotations."
 )
 
-// Kubecost's names of the allocations that are no workload, as the last
-// element of an allocation's name: "__idle__", "<cluster>/__idle__" or
-// "<cluster>/<node>/__idle__" for idle cost, and the markers of the
-// allocations without a namespace. They are OpenCost's IdleSuffix,
-// SharedSuffix, UnmountedSuffix, UnallocatedSuffix and ExternalSuffix
-// (opencost core/pkg/opencost/allocation.go). The Kubecost client and the
-// report read them from here.
+// Kubecost's names of allocations that are no workload, as the last element of a name
+// ("__idle__", "<cluster>/__idle__", "<cluster>/<node>/__idle__"; the markers of allocations
+// without a namespace): OpenCost's IdleSuffix, SharedSuffix, UnmountedSuffix,
+// UnallocatedSuffix and ExternalSuffix (opencost core/pkg/opencost/allocation.go).
 const (
 	IdleName        = "__idle__"
 	SharedName      = "__shared__"

@@ -5,26 +5,22 @@ import (
 	"strings"
 )
 
-// Record is one allocation row. A decoder fills the verbatim fields and the
-// label slots, then Projection.Finish derives the rest. Records are reused
-// between allocations, so consumers copy what they keep.
+// Record is one allocation row: a decoder fills the verbatim fields and label slots,
+// Projection.Finish derives the rest. Records are reused, so consumers copy what they keep.
 type Record struct {
 	Name       string
 	Start, End int64 // Unix milliseconds, UTC
 	Num        [NumDoubles]float64
 	Props      [NumProps]string
-	// Labels holds Kubecost label values by slot (see Projection.LabelSlot):
-	// the node labels that feed derived properties first, then LABELS.
-	Labels []string
-	// Annotations holds one value per ANNOTATIONS entry, by slot.
-	Annotations []string
-	// X holds the appended columns (extra.go), by X* index.
-	X [NumExtra]Nested
+	// Labels holds label values by slot (Projection.LabelSlot): the node labels of derived
+	// properties first, then LABELS.
+	Labels      []string
+	Annotations []string         // by slot, one per ANNOTATIONS entry
+	X           [NumExtra]Nested // the appended columns (extra.go), by X* index
 }
 
-// derivations lists, per derived property, the node labels it is read
-// from (as Kubecost spells them), by preference. These labels take the
-// first Record.Labels slots, in this order.
+// derivations lists, per derived property, its node labels (as Kubecost spells them) by
+// preference. They take the first Record.Labels slots, in this order.
 var derivations = [...]struct {
 	prop    int
 	sources []string
@@ -39,9 +35,8 @@ var derivations = [...]struct {
 	{PropNodeNodegroupImage, []string{"eks_amazonaws_com_nodegroup_image", "karpenter_k8s_aws_instance_ami_id"}},
 }
 
-// Projection maps Kubecost's sanitized label and annotation keys to record
-// slots and derives the computed properties. It is immutable once built and
-// safe for concurrent use.
+// Projection maps Kubecost's sanitized label and annotation keys to record slots and derives
+// the computed properties. It is immutable and safe for concurrent use.
 type Projection struct {
 	clusterID, clusterName string
 	labels, annotations    []string       // original keys, column order
@@ -51,8 +46,7 @@ type Projection struct {
 	userAnnotationSlots    []int
 }
 
-// NewProjection builds the projection for one cluster. labels and
-// annotations are the original Kubernetes keys from LABELS/ANNOTATIONS.
+// NewProjection builds one cluster's projection from the original LABELS/ANNOTATIONS keys.
 func NewProjection(clusterID, clusterName string, labels, annotations []string) *Projection {
 	p := &Projection{
 		clusterID:      clusterID,
@@ -76,9 +70,8 @@ func NewProjection(clusterID, clusterName string, labels, annotations []string) 
 	return p
 }
 
-// slotFor returns the slot of key, allocating one if it is new. Two user keys
-// that sanitize alike (a.b and a/b) share a slot, because Kubecost cannot
-// tell them apart either.
+// slotFor returns key's slot, allocating one for a new key. Keys that sanitize alike (a.b,
+// a/b) share a slot: Kubecost cannot tell them apart either.
 func slotFor(m map[string]int, key string) int {
 	s, ok := m[key]
 	if !ok {
@@ -105,9 +98,8 @@ func (p *Projection) NewRecord() *Record {
 	}
 }
 
-// LabelSlot returns the Record.Labels slot of a sanitized Kubecost label
-// key, or -1 when the key is not needed. Callers may pass string(b) for a
-// []byte b: the compiler does not allocate for a map lookup.
+// LabelSlot returns the Record.Labels slot of a sanitized label key, or -1 when not needed.
+// Callers may pass string(b) for a []byte b: a map lookup does not allocate.
 func (p *Projection) LabelSlot(key string) int { return slotOf(p.labelSlot, key) }
 
 // AnnotationSlot is LabelSlot for annotations.
@@ -130,8 +122,7 @@ func (p *Projection) UserAnnotation(r *Record, i int) string {
 
 // Reset clears r for the next allocation, keeping its slot storage.
 func (p *Projection) Reset(r *Record) {
-	// Field by field: X is large, and copying it whole for every
-	// allocation would cost more than the rest of the record.
+	// Field by field: copying the large X whole would cost more than the rest.
 	r.Name, r.Start, r.End = "", 0, 0
 	r.Num = [NumDoubles]float64{}
 	r.Props = [NumProps]string{}
@@ -142,15 +133,13 @@ func (p *Projection) Reset(r *Record) {
 	}
 }
 
-// Finish derives the computed properties and cleans the numbers: NaN and
-// infinities become 0 (CONTRACT §4), and -0 becomes 0 so sums and equality
-// checks downstream are not surprised by a sign bit.
+// Finish derives the computed properties and cleans the numbers: NaN and infinities become
+// 0 (CONTRACT §4), and -0 becomes 0 so no sign bit surprises sums and equality checks.
 func (p *Projection) Finish(r *Record) {
 	for i, v := range r.Num {
 		_, r.Num[i] = Finite(v)
 	}
-	// The appended columns are nullable: a number Kubecost could not
-	// compute is null there, not 0.
+	// In the nullable appended columns, a number Kubecost could not compute is null, not 0.
 	for i := range r.X {
 		if x := &r.X[i]; extras[i].Type == NullableDouble && x.Set {
 			x.Set, x.Num = Finite(x.Num)
@@ -174,8 +163,8 @@ func (p *Projection) Finish(r *Record) {
 	}
 }
 
-// Finite reports whether v is a number, with -0 made 0; Kubecost's
-// decoders (package kubecost) call it too, so NaN and -0 mean one thing.
+// Finite reports whether v is a number, with -0 made 0; package kubecost's decoders call it
+// too, so NaN and -0 mean one thing.
 func Finite(v float64) (bool, float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return false, 0

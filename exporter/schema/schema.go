@@ -1,6 +1,5 @@
-// Package schema is the single source of truth for the Parquet column
-// contract (CONTRACT §4). The writer, the Terraform Glue table and the
-// QuickSight dataset are all derived from Columns, so they cannot drift.
+// Package schema is the single source of truth for the Parquet column contract (CONTRACT
+// §4): the writer, the Terraform Glue table and the QuickSight dataset derive from Columns.
 package schema
 
 import (
@@ -9,17 +8,15 @@ import (
 	"strings"
 )
 
-// Version is bumped whenever a column is appended. Existing columns never
-// change name, type or meaning; Athena matches columns by name.
-//
-// Version 2 appended the columns of extra.go (all labels and annotations,
-// idle split, GPU details, volumes, load balancers, services, namespace
-// metadata, peak usage) after the LABELS and ANNOTATIONS columns.
+// Version is bumped whenever a column is appended; existing columns never change name,
+// type or meaning (Athena matches by name). Version 2 appended extra.go's columns.
 const Version = "2"
 
 // Type is the logical type of a column.
 type Type int
 
+// The column types. From NullableDouble on they are only used by the appended columns
+// (extra.go) and are nullable: null when Kubecost omits the field.
 const (
 	// String is a UTF8 BYTE_ARRAY; "" when Kubecost omits the value.
 	String Type = iota
@@ -27,10 +24,6 @@ const (
 	Double
 	// Timestamp is an INT64 TIMESTAMP(MILLIS, isAdjustedToUTC=true).
 	Timestamp
-
-	// The types below are only used by the appended columns (extra.go).
-	// They are nullable: null when Kubecost omits the field.
-
 	// NullableDouble is an optional DOUBLE.
 	NullableDouble
 	// NullableString is an optional UTF8 string; only inside a Struct.
@@ -47,10 +40,9 @@ const (
 	StructMap
 )
 
-// typeNames are each type's names: its own (Type.String), then the Glue,
-// Presto and QuickSight types of its columns. A struct's Glue and Presto
-// types list its fields (Column.Glue, Column.Presto); QuickSight cannot
-// read maps, lists and structs ("").
+// typeNames are each type's own name (Type.String) and Glue, Presto and QuickSight types.
+// A struct's Glue and Presto types list its fields (Column.Glue); QuickSight cannot read
+// maps, lists and structs ("").
 var typeNames = [...]struct{ name, glue, presto, quickSight string }{
 	String:         {"string", "string", "varchar", "STRING"},
 	Double:         {"double", "double", "double", "DECIMAL"},
@@ -74,15 +66,14 @@ func (t Type) String() string {
 // Nested reports whether values of t are maps, lists or structs.
 func (t Type) Nested() bool { return t >= StringMap }
 
-// Column is one Parquet column. Fields are the members of a Struct, or of
-// the values of a StructMap.
+// Column is one Parquet column. Fields are the members of a Struct or a StructMap's values.
 type Column struct {
 	Name   string
 	Type   Type
 	Fields []Column
 }
 
-// Glue is the Glue/Hive type name, as used in a Glue table definition.
+// Glue is the Glue/Hive type name of a Glue table definition.
 func (c Column) Glue() string {
 	switch c.Type {
 	case Struct:
@@ -104,8 +95,7 @@ func (c Column) Presto() string {
 	return typeNames[c.Type].presto
 }
 
-// fieldList renders a struct's fields as open name<nameSep>type<sep>... close,
-// the shape both Glue's struct<> and Presto's row() take.
+// fieldList renders fields as open name<nameSep>type<sep>... close (struct<>, row()).
 func (c Column) fieldList(open, nameSep, sep, close string, typeOf func(Column) string) string {
 	var b strings.Builder
 	b.WriteString(open)
@@ -119,13 +109,11 @@ func (c Column) fieldList(open, nameSep, sep, close string, typeOf func(Column) 
 	return b.String()
 }
 
-// QuickSight is the QuickSight input column type for an Athena source, or
-// "" for maps, lists and structs, which QuickSight cannot read: they are
-// left out of the QuickSight dataset and stay in the table for Athena.
+// QuickSight is the input column type of a QuickSight Athena source, or "" for maps, lists
+// and structs: the QuickSight dataset leaves them to Athena.
 func (c Column) QuickSight() string { return typeNames[c.Type].quickSight }
 
-// Doubles are the numeric columns, in contract order. Their names are also
-// the JSON keys of a Kubecost allocation.
+// doubles are the numeric columns in contract order, named as a Kubecost allocation's JSON keys.
 var doubles = [...]string{
 	"minutes",
 	"cpuCores", "cpuCoreRequestAverage", "cpuCoreUsageAverage", "cpuCoreHours", "cpuCost", "cpuCostAdjustment", "cpuEfficiency",
@@ -181,8 +169,7 @@ var props = [NumProps]string{
 // PropName returns the suffix after "properties." of property i.
 func PropName(i int) string { return props[i] }
 
-// KubecostProps maps the Kubecost `properties` keys that are copied verbatim
-// to their Record.Props index. The other properties are derived.
+// kubecostProps maps the verbatim Kubecost `properties` keys to Record.Props; others are derived.
 var kubecostProps = map[string]int{
 	"cluster":        PropCluster,
 	"container":      PropContainer,
@@ -212,9 +199,8 @@ func Base() []Column {
 	return cols
 }
 
-// Columns returns every column for the given original label and annotation
-// keys (as the user wrote them in LABELS/ANNOTATIONS), in order: the base
-// columns, the LABELS and ANNOTATIONS columns, then the appended columns.
+// Columns returns every column for the LABELS/ANNOTATIONS keys as the user wrote them, in
+// order: the base, LABELS, ANNOTATIONS, then the appended columns.
 func Columns(labels, annotations []string) []Column {
 	cols := CCA(labels, annotations)
 	for _, e := range Extras() {
@@ -223,8 +209,7 @@ func Columns(labels, annotations []string) []Column {
 	return cols
 }
 
-// CCA returns the columns of schema version 1, which the CCA Glue table
-// reads: the base columns, then the LABELS and ANNOTATIONS columns.
+// CCA returns the columns of schema version 1, which the CCA Glue table reads.
 func CCA(labels, annotations []string) []Column {
 	cols := Base()
 	for _, l := range labels {
@@ -236,8 +221,7 @@ func CCA(labels, annotations []string) []Column {
 	return cols
 }
 
-// Sanitize returns a Kubernetes label or annotation key as Kubecost reports
-// it: every character outside [a-zA-Z0-9_] becomes '_'.
+// Sanitize returns a key as Kubecost reports it: every byte outside [a-zA-Z0-9_] becomes '_'.
 func Sanitize(key string) string {
 	b := []byte(key)
 	for i, c := range b {
