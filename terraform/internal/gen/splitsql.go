@@ -161,19 +161,24 @@ func splitDailySQL() string {
 // billOnlySQL: instances (and their data transfer) that SCAD's pod lines
 // put in a cluster and no node of the archive names.
 func billOnlySQL() string {
-	items := [][2]string{
-		{"p.account_id", "account_id"}, {"p.region", "region"}, {"p.cluster_arn", "cluster_arn"}, {"p.cluster_name", "cluster"},
+	return "  SELECT\n" + selectList(billOnlyItems("p", "p.cluster_name")) +
+		"  FROM resources r JOIN parents p ON p.instance_id = r.resource_id AND p.account_id = r.account_id AND p.region = r.region AND p.usage_date = r.usage_date\n" +
+		"  WHERE r.resource_kind IN (" + sqlString(bill.KindInstance) + ", " + sqlString(bill.KindDataTransfer) + ")\n" +
+		"    AND NOT EXISTS (SELECT 1 FROM nodes nd WHERE nd.instance_id = r.resource_id AND nd.account_id = r.account_id" +
+		" AND nd.region = r.region AND nd.usage_date = r.usage_date)\n"
+}
+
+// billOnlyItems is the select list of a bill-only row: the cluster's columns from owner (its
+// name from cluster), the resource's from r, and an unallocated row priced by the bill.
+func billOnlyItems(owner, cluster string) [][2]string {
+	return [][2]string{
+		{owner + ".account_id", "account_id"}, {owner + ".region", "region"}, {owner + ".cluster_arn", "cluster_arn"}, {cluster, "cluster"},
 		{"r.usage_date", "usage_date"}, {"r.resource_kind", "resource_kind"}, {"r.resource_id", "resource_id"}, {"''", "node"},
 		{sqlString(schema.UnallocatedName), "namespace"}, {"''", "controller_kind"}, {"''", "controller"}, {"''", "pod"},
 		{"FALSE", "is_idle"}, {"1E0", "share"}, {"0E0", "kubecost_cost"},
 		{"r.public_on_demand_cost", "public_on_demand_cost"}, {"r.amortized_cost", "amortized_cost"}, {"r.net_amortized_cost", "net_cost"},
 		{sqlString(split.BasisBill), "price_basis"}, {sqlString(split.BillOnly), "present_in"},
 	}
-	return "  SELECT\n" + selectList(items) +
-		"  FROM resources r JOIN parents p ON p.instance_id = r.resource_id AND p.account_id = r.account_id AND p.region = r.region AND p.usage_date = r.usage_date\n" +
-		"  WHERE r.resource_kind IN (" + sqlString(bill.KindInstance) + ", " + sqlString(bill.KindDataTransfer) + ")\n" +
-		"    AND NOT EXISTS (SELECT 1 FROM nodes nd WHERE nd.instance_id = r.resource_id AND nd.account_id = r.account_id" +
-		" AND nd.region = r.region AND nd.usage_date = r.usage_date)\n"
 }
 
 // billOnlyVolumesSQL: volumes whose tags name a cluster of the archive
@@ -181,15 +186,7 @@ func billOnlySQL() string {
 // least ARN of that name) and that no PV of the archive names, as
 // split.billOnlyVolumes.
 func billOnlyVolumesSQL() string {
-	items := [][2]string{
-		{"c.account_id", "account_id"}, {"c.region", "region"}, {"c.cluster_arn", "cluster_arn"}, {"c.cluster", "cluster"},
-		{"r.usage_date", "usage_date"}, {"r.resource_kind", "resource_kind"}, {"r.resource_id", "resource_id"}, {"''", "node"},
-		{sqlString(schema.UnallocatedName), "namespace"}, {"''", "controller_kind"}, {"''", "controller"}, {"''", "pod"},
-		{"FALSE", "is_idle"}, {"1E0", "share"}, {"0E0", "kubecost_cost"},
-		{"r.public_on_demand_cost", "public_on_demand_cost"}, {"r.amortized_cost", "amortized_cost"}, {"r.net_amortized_cost", "net_cost"},
-		{sqlString(split.BasisBill), "price_basis"}, {sqlString(split.BillOnly), "present_in"},
-	}
-	return "  SELECT\n" + selectList(items) +
+	return "  SELECT\n" + selectList(billOnlyItems("c", "c.cluster")) +
 		"  FROM resources r JOIN (\n    SELECT account_id, region, cluster, usage_date, MIN(cluster_arn) AS cluster_arn FROM allocs" +
 		" GROUP BY account_id, region, cluster, usage_date\n  ) AS c ON c.account_id = r.account_id AND c.region = r.region" +
 		" AND c.cluster = r.cluster_tag AND c.usage_date = r.usage_date\n" +
