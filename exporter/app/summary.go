@@ -95,7 +95,15 @@ func (s Summary) Written() (days int, rows, bytes int64) {
 
 // Lost counts the days another run wrote first.
 func (s Summary) Lost() int {
-	return len(slices.DeleteFunc(s.days(), func(d DayResult) bool { return !d.Lost }))
+	n := 0
+	for _, c := range s.Clusters {
+		for _, d := range c.Days {
+			if d.Lost {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // CleanupsFailed counts the written days whose replaced file is still there.
